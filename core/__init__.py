@@ -1,0 +1,4 @@
+"""Pure TORCH_LOGS knowledge: registry, value parser, analysis, host extractors, CLI.
+
+Nothing in this package imports pygls or lsprotocol.
+"""
