@@ -1,0 +1,216 @@
+"""The ``.env`` host: assignments as python-dotenv reads them.
+
+The scanner mirrors ``dotenv/parser.py`` of python-dotenv 1.2 line by line (same regular
+expressions, same order of reads, same error recovery), but keeps document offsets so that
+every decoded code point maps back to the text that produced it. Interpolation follows
+``dotenv/variables.py``: python-dotenv expands ``${NAME}`` and ``${NAME:-default}`` in every
+value after decoding (``$NAME`` without braces stays literal), so a value containing such
+an expansion is reported as non-static (``value=None``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from .base import FAMILY, ValueSpan
+
+HOST = "dotenv"
+
+# The regular expressions of dotenv/parser.py (python-dotenv 1.2), unchanged.
+_multiline_whitespace = re.compile(r"\s*", re.UNICODE | re.MULTILINE)
+_whitespace = re.compile(r"[^\S\r\n]*", re.UNICODE)
+_export = re.compile(r"(?:export[^\S\r\n]+)?", re.UNICODE)
+_single_quoted_key = re.compile(r"'([^']+)'", re.UNICODE)
+_unquoted_key = re.compile(r"([^=\#\s]+)", re.UNICODE)
+_equal_sign = re.compile(r"(=[^\S\r\n]*)", re.UNICODE)
+_single_quoted_value = re.compile(r"'((?:\\.|[^'\\])*)'", re.UNICODE | re.DOTALL)
+_double_quoted_value = re.compile(r'"((?:\\.|[^"\\])*)"', re.UNICODE | re.DOTALL)
+_unquoted_value = re.compile(r"([^\r\n]*)", re.UNICODE)
+_comment = re.compile(r"(?:[^\S\r\n]*#[^\r\n]*)?", re.UNICODE)
+_end_of_line = re.compile(r"[^\S\r\n]*(?:\r\n|\n|\r|$)", re.UNICODE)
+_rest_of_line = re.compile(r"[^\r\n]*(?:\r|\n|\r\n)?", re.UNICODE)
+_double_quote_escapes = re.compile(r"\\[\\'\"abfnrtv]", re.UNICODE)
+_single_quote_escapes = re.compile(r"\\[\\']", re.UNICODE)
+_inline_comment = re.compile(r"\s+#.*")
+# dotenv/variables.py: the only expansion python-dotenv performs.
+_posix_variable = re.compile(r"\$\{(?P<name>[^\}:]*)(?::-(?P<default>[^\}]*))?\}")
+_line_end = re.compile(r"[\r\n]")
+
+
+class _Error(Exception):
+    """A read failed: python-dotenv's ``parser.Error`` (the line is skipped)."""
+
+
+def _decode(
+    text: str, start: int, end: int, escapes: re.Pattern[str]
+) -> tuple[str, list[int], list[int]]:
+    """Decode ``text[start:end]`` like ``parser.decode_escapes``, keeping offsets."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = start
+    for m in escapes.finditer(text, start, end):
+        for i in range(pos, m.start()):
+            out.append(text[i])
+            starts.append(i)
+            ends.append(i + 1)
+        decoded = codecs.decode(m.group(0), "unicode-escape")
+        for ch in decoded:  # always exactly one code point for these escapes
+            out.append(ch)
+            starts.append(m.start())
+            ends.append(m.end())
+        pos = m.end()
+    for i in range(pos, end):
+        out.append(text[i])
+        starts.append(i)
+        ends.append(i + 1)
+    return "".join(out), starts, ends
+
+
+def _span(
+    key: str,
+    key_start: int,
+    value: str,
+    starts: list[int],
+    ends: list[int],
+    content: tuple[int, int],
+    raw: tuple[int, int],
+    quote: str,
+    terminated: bool = True,
+) -> ValueSpan:
+    static = _posix_variable.search(value) is None
+    return ValueSpan(
+        variable=key,
+        host=HOST,
+        name_start=key_start,
+        name_end=key_start + len(key),
+        value=value if static else None,
+        char_starts=tuple(starts) if static else (),
+        char_ends=tuple(ends) if static else (),
+        content_start=content[0],
+        content_end=content[1],
+        raw_start=raw[0],
+        raw_end=raw[1],
+        quote=quote,
+        terminated=terminated,
+    )
+
+
+def _match(regex: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
+    m = regex.match(text, pos)
+    if m is None:
+        raise _Error
+    return m
+
+
+def _unterminated(text: str, key: str, key_start: int, quote_pos: int) -> ValueSpan:
+    """A span for an opening quote whose value python-dotenv cannot read: to end of line."""
+    m = _line_end.search(text, quote_pos + 1)
+    end = m.start() if m else len(text)
+    escapes = _double_quote_escapes if text[quote_pos] == '"' else _single_quote_escapes
+    value, starts, ends = _decode(text, quote_pos + 1, end, escapes)
+    return _span(
+        key,
+        key_start,
+        value,
+        starts,
+        ends,
+        (quote_pos + 1, end),
+        (quote_pos, end),
+        text[quote_pos],
+        terminated=False,
+    )
+
+
+def _binding(text: str, pos: int, spans: list[ValueSpan]) -> int:
+    """Read one binding at ``pos`` like ``parser.parse_binding``; return the new position."""
+    n = len(text)
+    pos = _match(_multiline_whitespace, text, pos).end()
+    if pos >= n:
+        return n
+    pending: ValueSpan | None = None  # span to report if the binding fails after the value
+    try:
+        pos = _match(_export, text, pos).end()
+        key: str | None
+        char = text[pos : pos + 1]
+        if char == "#":
+            key, key_start = None, pos
+        else:
+            m = _match(_single_quoted_key if char == "'" else _unquoted_key, text, pos)
+            key, key_start, pos = m.group(1), m.start(1), m.end()
+        pos = _match(_whitespace, text, pos).end()
+        span: ValueSpan | None = None
+        if text[pos : pos + 1] == "=":
+            m = _match(_equal_sign, text, pos)
+            pos = m.end()
+            char = text[pos : pos + 1]
+            wanted = key is not None and key in FAMILY
+            if len(m.group(1)) > 1 and char == "#":
+                span = _span(key or "", key_start, "", [], [], (pos, pos), (pos, pos), "")
+            elif char in ("'", '"'):
+                regex = _single_quoted_value if char == "'" else _double_quoted_value
+                qm = regex.match(text, pos)
+                if qm is None:
+                    if wanted:
+                        spans.append(_unterminated(text, key or "", key_start, pos))
+                    raise _Error
+                escapes = _single_quote_escapes if char == "'" else _double_quote_escapes
+                value, starts, ends = _decode(text, qm.start(1), qm.end(1), escapes)
+                span = _span(
+                    key or "",
+                    key_start,
+                    value,
+                    starts,
+                    ends,
+                    (qm.start(1), qm.end(1)),
+                    (qm.start(), qm.end()),
+                    char,
+                )
+                if wanted and _line_end.search(text, qm.start(1), qm.end(1)):
+                    # If the binding fails, the user is probably still typing this value.
+                    pending = _unterminated(text, key or "", key_start, pos)
+                pos = qm.end()
+            elif char in ("", "\n", "\r"):
+                span = _span(key or "", key_start, "", [], [], (pos, pos), (pos, pos), "")
+            else:
+                m = _match(_unquoted_value, text, pos)
+                part = m.group(1)
+                cut = _inline_comment.search(part)
+                value = (part[: cut.start()] if cut else part).rstrip()
+                end = pos + len(value)
+                starts = list(range(pos, end))
+                ends = [i + 1 for i in starts]
+                span = _span(key or "", key_start, value, starts, ends, (pos, end), (pos, end), "")
+                pos = m.end()
+            if not wanted:
+                span = None
+        pos = _match(_comment, text, pos).end()
+        pos = _match(_end_of_line, text, pos).end()
+    except _Error:
+        if pending is not None:
+            spans.append(pending)
+        return _match(_rest_of_line, text, pos).end()
+    if span is not None:
+        spans.append(span)
+    return pos
+
+
+def extract(text: str) -> list[ValueSpan]:
+    """Find the TORCH_LOGS-family assignments in a ``.env`` document.
+
+    Returns one :class:`ValueSpan` per binding of a family variable, in document order,
+    with every offset a code point index into ``text``. The decoded value equals what
+    python-dotenv 1.2 (``dotenv_values(stream=..., interpolate=False)``) reads; a value that
+    python-dotenv would interpolate (``${X}``, ``${X:-y}``) has ``value=None``. A binding
+    that python-dotenv skips as invalid is not reported, except an opening quote that has no
+    closing quote on its line: that gives a span with ``terminated=False`` running to the
+    end of the line (the user is typing). A key without ``=`` sets nothing and is not
+    reported. Never raises.
+    """
+    pos = 1 if text.startswith("\ufeff") else 0  # Reader strips one BOM
+    spans: list[ValueSpan] = []
+    n = len(text)
+    while pos < n:
+        pos = _binding(text, pos, spans)
+    return spans
