@@ -1,0 +1,301 @@
+"""Analysis of a TORCH_LOGS value: diagnostics with stable codes and the effective
+configuration torch would build.
+
+Follows ``torch/_logging/_internal.py`` ``_parse_log_settings`` (torch 2.15 rules, same
+code in 2.13.0, checked against it by the differential tests): the empty value crashes
+``import torch``; ``help``/``+help`` raise with the help text; a value failing the grammar
+raises ``ValueError``; then items are applied left to right: ``all`` means the ``torch``
+log, a component sets each of its loggers to the item's level (``+`` DEBUG, bare INFO,
+``-`` ERROR; a later item overwrites an earlier one), an artifact is enabled (its prefix
+is ignored), anything else is looked up as a module with ``importlib.util.find_spec``.
+All offsets are code points into the decoded value.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Literal
+
+from .parser import EMPTY_ITEM, ILLEGAL_CHARACTER, Item, ParsedValue, parse_value
+from .registry import Registry, load_registry
+from .suggest import suggest
+
+Outcome = Literal["ok", "invalid", "help", "module_not_found", "crash"]
+
+LEVEL_NAMES = {logging.DEBUG: "DEBUG", logging.INFO: "INFO", logging.ERROR: "ERROR"}
+
+EMPTY_VALUE = "TL001"
+HELP = "TL002"
+UNKNOWN_NAME = "TL201"
+MODULE_NAME = "TL202"
+INVALID_MODULE_NAME = "TL203"
+PREFIX_IGNORED = "TL301"
+DUPLICATE_ITEM = "TL302"
+CONFLICTING_ITEMS = "TL303"
+OVERLAPPING_LOGGERS = "TL304"
+
+
+class Severity(IntEnum):
+    """Diagnostic severity; the numbers are the LSP ``DiagnosticSeverity`` values."""
+
+    ERROR = 1
+    WARNING = 2
+    INFORMATION = 3
+    HINT = 4
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A finding on the value: stable ``code``, one-line ``message``, range
+    ``[start, end)`` in code points of the decoded value, and ``suggestions``: names that
+    could replace the text in the range's item name (best first)."""
+
+    code: str
+    severity: Severity
+    message: str
+    start: int
+    end: int
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EffectiveConfiguration:
+    """What torch's ``LogState`` would hold: ``logs`` maps qualified logger names to
+    ``logging`` levels (10 DEBUG, 20 INFO, 40 ERROR), in the order torch inserts them;
+    ``artifacts`` are the enabled artifact names in order; ``modules`` the item names
+    torch would look up as modules (with their level in ``logs``)."""
+
+    logs: dict[str, int] = field(default_factory=dict)
+    artifacts: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything known about one value.
+
+    ``outcome``: what ``import torch`` does with it: ``"ok"``, ``"invalid"``
+    (``ValueError``), ``"help"`` (raises with the help text), ``"module_not_found"``
+    (``ModuleNotFoundError``/``ImportError`` from ``find_spec``), ``"crash"``
+    (``AttributeError``, the empty value). ``config`` is ``None`` unless the outcome is
+    ``"ok"``.
+    """
+
+    value: str
+    release: str
+    parsed: ParsedValue
+    diagnostics: tuple[Diagnostic, ...]
+    outcome: Outcome
+    config: EffectiveConfiguration | None
+
+
+def level_of(prefix: str) -> int:
+    """The ``logging`` level an item prefix gives: ``+`` DEBUG, ``-`` ERROR, none INFO."""
+    return {"+": logging.DEBUG, "-": logging.ERROR}.get(prefix, logging.INFO)
+
+
+def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for p in parsed.problems:
+        suggestions: tuple[str, ...] = ()
+        if p.code == ILLEGAL_CHARACTER and p.item is not None:
+            name = parsed.items[p.item].name
+            suggestions = tuple(suggest(name, registry.known_names()))
+        out.append(Diagnostic(p.code, Severity.ERROR, p.message, p.start, p.end, suggestions))
+    if not out:  # the regex disagrees with our scanner: never hide torch's verdict
+        out.append(
+            Diagnostic(
+                ILLEGAL_CHARACTER, Severity.ERROR, "torch rejects this value", 0, len(parsed.text)
+            )
+        )
+    return out
+
+
+def _is_stdlib_top_level(name: str) -> bool:
+    return name in sys.stdlib_module_names
+
+
+def _name_diagnostic(item: Item, registry: Registry) -> tuple[Diagnostic, Outcome]:
+    """Diagnostic for an item whose name is not registered, and torch's outcome for it."""
+    name, start, end = item.name, item.name_start, item.end
+    if "." in name:
+        parts = name.split(".")
+        if name.startswith("."):
+            msg = f"`{name}` is a relative module name: torch raises ImportError at import"
+            return Diagnostic(INVALID_MODULE_NAME, Severity.ERROR, msg, start, end), (
+                "module_not_found"
+            )
+        if "" in parts:
+            msg = (
+                f"`{name}` is not a valid module name (empty part between dots): "
+                "torch raises ModuleNotFoundError at import"
+            )
+            return Diagnostic(INVALID_MODULE_NAME, Severity.ERROR, msg, start, end), (
+                "module_not_found"
+            )
+        msg = (
+            f"`{name}` is not a registered name: torch treats it as a module name and "
+            "raises ModuleNotFoundError at import if it cannot find it"
+        )
+        return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok"
+    if _is_stdlib_top_level(name):
+        msg = f"`{name}` is not a registered name: torch treats it as the module `{name}`"
+        return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok"
+    found = tuple(suggest(name, registry.known_names()))
+    msg = f"unknown name `{name}`: not a component or artifact of torch {registry.release}"
+    if found:
+        msg += "; did you mean " + " or ".join(f"`{s}`" for s in found) + "?"
+        severity = Severity.ERROR
+    elif name.isidentifier():
+        msg += " (torch accepts it only if it is an importable module)"
+        severity = Severity.WARNING
+    else:
+        severity = Severity.ERROR
+    return Diagnostic(UNKNOWN_NAME, severity, msg, start, end, found), "invalid"
+
+
+def _level_word(level: int) -> str:
+    return LEVEL_NAMES.get(level, str(level))
+
+
+def _duplicate_diagnostics(
+    items: tuple[Item, ...], registry: Registry, module_items: set[int]
+) -> list[Diagnostic]:
+    """Warnings for repeated names and for items whose loggers a later item overrides."""
+    out: list[Diagnostic] = []
+    seen: dict[str, Item] = {}
+    owner: dict[str, Item] = {}  # qualified logger -> last item that set it
+    for item in items:
+        if not item.valid:
+            continue
+        kind = registry.kind(item.name)
+        prev = seen.get(item.name)
+        if prev is not None:
+            same = kind == "artifact" or prev.prefix == item.prefix
+            if same:
+                msg = f"`{item.text}` is already listed (item {prev.index + 1}); remove one"
+                out.append(Diagnostic(DUPLICATE_ITEM, Severity.WARNING, msg, item.start, item.end))
+            else:
+                level = _level_word(level_of(item.prefix))
+                msg = (
+                    f"`{prev.text}` is overridden by `{item.text}` later in the value: "
+                    f"the last one wins, so `{item.name}` logs at {level}"
+                )
+                out.append(
+                    Diagnostic(CONFLICTING_ITEMS, Severity.WARNING, msg, prev.start, prev.end)
+                )
+        seen[item.name] = item
+        qnames = registry.qnames_for(item.name)
+        if item.index in module_items:
+            qnames = (item.name,)
+        overridden: dict[int, list[str]] = {}
+        for q in qnames:
+            before = owner.get(q)
+            if (
+                before is not None
+                and before.name != item.name
+                and level_of(before.prefix) != level_of(item.prefix)
+            ):
+                overridden.setdefault(before.index, []).append(q)
+            owner[q] = item
+        for idx, lost in overridden.items():
+            before = items[idx]
+            shown = f"`{lost[0]}`" + (f" and {len(lost) - 1} more" if len(lost) > 1 else "")
+            msg = (
+                f"`{item.text}` later sets {shown} to {_level_word(level_of(item.prefix))}, "
+                f"overriding {_level_word(level_of(before.prefix))} from `{before.text}`"
+            )
+            out.append(
+                Diagnostic(OVERLAPPING_LOGGERS, Severity.INFORMATION, msg, before.start, before.end)
+            )
+    return out
+
+
+def analyse(value: str, registry: Registry | None = None) -> Analysis:
+    """Analyse a decoded TORCH_LOGS value against ``registry`` (default: newest packaged).
+
+    Returns diagnostics sorted by position and torch's outcome. Never raises.
+    """
+    reg = registry or load_registry()
+    parsed = parse_value(value)
+    if value == "":
+        msg = (
+            "empty TORCH_LOGS: `import torch` crashes with AttributeError "
+            "(every release 2.1-2.15); remove the variable instead"
+        )
+        diag = Diagnostic(EMPTY_VALUE, Severity.ERROR, msg, 0, 0)
+        return Analysis(value, reg.release, parsed, (diag,), "crash", None)
+    if value in ("help", "+help"):
+        which = "all names" if value == "+help" else "the visible names"
+        msg = f"`{value}` makes `import torch` raise and print {which}; nothing else runs"
+        diag = Diagnostic(HELP, Severity.ERROR, msg, 0, len(value))
+        return Analysis(value, reg.release, parsed, (diag,), "help", None)
+
+    diagnostics: list[Diagnostic] = []
+    outcome: Outcome = "ok"
+    if not parsed.valid:
+        diagnostics += _syntax_diagnostics(parsed, reg)
+        outcome = "invalid"
+
+    logs: dict[str, int] = {}
+    artifacts: list[str] = []
+    modules: list[str] = []
+    module_items: set[int] = set()
+    for item in parsed.items:
+        if not item.valid:
+            continue
+        level = level_of(item.prefix)
+        kind = reg.kind(item.name)
+        if kind in ("component", "special"):
+            for q in reg.qnames_for(item.name):
+                logs[q] = level
+        elif kind == "artifact":
+            if item.name not in artifacts:
+                artifacts.append(item.name)
+            if item.prefix:
+                msg = (
+                    f"the `{item.prefix}` prefix is ignored on an artifact: "
+                    f"`{item.text}` still enables `{item.name}`"
+                )
+                diagnostics.append(
+                    Diagnostic(PREFIX_IGNORED, Severity.WARNING, msg, item.start, item.name_start)
+                )
+        else:
+            name_diag, item_outcome = _name_diagnostic(item, reg)
+            diagnostics.append(name_diag)
+            if item_outcome == "ok":
+                modules.append(item.name)
+                module_items.add(item.index)
+                logs[item.name] = level
+            elif outcome == "ok":
+                outcome = item_outcome
+    diagnostics += _duplicate_diagnostics(parsed.items, reg, module_items)
+    diagnostics.sort(key=lambda d: (d.start, d.end, d.code))
+    config = None
+    if outcome == "ok":
+        config = EffectiveConfiguration(logs, tuple(artifacts), tuple(modules))
+    return Analysis(value, reg.release, parsed, tuple(diagnostics), outcome, config)
+
+
+__all__ = [
+    "CONFLICTING_ITEMS",
+    "DUPLICATE_ITEM",
+    "EMPTY_ITEM",
+    "EMPTY_VALUE",
+    "HELP",
+    "INVALID_MODULE_NAME",
+    "MODULE_NAME",
+    "OVERLAPPING_LOGGERS",
+    "PREFIX_IGNORED",
+    "UNKNOWN_NAME",
+    "Analysis",
+    "Diagnostic",
+    "EffectiveConfiguration",
+    "Outcome",
+    "Severity",
+    "analyse",
+    "level_of",
+]
