@@ -11,6 +11,7 @@ from dotenv.parser import parse_stream
 from dotenv.variables import Variable, parse_variables
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from torch_logs_lsp.core.hosts import dotenv
 from torch_logs_lsp.core.hosts.base import FAMILY
 
