@@ -1,0 +1,556 @@
+/**
+ * The VS Code side of torch-logs-lsp: starts the bundled Python language server and wires
+ * settings, commands and the status bar. It holds no TORCH_LOGS logic: completion, hover and
+ * diagnostics all come from the server.
+ */
+import { execFile } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  CompletionRequest,
+  DidChangeConfigurationNotification,
+  HoverRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+
+import {
+  describeSource,
+  expandSetting,
+  findOnPath,
+  checkVersion,
+  PROBE_CODE,
+  ProbeResult,
+  resolveInterpreter,
+} from './interpreter';
+import { RestartQueue } from './restartQueue';
+import {
+  ExtensionSettings,
+  needsRestart,
+  readSettings,
+  releaseInUse,
+  sameServerSettings,
+  ServerSettings,
+  toServerSettings,
+} from './settings';
+import { hoverMarkdown, mentionsVariable, NameItem, namesMarkdown, statusText, variableColumn } from './text';
+
+const CLIENT_ID = 'torchLogs';
+const PYTHON_EXTENSION = 'ms-python.python';
+const VIRTUAL_SCHEME = 'torch-logs';
+
+const SCHEMES = ['file', 'untitled'];
+export const DOCUMENT_SELECTOR: { scheme: string; language?: string; pattern?: string }[] = [
+  ...['dotenv', 'shellscript'].flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
+  ...['**/.env', '**/.env.*', '**/*.env', '**/.vscode/launch.json', '**/.vscode/tasks.json', '**/*.code-workspace'].map(
+    (pattern) => ({ scheme: 'file', pattern }),
+  ),
+];
+
+/** Minimal shape of the Python extension's public API (`environments` part) that we use. */
+interface PythonApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string } | undefined;
+    resolveEnvironment(env: { id: string; path: string } | string): Promise<
+      { executable?: { uri?: vscode.Uri } } | undefined
+    >;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+  };
+}
+
+type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
+
+class TorchLogsExtension implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private settings: ExtensionSettings;
+  private sentSettings: ServerSettings | undefined;
+  private state: ServerState = 'stopped';
+  private interpreter: string | undefined;
+  private pythonEnvironment: string | undefined;
+  private readonly queue = new RestartQueue(() => this.restartNow());
+  private readonly status: vscode.StatusBarItem;
+  private readonly virtualDocs = new Map<string, string>();
+  private readonly virtualChanged = new vscode.EventEmitter<vscode.Uri>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly activatedAt = Date.now();
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+  ) {
+    this.settings = this.readSettings();
+    this.status = vscode.window.createStatusBarItem('torchLogs.status', vscode.StatusBarAlignment.Right, 100);
+    this.status.name = 'TORCH_LOGS';
+    this.status.command = 'torchLogs.selectTorchVersion';
+    this.disposables.push(this.status, this.virtualChanged);
+  }
+
+  log(message: string): void {
+    this.output.appendLine(`[${new Date().toISOString().slice(11, 23)}] ${message}`);
+  }
+
+  register(): void {
+    const cmd = (id: string, fn: (...args: unknown[]) => unknown) =>
+      this.disposables.push(vscode.commands.registerCommand(id, fn));
+    cmd('torchLogs.restart', () => this.queue.request());
+    cmd('torchLogs.showOutput', () => this.output.show(true));
+    cmd('torchLogs.explain', () => this.explain());
+    cmd('torchLogs.showNames', () => this.showNames());
+    cmd('torchLogs.selectTorchVersion', () => this.selectTorchVersion());
+    cmd('torchLogs.selectInterpreter', () => this.selectInterpreter());
+
+    this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(VIRTUAL_SCHEME, {
+        onDidChange: this.virtualChanged.event,
+        provideTextDocumentContent: (uri) => this.virtualDocs.get(uri.toString()) ?? '',
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.log('workspace trusted: restarting to use the workspace interpreter');
+        void this.queue.request();
+      }),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateStatus()),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === vscode.window.activeTextEditor?.document) {
+          this.updateStatus();
+        }
+      }),
+    );
+    void this.watchPythonExtension();
+  }
+
+  private readSettings(): ExtensionSettings {
+    const config = vscode.workspace.getConfiguration('torchLogs');
+    return readSettings((key) => config.get(key));
+  }
+
+  private serverSettings(): ServerSettings {
+    return toServerSettings(this.settings, vscode.workspace.isTrusted ? this.pythonEnvironment : undefined);
+  }
+
+  private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (!e.affectsConfiguration('torchLogs')) {
+      return;
+    }
+    const next = this.readSettings();
+    const restart = needsRestart(this.settings, next);
+    this.settings = next;
+    if (restart) {
+      this.log('torchLogs.serverInterpreter changed: restarting the server');
+      void this.queue.request();
+    } else {
+      this.pushSettings();
+    }
+    this.updateStatus();
+  }
+
+  /** Send the settings to a running server (workspace/didChangeConfiguration), if they changed. */
+  private pushSettings(): void {
+    const settings = this.serverSettings();
+    if (!this.client || this.state !== 'running') {
+      return; // the next start sends them as initializationOptions
+    }
+    if (this.sentSettings && sameServerSettings(this.sentSettings, settings)) {
+      return;
+    }
+    this.sentSettings = settings;
+    this.log(`settings -> server: ${JSON.stringify(settings)}`);
+    void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings });
+  }
+
+  // -- interpreters ----------------------------------------------------------------
+
+  private pythonApi(): Promise<PythonApi | undefined> {
+    const ext = vscode.extensions.getExtension<PythonApi>(PYTHON_EXTENSION);
+    if (!ext) {
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(ext.isActive ? ext.exports : ext.activate()).then(
+      (api) => api,
+      (e) => {
+        this.log(`the Python extension did not activate: ${e}`);
+        return undefined;
+      },
+    );
+  }
+
+  private async pythonExtensionInterpreter(): Promise<string | undefined> {
+    const api = await this.pythonApi();
+    const envs = api?.environments;
+    if (!envs) {
+      return undefined;
+    }
+    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const active = envs.getActiveEnvironmentPath(resource);
+    if (!active) {
+      return undefined;
+    }
+    const resolved = await envs.resolveEnvironment(active);
+    return resolved?.executable?.uri?.fsPath ?? active.path;
+  }
+
+  private async watchPythonExtension(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      return;
+    }
+    const api = await this.pythonApi();
+    const event = api?.environments?.onDidChangeActiveEnvironmentPath;
+    if (!event) {
+      return;
+    }
+    this.pythonEnvironment = await this.pythonExtensionInterpreter().catch(() => undefined);
+    this.disposables.push(
+      event(async () => {
+        this.pythonEnvironment = await this.pythonExtensionInterpreter().catch(() => undefined);
+        this.log(`Python environment changed: ${this.pythonEnvironment ?? '(none)'}`);
+        if (this.state === 'failed') {
+          void this.queue.request(); // the new interpreter may work where the old one did not
+        } else {
+          this.pushSettings(); // the server keeps running; only the checked environment changes
+        }
+      }),
+    );
+  }
+
+  private probe(command: string): Promise<ProbeResult> {
+    return new Promise((resolve) => {
+      execFile(command, ['-c', PROBE_CODE], { timeout: 10000, windowsHide: true }, (err, stdout, stderr) => {
+        if (err) {
+          const detail = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : String(stderr || err.message).trim();
+          resolve({ error: detail.split('\n').slice(-1)[0] || 'did not run' });
+          return;
+        }
+        resolve(checkVersion(stdout));
+      });
+    });
+  }
+
+  private isExecutable(file: string): Promise<boolean> {
+    return fs.promises
+      .stat(file)
+      .then(async (st) => st.isFile() && (await fs.promises.access(file, fs.constants.X_OK).then(() => true, () => false)))
+      .catch(() => false);
+  }
+
+  // -- the server ---------------------------------------------------------------------
+
+  private async restartNow(): Promise<void> {
+    const t0 = Date.now();
+    if (this.client) {
+      const old = this.client;
+      this.client = undefined;
+      this.log('stopping the server');
+      try {
+        await old.stop(2000);
+      } catch (e) {
+        this.log(`stop: ${e}`);
+      }
+    }
+    this.setState('starting');
+    this.settings = this.readSettings();
+    const trusted = vscode.workspace.isTrusted;
+    const setting = expandSetting(this.settings.serverInterpreter, {
+      workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      home: os.homedir(),
+      env: process.env,
+    });
+    const resolution = await resolveInterpreter({
+      setting,
+      trusted,
+      pythonExtension: () => this.pythonExtensionInterpreter(),
+      which: (name) => findOnPath(name, process.env.PATH, (f) => this.isExecutable(f)),
+      probe: (c) => this.probe(c),
+    });
+    for (const a of resolution.attempts) {
+      this.log(`interpreter ${a.command} (${describeSource(a.source)}): ${a.error ?? 'Python ' + a.version}`);
+    }
+    if (!resolution.ok) {
+      this.interpreter = undefined;
+      this.setState('failed');
+      this.log(resolution.message);
+      void this.showStartError(resolution.message);
+      return;
+    }
+    this.interpreter = `${resolution.command} (Python ${resolution.version}, ${describeSource(resolution.source)})`;
+
+    const libs = this.context.asAbsolutePath(path.join('bundled', 'libs'));
+    const env: NodeJS.ProcessEnv = { ...process.env, PYTHONNOUSERSITE: '1', PYTHONUTF8: '1', PYTHONUNBUFFERED: '1' };
+    if (fs.existsSync(libs)) {
+      env.PYTHONPATH = libs; // the bundled server and its pinned dependencies come first
+    } else {
+      this.log(`${libs} is missing: expecting torch_logs_lsp to be installed in ${resolution.command}`);
+    }
+    const serverOptions: ServerOptions = {
+      command: resolution.command,
+      args: ['-m', 'torch_logs_lsp.server'],
+      transport: TransportKind.stdio,
+      options: { env },
+    };
+    const initializationOptions = this.serverSettings();
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions,
+      markdown: { isTrusted: false, supportHtml: false },
+    };
+    const client = new LanguageClient(CLIENT_ID, 'TORCH_LOGS', serverOptions, clientOptions);
+    client.onDidChangeState((e) => {
+      if (this.client !== client) {
+        return;
+      }
+      if (e.newState === State.Running) {
+        this.setState('running');
+      } else if (e.newState === State.Stopped && this.state === 'running') {
+        this.setState('stopped');
+      }
+    });
+    this.client = client;
+    this.sentSettings = initializationOptions;
+    this.log(`starting: ${resolution.command} -m torch_logs_lsp.server (PYTHONPATH=${env.PYTHONPATH ?? ''})`);
+    try {
+      await client.start();
+    } catch (e) {
+      if (this.client === client) {
+        this.client = undefined;
+      }
+      this.setState('failed');
+      const message = `The TORCH_LOGS server did not start with ${resolution.command}: ${e instanceof Error ? e.message : e}`;
+      this.log(message);
+      void this.showStartError(message);
+      return;
+    }
+    this.setState('running');
+    this.log(
+      `server running (${Date.now() - t0} ms to start; ${Date.now() - this.activatedAt} ms since activation) with ${this.interpreter}`,
+    );
+    this.pushSettings(); // settings that changed while it was starting
+  }
+
+  private async showStartError(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, 'Select Interpreter', 'Show Output');
+    if (choice === 'Select Interpreter') {
+      await this.selectInterpreter();
+    } else if (choice === 'Show Output') {
+      this.output.show(true);
+    }
+  }
+
+  private async selectInterpreter(): Promise<void> {
+    if (vscode.extensions.getExtension(PYTHON_EXTENSION) && !this.settings.serverInterpreter) {
+      await vscode.commands.executeCommand('python.setInterpreter');
+      return;
+    }
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: false,
+      openLabel: 'Use this Python for the TORCH_LOGS server',
+      title: 'Python 3.10 or newer',
+    });
+    if (picked?.[0]) {
+      await vscode.workspace
+        .getConfiguration('torchLogs')
+        .update('serverInterpreter', picked[0].fsPath, vscode.ConfigurationTarget.Global);
+    }
+  }
+
+  stop(): Promise<void> | undefined {
+    const c = this.client;
+    this.client = undefined;
+    return c?.stop();
+  }
+
+  start(): Promise<void> {
+    return this.queue.request();
+  }
+
+  // -- commands ---------------------------------------------------------------------
+
+  private async ensureClient(): Promise<LanguageClient | undefined> {
+    if (!this.client || this.state !== 'running') {
+      await this.queue.request();
+    }
+    if (!this.client || this.state !== 'running') {
+      void vscode.window.showErrorMessage('The TORCH_LOGS server is not running.', 'Show Output').then((c) => {
+        if (c) {
+          this.output.show(true);
+        }
+      });
+      return undefined;
+    }
+    return this.client;
+  }
+
+  private async hoverAt(client: LanguageClient, doc: vscode.TextDocument, pos: vscode.Position): Promise<string> {
+    const params = client.code2ProtocolConverter.asTextDocumentPositionParams(doc, pos);
+    const hover = await client.sendRequest(HoverRequest.type, params);
+    return hover ? hoverMarkdown(hover.contents) : '';
+  }
+
+  /** Explain: the server's hover on the TORCH_LOGS variable name (its effective configuration). */
+  private async explain(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage('Open a file with a TORCH_LOGS value first.');
+      return;
+    }
+    const client = await this.ensureClient();
+    if (!client) {
+      return;
+    }
+    const doc = editor.document;
+    const cursor = editor.selection.active;
+    let markdown = '';
+    // The variable name is usually on the cursor's line; a shell line continuation may put
+    // the value a few lines below it.
+    for (let line = cursor.line; line >= Math.max(0, cursor.line - 5) && !markdown; line--) {
+      const text = doc.lineAt(line).text;
+      const col = variableColumn(text, line === cursor.line ? cursor.character : text.length);
+      if (col !== undefined) {
+        markdown = await this.hoverAt(client, doc, new vscode.Position(line, col + 1));
+      }
+    }
+    if (!markdown) {
+      markdown = await this.hoverAt(client, doc, cursor);
+    }
+    if (!markdown) {
+      void vscode.window.showInformationMessage('No TORCH_LOGS value at the cursor.');
+      return;
+    }
+    const where = `${vscode.workspace.asRelativePath(doc.uri)}:${cursor.line + 1}`;
+    await this.showMarkdown('Explain TORCH_LOGS.md', `# TORCH_LOGS at ${where}\n\n${markdown}\n`);
+  }
+
+  /**
+   * Show all names: the server's completion list for an empty value, formatted as a table.
+   * The request goes to a scratch `.env` file in the extension's storage (never opened in an
+   * editor, so no diagnostics are published for it).
+   */
+  private async showNames(): Promise<void> {
+    const client = await this.ensureClient();
+    if (!client) {
+      return;
+    }
+    const dir = this.context.globalStorageUri.fsPath;
+    await fs.promises.mkdir(dir, { recursive: true });
+    const file = path.join(dir, 'all-names.env');
+    await fs.promises.writeFile(file, 'TORCH_LOGS=\n');
+    const result = await client.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: vscode.Uri.file(file).toString() },
+      position: { line: 0, character: 'TORCH_LOGS='.length },
+    });
+    const items = (Array.isArray(result) ? result : result?.items ?? []) as NameItem[];
+    if (!items.length) {
+      void vscode.window.showWarningMessage('The TORCH_LOGS server returned no names; see the output.');
+      return;
+    }
+    const { release, origin } = releaseInUse(this.settings, this.packagedReleases());
+    await this.showMarkdown('TORCH_LOGS names.md', namesMarkdown(items, release, origin));
+  }
+
+  private async showMarkdown(name: string, markdown: string): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: VIRTUAL_SCHEME, path: '/' + name });
+    this.virtualDocs.set(uri.toString(), markdown);
+    this.virtualChanged.fire(uri);
+    try {
+      await vscode.commands.executeCommand('markdown.showPreview', uri);
+    } catch {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
+  }
+
+  /** The releases of `torchLogs.torchVersion`'s enum in package.json (the single source). */
+  private packagedReleases(): string[] {
+    const prop = this.context.extension.packageJSON?.contributes?.configuration?.properties?.['torchLogs.torchVersion'];
+    return ((prop?.enum as string[] | undefined) ?? []).filter((r) => r !== 'auto');
+  }
+
+  private async selectTorchVersion(): Promise<void> {
+    const prop = this.context.extension.packageJSON?.contributes?.configuration?.properties?.['torchLogs.torchVersion'];
+    const values: string[] = prop?.enum ?? ['auto'];
+    const descriptions: string[] = prop?.markdownEnumDescriptions ?? [];
+    const current = this.settings.torchVersion;
+    const picked = await vscode.window.showQuickPick(
+      values.map((v, i) => ({
+        label: v,
+        description: (v === current ? '(current) ' : '') + (descriptions[i] ?? '').replace(/`/g, ''),
+      })),
+      { title: 'TORCH_LOGS: torch release whose names are valid', placeHolder: `now: ${current}` },
+    );
+    if (!picked || picked.label === current) {
+      return;
+    }
+    const config = vscode.workspace.getConfiguration('torchLogs');
+    const inspected = config.inspect('torchVersion');
+    const target =
+      inspected?.workspaceValue !== undefined || vscode.workspace.workspaceFolders?.length
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+    await config.update('torchVersion', picked.label, target);
+  }
+
+  // -- status bar ----------------------------------------------------------------------
+
+  private setState(state: ServerState): void {
+    this.state = state;
+    this.updateStatus();
+  }
+
+  updateStatus(): void {
+    const doc = vscode.window.activeTextEditor?.document;
+    const relevant = doc !== undefined && vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0 && mentionsVariable(doc.getText());
+    if (!relevant) {
+      this.status.hide();
+      return;
+    }
+    const { release, origin } = releaseInUse(this.settings, this.packagedReleases());
+    const { text, tooltip } = statusText({
+      release,
+      origin,
+      trusted: vscode.workspace.isTrusted,
+      state: this.state,
+      interpreter: this.interpreter,
+    });
+    this.status.text = text;
+    this.status.tooltip = tooltip;
+    this.status.command = this.state === 'failed' ? 'torchLogs.showOutput' : 'torchLogs.selectTorchVersion';
+    this.status.backgroundColor =
+      this.state === 'failed' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    this.status.show();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) {
+      d.dispose();
+    }
+  }
+}
+
+let extension: TorchLogsExtension | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('TORCH_LOGS');
+  context.subscriptions.push(output);
+  extension = new TorchLogsExtension(context, output);
+  context.subscriptions.push(extension);
+  extension.register();
+  extension.log(
+    `activating ${context.extension.id} ${context.extension.packageJSON?.version} (workspace ${
+      vscode.workspace.isTrusted ? 'trusted' : 'restricted mode'
+    })`,
+  );
+  extension.updateStatus();
+  await extension.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await extension?.stop();
+  extension = undefined;
+}

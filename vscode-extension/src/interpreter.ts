@@ -1,0 +1,189 @@
+/**
+ * Which Python runs the bundled server. Plain TypeScript (no `vscode` import) so the order
+ * can be unit-tested: every effect (probing a Python, searching PATH, asking the Python
+ * extension) is passed in.
+ *
+ * Order:
+ *   1. `torchLogs.serverInterpreter` when set. If it does not work we stop there with an
+ *      error: silently running another Python than the one the user chose hides mistakes.
+ *   2. The Python extension's active interpreter (only in a trusted workspace: it is usually
+ *      the workspace's own virtualenv). If it does not work (e.g. Python 3.8) we go on.
+ *   3. `python3`, then `python`, on PATH.
+ */
+
+export const MIN_PYTHON: readonly [number, number] = [3, 10];
+
+export type InterpreterSource = 'setting' | 'python-extension' | 'path';
+
+export interface ProbeResult {
+  /** `major.minor.micro` when the interpreter ran. */
+  version?: string;
+  /** Why it could not be used (did not start, too old, ...). */
+  error?: string;
+}
+
+export interface Attempt {
+  command: string;
+  source: InterpreterSource;
+  error?: string;
+  version?: string;
+}
+
+export interface ResolveInput {
+  /** The setting, already expanded (see {@link expandSetting}); empty when unset. */
+  setting: string;
+  /** Workspace trust: in an untrusted workspace the Python extension is not asked. */
+  trusted: boolean;
+  /** The Python extension's active interpreter (path), or undefined. */
+  pythonExtension?: () => Promise<string | undefined>;
+  /** Absolute path of an executable on PATH, or undefined. */
+  which: (name: string) => Promise<string | undefined>;
+  /** Run `python -c ...` and report its version. */
+  probe: (command: string) => Promise<ProbeResult>;
+}
+
+export type Resolution =
+  | { ok: true; command: string; source: InterpreterSource; version: string; attempts: Attempt[] }
+  | { ok: false; message: string; attempts: Attempt[] };
+
+/** Parse the probe's output (`3.11.7`) and check it against {@link MIN_PYTHON}. */
+export function checkVersion(output: string): ProbeResult {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(output.trim());
+  if (!m) {
+    return { error: `unexpected output ${JSON.stringify(output.trim().slice(0, 80))}` };
+  }
+  const version = `${m[1]}.${m[2]}.${m[3]}`;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
+    return { version, error: `Python ${version} is too old (the server needs ${MIN_PYTHON.join('.')} or newer)` };
+  }
+  return { version };
+}
+
+/** The code the probe runs: prints `major.minor.micro`. */
+export const PROBE_CODE = "import sys; print('%d.%d.%d' % sys.version_info[:3])";
+
+/** `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and a leading `~` in the setting. */
+export function expandSetting(
+  value: string | undefined,
+  vars: { workspaceFolder?: string; home: string; env: Record<string, string | undefined> },
+): string {
+  let out = (value ?? '').trim();
+  if (!out) {
+    return '';
+  }
+  if (out === '~' || out.startsWith('~/')) {
+    out = vars.home + out.slice(1);
+  }
+  out = out.replace(/\$\{userHome\}/g, vars.home);
+  out = out.replace(/\$\{env:([^}]+)\}/g, (_, name: string) => vars.env[name] ?? '');
+  if (vars.workspaceFolder !== undefined) {
+    out = out.replace(/\$\{workspaceFolder\}/g, vars.workspaceFolder);
+  }
+  return out;
+}
+
+export async function resolveInterpreter(input: ResolveInput): Promise<Resolution> {
+  const attempts: Attempt[] = [];
+  const tryOne = async (command: string, source: InterpreterSource): Promise<Attempt> => {
+    let result: ProbeResult;
+    try {
+      result = await input.probe(command);
+    } catch (e) {
+      result = { error: e instanceof Error ? e.message : String(e) };
+    }
+    const attempt: Attempt = { command, source, ...result };
+    attempts.push(attempt);
+    return attempt;
+  };
+  const success = (a: Attempt): Resolution => ({
+    ok: true,
+    command: a.command,
+    source: a.source,
+    version: a.version ?? '?',
+    attempts,
+  });
+
+  if (input.setting) {
+    const a = await tryOne(input.setting, 'setting');
+    if (!a.error) {
+      return success(a);
+    }
+    return {
+      ok: false,
+      attempts,
+      message: `torchLogs.serverInterpreter is "${input.setting}", which cannot run the TORCH_LOGS server: ${a.error}.`,
+    };
+  }
+
+  if (input.trusted && input.pythonExtension) {
+    let fromExtension: string | undefined;
+    try {
+      fromExtension = await input.pythonExtension();
+    } catch {
+      fromExtension = undefined;
+    }
+    if (fromExtension) {
+      const a = await tryOne(fromExtension, 'python-extension');
+      if (!a.error) {
+        return success(a);
+      }
+    }
+  }
+
+  for (const name of ['python3', 'python']) {
+    const found = await input.which(name);
+    if (!found) {
+      continue;
+    }
+    const a = await tryOne(found, 'path');
+    if (!a.error) {
+      return success(a);
+    }
+  }
+
+  const tried = attempts.length
+    ? ' Tried: ' + attempts.map((a) => `${a.command} (${a.error})`).join('; ') + '.'
+    : ' No python3 or python was found on PATH.';
+  return {
+    ok: false,
+    attempts,
+    message: `The TORCH_LOGS server needs Python ${MIN_PYTHON.join('.')} or newer.${tried} Select an interpreter or set torchLogs.serverInterpreter.`,
+  };
+}
+
+/** Search PATH like `which` (POSIX and Windows), with the file check passed in. */
+export async function findOnPath(
+  name: string,
+  pathVar: string | undefined,
+  isExecutable: (file: string) => Promise<boolean>,
+  platform: string = process.platform,
+): Promise<string | undefined> {
+  const sep = platform === 'win32' ? ';' : ':';
+  const exts = platform === 'win32' ? ['.exe', '.cmd', '.bat', ''] : [''];
+  const join = (dir: string, file: string) =>
+    dir.endsWith('/') || dir.endsWith('\\') ? dir + file : dir + (platform === 'win32' ? '\\' : '/') + file;
+  for (const dir of (pathVar ?? '').split(sep)) {
+    if (!dir) {
+      continue; // an empty entry means the current folder: never run a workspace binary by accident
+    }
+    for (const ext of exts) {
+      const candidate = join(dir, name + ext);
+      if (await isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
+export function describeSource(source: InterpreterSource): string {
+  switch (source) {
+    case 'setting':
+      return 'torchLogs.serverInterpreter';
+    case 'python-extension':
+      return "the Python extension's interpreter";
+    case 'path':
+      return 'PATH';
+  }
+}
