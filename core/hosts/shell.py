@@ -1,0 +1,432 @@
+"""The shell host: assignments in bash/sh/zsh scripts, decoded as bash 5.2 assigns them.
+
+tree-sitter-bash locates the assignments: ``NAME=value`` (alone, as a command prefix, or
+after ``export``/``declare -x``/``local``/``readonly``/``typeset``) and the ``NAME=value``
+operands of ``env`` (after its options ``-i``, ``-u NAME``, ...). Each value is then decoded
+from the document text by :func:`scan_word`, which follows the bash manual ("Quoting",
+"Shell Expansions"): backslash escapes and line continuations, single quotes, double quotes
+(where a backslash escapes only ``$ ` " \\`` and newline), ``$'...'`` ANSI-C quoting (a NUL
+ends the string), ``$"..."`` (read as a double-quoted string) and concatenations of these.
+
+A value is non-static (``value=None``) when bash would expand something in it: parameter
+expansion, command or arithmetic substitution, backquotes, a tilde at the start or after an
+unquoted ``:``, an array ``(...)``, ``+=``, ``declare`` with an attribute that transforms
+the value (``-i -l -u -a -A -n -c``), a ``$'...'`` escape producing a byte >= 0x80 (no
+longer text), and for ``env`` operands (ordinary words) unquoted glob or brace characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from ._ts import Source, walk
+from .base import FAMILY, ValueSpan
+
+HOST = "shell"
+_META = frozenset(" \t\n;&|<>()")
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n"}
+_ANSI_SIMPLE.update({"r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"})
+_OCT = frozenset("01234567")
+_HEXD = frozenset("0123456789abcdefABCDEF")
+_DQ_ESCAPES = frozenset('$`"\\')
+_TRANSFORMING = frozenset("aAilnuc")  # declare attributes that change or reinterpret a value
+
+
+class Word:
+    """A decoded shell word (see :func:`scan_word`); offsets are code points."""
+
+    def __init__(self, start: int) -> None:
+        self.chars: list[str] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.static = True
+        self.end = start
+        self.terminated = True
+        self.parts: list[tuple[str, int, int]] = []  # (quote, content_start, content_end)
+
+    def add(self, ch: str, start: int, end: int) -> None:
+        self.chars.append(ch)
+        self.starts.append(start)
+        self.ends.append(end)
+
+
+def _skip_balanced(text: str, i: int, limit: int, close: str) -> int:
+    """Index after the ``close`` matching an opener just before ``i`` (quotes honoured)."""
+    opener = "(" if close == ")" else "{"
+    depth = 1
+    while i < limit:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            j = text.find("'", i + 1, limit)
+            i = limit if j < 0 else j + 1
+            continue
+        if c == '"':
+            i = _skip_dq(text, i + 1, limit)
+            continue
+        if c == opener:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return limit
+
+
+def _skip_dq(text: str, i: int, limit: int) -> int:
+    while i < limit:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        elif c == "$" and text[i + 1 : i + 2] in ("(", "{"):
+            i = _skip_balanced(text, i + 2, limit, ")" if text[i + 1] == "(" else "}")
+        else:
+            i += 1
+    return limit
+
+
+def _expansion_end(text: str, i: int, limit: int) -> int:
+    """If ``text[i] == "$"`` starts an expansion, its end; else ``i`` ($ is literal)."""
+    nxt = text[i + 1 : i + 2] if i + 1 < limit else ""
+    if nxt in ("(", "{"):
+        return _skip_balanced(text, i + 2, limit, ")" if nxt == "(" else "}")
+    if nxt and nxt in _SPECIAL_PARAMS:
+        return i + 2
+    if nxt and nxt in _NAME_START:
+        j = i + 2
+        while j < limit and (text[j] in _NAME_START or (text[j].isdigit() and text[j].isascii())):
+            j += 1
+        return j
+    return i
+
+
+def _ansi_c(text: str, i: int, limit: int, w: Word) -> int:
+    """Decode ``$'...'`` whose body starts at ``i``; return the index after the closing
+    quote (or ``limit`` when unterminated)."""
+    nul = False
+    while i < limit:
+        c = text[i]
+        if c == "'":
+            return i + 1
+        if c != "\\":
+            if not nul:
+                w.add(c, i, i + 1)
+            i += 1
+            continue
+        nxt = text[i + 1 : i + 2] if i + 1 < limit else ""
+        cp: int | None = None
+        width = 2
+        if nxt in _ANSI_SIMPLE:
+            cp = ord(_ANSI_SIMPLE[nxt])
+        elif nxt in _OCT and nxt:
+            j = i + 1
+            while j < min(i + 4, limit) and text[j] in _OCT:
+                j += 1
+            cp, width = int(text[i + 1 : j], 8) & 0xFF, j - i
+        elif nxt in ("x", "u", "U"):
+            most = {"x": 2, "u": 4, "U": 8}[nxt]
+            j = i + 2
+            while j < min(i + 2 + most, limit) and text[j] in _HEXD:
+                j += 1
+            if j > i + 2:
+                cp, width = int(text[i + 2 : j], 16), j - i
+                if (nxt == "x" and cp >= 0x80) or cp > 0x10FFFF or 0xD800 <= cp < 0xE000:
+                    w.static = False  # a raw byte, or no character
+        elif nxt == "c" and i + 2 < limit and text[i + 2].isascii():
+            ctl = text[i + 2]
+            cp, width = (0x7F if ctl == "?" else ord(ctl.upper()) & 0x1F), 3
+        if cp is None:  # not an escape: the backslash stays
+            if not nul:
+                w.add("\\", i, i + 1)
+            i += 1
+            continue
+        if cp >= 0x80 and nxt in _OCT:
+            w.static = False
+        if cp == 0:
+            nul = True  # bash's string ends here; the rest of $'...' is dropped
+        elif not nul and w.static:
+            w.add(chr(cp), i, i + width)
+        i += width
+    w.terminated = False
+    return limit
+
+
+def scan_word(text: str, start: int, limit: int, *, command_word: bool = False) -> Word:
+    """Decode the shell word (an assignment's value) starting at ``start``.
+
+    Reads up to the first unquoted metacharacter (or ``limit``). ``command_word`` is set
+    for ``env`` operands, which also undergo brace and pathname expansion. A quote still
+    open at ``limit`` gives ``terminated=False``. Never raises.
+    """
+    w = Word(start)
+    i = start
+    after_colon = True  # tilde expansion applies at the start and after an unquoted ':'
+    if text[i : i + 1] == "(":
+        w.static = False  # an array assignment
+        i = _skip_balanced(text, i + 1, limit, ")")
+    while i < limit:
+        c = text[i]
+        tilde_ok, after_colon = after_colon, False
+        if c in _META:
+            break
+        if c == "\\":
+            if text[i + 1 : i + 2] == "\n" and i + 1 < limit:
+                i += 2  # line continuation: removed
+                after_colon = tilde_ok
+                continue
+            if i + 1 < limit:
+                w.add(text[i + 1], i, i + 2)
+                w.parts.append(("", i, i + 2))
+                i += 2
+            else:
+                w.add("\\", i, i + 1)
+                w.parts.append(("", i, i + 1))
+                i += 1
+            continue
+        if c == "'" or (c == "$" and text[i + 1 : i + 2] == "'" and i + 1 < limit):
+            ansi = c == "$"
+            body = i + 2 if ansi else i + 1
+            if ansi:
+                i = _ansi_c(text, body, limit, w)
+            else:
+                j = text.find("'", body, limit)
+                i = limit if j < 0 else j + 1
+                w.terminated = j >= 0
+                for k in range(body, j if j >= 0 else limit):
+                    w.add(text[k], k, k + 1)
+            end = i - 1 if w.terminated else i
+            w.parts.append(("$'" if ansi else "'", body, end))
+            if not w.terminated:
+                break
+            continue
+        if c == '"' or (c == "$" and text[i + 1 : i + 2] == '"' and i + 1 < limit):
+            body = i + 2 if c == "$" else i + 1
+            i = _double_quoted(text, body, limit, w)
+            end = i - 1 if w.terminated else i
+            w.parts.append(('"', body, end))
+            if not w.terminated:
+                break
+            continue
+        if c == "$":
+            j = _expansion_end(text, i, limit)
+            if j > i:
+                w.static = False
+                w.parts.append(("", i, j))
+                i = j
+                continue
+        elif c == "`":
+            j = text.find("`", i + 1, limit)
+            w.static = False
+            w.parts.append(("", i, limit if j < 0 else j + 1))
+            i = limit if j < 0 else j + 1
+            continue
+        elif (c == "~" and tilde_ok) or (command_word and c in "*?[{"):
+            w.static = False
+        w.add(c, i, i + 1)
+        w.parts.append(("", i, i + 1))
+        after_colon = c == ":"
+        i += 1
+    w.end = i
+    return w
+
+
+def _double_quoted(text: str, i: int, limit: int, w: Word) -> int:
+    """Decode a double-quoted body starting at ``i``; return the index after the quote."""
+    while i < limit:
+        c = text[i]
+        if c == '"':
+            return i + 1
+        if c == "\\" and i + 1 < limit:
+            nxt = text[i + 1]
+            if nxt == "\n":
+                i += 2
+                continue
+            if nxt in _DQ_ESCAPES:
+                w.add(nxt, i, i + 2)
+                i += 2
+                continue
+        elif c == "$":
+            j = _expansion_end(text, i, limit)
+            if j > i:
+                w.static = False
+                i = j
+                continue
+        elif c == "`":
+            w.static = False
+            j = text.find("`", i + 1, limit)
+            i = limit if j < 0 else j + 1
+            continue
+        w.add(c, i, i + 1)
+        i += 1
+    w.terminated = False
+    return limit
+
+
+def _line_end(text: str, pos: int) -> int:
+    j = text.find("\n", pos)
+    return len(text) if j < 0 else j
+
+
+def _span(
+    text: str,
+    variable: str,
+    name_start: int,
+    start: int,
+    *,
+    static: bool = True,
+    command_word: bool = False,
+) -> ValueSpan:
+    w = scan_word(text, start, len(text), command_word=command_word)
+    if not w.terminated:
+        # A quote open at the end of the document (bash: unexpected EOF): the user is
+        # typing it. Read the rest of its line only. (A quote closed by a later line is a
+        # multi-line value, as bash reads it.)
+        w = scan_word(text, start, _line_end(text, start), command_word=command_word)
+        w.terminated = False
+    ok = static and w.static
+    kinds = {quote for quote, _, _ in w.parts}
+    quote: str | None = kinds.pop() if len(kinds) == 1 else ("" if not kinds else None)
+    if quote == "$'":
+        quote = None
+    first = w.parts[0][1] if w.parts else start
+    last = w.parts[-1][2] if w.parts else start
+    return ValueSpan(
+        variable=variable,
+        host=HOST,
+        name_start=name_start,
+        name_end=name_start + len(variable),
+        value="".join(w.chars) if ok else None,
+        char_starts=tuple(w.starts) if ok else (),
+        char_ends=tuple(w.ends) if ok else (),
+        content_start=first,
+        content_end=max(first, last),
+        raw_start=start,
+        raw_end=w.end,
+        quote=quote,
+        terminated=w.terminated,
+    )
+
+
+_ENV_NAMES = frozenset({"env", "/usr/bin/env", "/bin/env"})
+_ENV_FLAGS = frozenset({"-i", "-0", "-v", "-", "--ignore-environment", "--null", "--debug"})
+_ENV_WITH_ARG = frozenset({"-u", "-C", "--unset", "--chdir"})
+
+
+def _env_operands(src: Source, command: tree_sitter.Node) -> list[tuple[str, int, int]]:
+    """``NAME=value`` operands of an ``env`` command: (name, name start, value start)."""
+    name = command.child_by_field_name("name")
+    if name is None or src.data[name.start_byte : name.end_byte].decode(errors="replace") not in (
+        _ENV_NAMES
+    ):
+        return []
+    found: list[tuple[str, int, int]] = []
+    skip_next = False
+    for arg in command.children_by_field_name("argument"):
+        start = src.cp(arg.start_byte)
+        word = src.text[start : src.cp(arg.end_byte)]
+        if skip_next:
+            skip_next = False
+        elif word in _ENV_FLAGS or (word.startswith("--") and "=" in word):
+            pass
+        elif word in _ENV_WITH_ARG:
+            skip_next = True
+        elif word.startswith("-") and word[1:2] in ("u", "C") and "=" not in word:
+            pass  # -uNAME
+        else:
+            var, eq, _ = word.partition("=")
+            if not eq or not var or not all(c in _NAME_START or c.isdigit() for c in var):
+                break  # the command env runs: no more assignments
+            if var in FAMILY:
+                found.append((var, start, start + len(var) + 1))
+    return found
+
+
+def _declaration_transforms(src: Source, node: tree_sitter.Node) -> bool:
+    """Whether a declaration command (``declare -i`` ...) has a value-changing attribute."""
+    for child in node.children:
+        if child.type == "word":
+            flag = src.data[child.start_byte : child.end_byte].decode(errors="replace")
+            if flag[:1] in ("-", "+") and any(c in _TRANSFORMING for c in flag[1:]):
+                return True
+    return False
+
+
+def extract(text: str) -> list[ValueSpan]:
+    """Find the TORCH_LOGS-family assignments in a shell script.
+
+    Returns one :class:`ValueSpan` (``host="shell"``) per assignment, in document order,
+    with every offset a code point index into ``text``. The decoded value is what bash 5.2
+    assigns (see the module docstring for what counts as non-static, ``value=None``). A
+    quote left open (the user typing) gives ``terminated=False`` and a span to the end of
+    its line. Never raises.
+    """
+    src = Source(text)
+    tree = src.parse("bash")
+    spans: list[ValueSpan] = []
+    wanted = ("variable_name", "command", "ERROR")
+    for node in walk(tree.root_node, lambda n: n.type in wanted):
+        if node.type == "command":
+            for var, name_start, value_start in _env_operands(src, node):
+                spans.append(_span(text, var, name_start, value_start, command_word=True))
+            continue
+        if (
+            node.type != "variable_name"
+            or src.data[node.start_byte : node.end_byte] not in _FAMILY_B
+        ):
+            continue
+        parent = node.parent
+        if parent is None or parent.type == "subscript":
+            continue
+        op = node.next_sibling
+        if op is None or op.type not in ("=", "+=") or op.start_byte != node.end_byte:
+            continue
+        static = op.type == "="
+        decl = parent.parent if parent.type == "variable_assignment" else None
+        if decl is not None and decl.type == "declaration_command":
+            static = static and not _declaration_transforms(src, decl)
+        spans.append(
+            _span(
+                text,
+                src.data[node.start_byte : node.end_byte].decode(),
+                src.cp(node.start_byte),
+                src.cp(op.end_byte),
+                static=static,
+            )
+        )
+    # tree-sitter-bash splits a word at a line continuation (``a\\<newline>b``) and then
+    # takes the assignments after it for arguments: follow the words after each value.
+    seen = {span.name_start for span in spans}
+    for span in list(spans):
+        spans.extend(_following_assignments(text, span.raw_end, seen))
+    spans.sort(key=lambda s: s.name_start)
+    return spans
+
+
+_ASSIGNMENT = re.compile(r"(?:[ \t]|\\\n)*([A-Za-z_][A-Za-z0-9_]*)=")
+
+
+def _following_assignments(text: str, pos: int, seen: set[int]) -> list[ValueSpan]:
+    """Assignments that follow the value ending at ``pos`` in the same command prefix."""
+    found: list[ValueSpan] = []
+    while (m := _ASSIGNMENT.match(text, pos)) is not None:
+        name_start, value_start = m.start(1), m.end()
+        if m.group(1) in FAMILY and name_start not in seen:
+            seen.add(name_start)
+            found.append(_span(text, m.group(1), name_start, value_start))
+        end = scan_word(text, value_start, len(text)).end
+        if end <= pos:
+            break
+        pos = end
+    return found
+
+
+_FAMILY_B = frozenset(name.encode() for name in FAMILY)

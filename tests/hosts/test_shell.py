@@ -1,0 +1,185 @@
+"""The shell host: table-driven cases and a differential test against real bash."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from torch_logs_lsp.core.hosts import shell
+
+from .spancheck import check_spans
+
+Row = tuple[str, str | None, str | None, bool]
+CASES: list[tuple[str, list[Row]]] = [
+    ("TORCH_LOGS=+dynamo python train.py\n", [("TORCH_LOGS", "+dynamo", "", True)]),
+    ("export TORCH_LOGS=\"+dynamo,\"'guards'\n", [("TORCH_LOGS", "+dynamo,guards", None, True)]),
+    ("export TORCH_LOGS='+dynamo'", [("TORCH_LOGS", "+dynamo", "'", True)]),
+    ('TORCH_LOGS="a\\$b\\"c\\\\d\\e"', [("TORCH_LOGS", 'a$b"c\\d\\e', '"', True)]),
+    ("TORCH_LOGS=a\\ b\\,c", [("TORCH_LOGS", "a b,c", "", True)]),
+    ("TORCH_LOGS=$'\\x41\\u00e9\\n\\''", [("TORCH_LOGS", "Aé\n'", None, True)]),
+    ("TORCH_LOGS=$'a\\0b'c", [("TORCH_LOGS", "ac", None, True)]),
+    ("TORCH_LOGS=$'\\xc3\\xa9'", [("TORCH_LOGS", None, None, True)]),
+    ('TORCH_LOGS=$"dynamo"', [("TORCH_LOGS", "dynamo", '"', True)]),
+    (
+        "TORCH_LOGS=dyn\\\namo \\\n  TORCH_TRACE=/t cmd",
+        [("TORCH_LOGS", "dynamo", "", True), ("TORCH_TRACE", "/t", "", True)],
+    ),
+    ("env -i -u HOME TORCH_LOGS=dynamo python t.py", [("TORCH_LOGS", "dynamo", "", True)]),
+    ("env TORCH_LOGS='*' python", [("TORCH_LOGS", "*", "'", True)]),
+    ("env TORCH_LOGS=* python", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS=* python", [("TORCH_LOGS", "*", "", True)]),
+    ("env python TORCH_LOGS=x", []),
+    ("echo TORCH_LOGS=x", []),
+    (
+        "declare -x TORCH_LOGS=a; local TORCH_LOGS=b; readonly TORCH_LOGS=c; typeset TORCH_LOGS=d",
+        [("TORCH_LOGS", v, "", True) for v in "abcd"],
+    ),
+    ("declare -l TORCH_LOGS=Dynamo", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS=$X", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS=${X:-dynamo}", [("TORCH_LOGS", None, "", True)]),
+    ('TORCH_LOGS="$(echo dynamo)"', [("TORCH_LOGS", None, '"', True)]),
+    ("TORCH_LOGS=`echo dynamo`", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS=$((1+2))", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS=~/x", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS=a:~/x", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS=a~/x", [("TORCH_LOGS", "a~/x", "", True)]),
+    ("TORCH_LOGS='~'", [("TORCH_LOGS", "~", "'", True)]),
+    ("TORCH_LOGS=(a b)", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS+=a", [("TORCH_LOGS", None, "", True)]),
+    ("TORCH_LOGS[0]=a", []),
+    ("TORCH_LOGS=", [("TORCH_LOGS", "", "", True)]),
+    ("TORCH_LOGS= python", [("TORCH_LOGS", "", "", True)]),
+    ("TORCH_LOGS=a$ b", [("TORCH_LOGS", "a$", "", True)]),
+    ("TORCH_LOGS=#x", [("TORCH_LOGS", "#x", "", True)]),
+    ("# TORCH_LOGS=x", []),
+    ('TORCH_LOGS="+dyn', [("TORCH_LOGS", "+dyn", '"', False)]),
+    ("export TORCH_LOGS='+dyn\nfoo\n", [("TORCH_LOGS", "+dyn", "'", False)]),
+    ('TORCH_LOGS="a\nb"\n', [("TORCH_LOGS", "a\nb", '"', True)]),
+    ("😀́ x; TORCH_LOGS=é,😀", [("TORCH_LOGS", "é,😀", "", True)]),
+    ("TORCH_LOGS=a\r\n", [("TORCH_LOGS", "a\r", "", True)]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_cases(text: str, expected: list[Row]) -> None:
+    spans = shell.extract(text)
+    check_spans(text, spans)
+    assert [(s.variable, s.value, s.quote, s.terminated) for s in spans] == expected
+    assert all(s.host == "shell" for s in spans)
+
+
+def test_offsets_of_concatenation() -> None:
+    text = "export TORCH_LOGS=\"+dyn\"\\a'mo'$'\\x2c'g\\\nuards"
+    (span,) = shell.extract(text)
+    assert span.value == "+dynamo,guards"
+    assert text[span.raw_start : span.raw_end] == text[18:]
+    assert text[span.content_start] == "+"
+    assert text[span.char_starts[4] : span.char_ends[4]] == "\\a"
+    assert text[span.char_starts[7] : span.char_ends[7]] == "\\x2c"
+    assert text[span.char_starts[9]] == "u"  # after the line continuation
+
+
+# --- differential test against bash ---------------------------------------------------
+
+BASH = shutil.which("bash")
+_LIT = [*"ab+-,._:/=%@^!#]{}*?[", "é", "😀", "\u0301"]
+_ESC = [*" '\"$\\;&|<>()`*~ab\t", "é"]
+_SQ = [*'ab,+ \\$"`\n', "é"]
+_DQ = ["a", ",", " ", "'", "\\$", '\\"', "\\\\", "\\`", "\\a", "\\n", "\\\n", "\n", "é", "$ ", "$,"]
+_ANSI = [
+    "a",
+    " ",
+    '"',
+    "\\n",
+    "\\t",
+    "\\\\",
+    "\\'",
+    '\\"',
+    "\\x41",
+    "\\x4",
+    "\\x4g",
+    "\\101",
+    "\\0101",
+    "\\u00e9",
+    "\\u",
+    "\\U0001F600",
+    "\\cA",
+    "\\c?",
+    "\\z",
+    "\\e",
+    "\\?",
+    "\\0",
+    "é",
+]
+
+
+def _join(alphabet: list[str], size: int = 5) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(alphabet), max_size=size).map("".join)
+
+
+_part = st.one_of(
+    st.sampled_from(_LIT),
+    st.sampled_from(_ESC).map(lambda c: "\\" + c),
+    st.just("\\\n"),
+    _join(_SQ).map(lambda s: f"'{s}'"),
+    _join(_DQ).map(lambda s: f'"{s}"'),
+    _join(_ANSI).map(lambda s: f"$'{s}'"),
+    _join(_DQ).map(lambda s: f'$"{s}"'),
+)
+_word = st.lists(_part, max_size=5).map("".join)
+_FORMS = [
+    "TORCH_LOGS={w}",
+    "export TORCH_LOGS={w}",
+    "declare -x TORCH_LOGS={w}",
+    "readonly TORCH_LOGS={w}",
+    "TORCH_LOGS={w} show",
+    "f2() {{ local TORCH_LOGS={w}; show; }}; f2",
+    "TORCH_TRACE=x \\\n TORCH_LOGS={w} show",
+    "env -u HOME TORCH_LOGS={w} printenv -0 TORCH_LOGS",
+]
+
+
+def _run_bash(statements: list[str]) -> list[bytes]:
+    script = ["show() { printf '%s\\0' \"${TORCH_LOGS-<unset>}\"; }"]
+    for stmt in statements:
+        tail = "" if "printenv" in stmt or "show" in stmt else "\nshow"
+        script.append(f"( {stmt}{tail} )")
+    assert BASH is not None
+    out = subprocess.run(
+        [BASH, "--noprofile", "--norc"],
+        input="\n".join(script).encode(),
+        capture_output=True,
+        env={"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        check=True,
+        timeout=60,
+    )
+    records = out.stdout.split(b"\0")[:-1]
+    assert len(records) == len(statements), out.stderr
+    return records
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(BASH is None, reason="bash not installed")
+# No shrinking: each example runs bash, and the assertion names the failing statement.
+@settings(max_examples=6, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@given(st.lists(st.tuples(st.sampled_from(_FORMS), _word), min_size=60, max_size=60))
+def test_matches_bash(cases: list[tuple[str, str]]) -> None:
+    statements = [form.format(w=word) for form, word in cases]
+    records = _run_bash(statements)
+    compared = 0
+    for stmt, record in zip(statements, records, strict=True):
+        spans = [s for s in shell.extract(stmt) if s.variable == "TORCH_LOGS"]
+        check_spans(stmt, shell.extract(stmt))
+        assert spans, stmt
+        span = spans[-1]
+        assert span.terminated, stmt
+        if span.value is None:
+            continue
+        compared += 1
+        assert span.value.encode("utf-8", "surrogateescape") == record, stmt
+    assert compared > len(statements) // 3
