@@ -1,0 +1,67 @@
+"""detect_host and the extract dispatcher."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from torch_logs_lsp.core import hosts
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        ("/w/.env", "", "dotenv"),
+        ("/w/.env.local", "", "dotenv"),
+        ("/w/prod.env", "", "dotenv"),
+        ("C:\\w\\.env.production", "", "dotenv"),
+        ("/w/.envrc", "", "shell"),
+        ("/w/.vscode/launch.json", "", "jsonc"),
+        ("/w/.vscode/tasks.json", "", "jsonc"),
+        ("/w/launch.json", "", "jsonc"),
+        ("/w/proj.code-workspace", "", "jsonc"),
+        ("/w/run.sh", "", "shell"),
+        ("/w/run.bash", "", "shell"),
+        ("/w/run.zsh", "", "shell"),
+        ("/w/run.ksh", "", "shell"),
+        ("/w/.bashrc", "", "shell"),
+        ("/w/train", "#!/bin/bash\nTORCH_LOGS=x\n", "shell"),
+        ("/w/train", "#!/usr/bin/env bash\n", "shell"),
+        ("/w/train", "#! /usr/bin/env -S zsh -e\n", "shell"),
+        ("/w/train", "\ufeff#!/bin/sh\r\n", "shell"),
+        ("/w/train", "#!/bin/dash", "shell"),
+        ("/w/train", "#!/usr/bin/env python3\n", None),
+        ("/w/train", "TORCH_LOGS=x\n", None),
+        ("/w/train.py", "#!/bin/bash\n", None),
+        ("/w/settings.json", "", None),
+        ("/w/environment.yml", "", None),
+        ("/w/.envrc.bak", "", None),
+        ("", "", None),
+        ("/", "\x00\ud800", None),
+    ],
+)
+def test_detect_host(path: str, text: str, expected: str | None) -> None:
+    assert hosts.detect_host(path, text) == expected
+
+
+def test_dispatch() -> None:
+    assert hosts.HOST_KINDS == ("dotenv", "jsonc", "shell")
+    assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
+    assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
+    doc = '{"configurations": [{"env": {"TORCH_LOGS": "a"}}]}'
+    assert [s.value for s in hosts.extract("jsonc", doc)] == ["a"]
+    escaped = '{"configurations": [{"env": {"TORCH\\u005fLOGS": "a"}}]}'
+    assert [s.value for s in hosts.extract("jsonc", escaped)] == ["a"]
+    assert hosts.extract("yaml", "TORCH_LOGS: a") == []
+    assert hosts.extract("shell", "OTHER=1") == []
+
+
+def test_tree_sitter_hosts_are_imported_lazily() -> None:
+    code = (
+        "import sys; from torch_logs_lsp.core import hosts; "
+        "hosts.extract('shell', 'no family here'); "
+        "assert 'tree_sitter' not in sys.modules, sorted(sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
