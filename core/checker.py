@@ -1,0 +1,193 @@
+"""Check documents: host detection + extraction + analysis, the part shared by the CLI and
+the language server.
+
+Offsets in :class:`Finding` are code points into the document text; ``line`` and
+``column`` are 0-based, the column counted in code points (the CLI prints them 1-based).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import hosts
+from .analysis import Analysis, Diagnostic, Severity, analyse
+from .hosts.base import ValueSpan
+from .registry import Registry, load_registry
+
+#: Directories never entered when walking a tree.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "env",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "site-packages",
+        "build",
+        "dist",
+    }
+)
+
+#: Largest file the checker reads (bytes); bigger files are skipped.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A diagnostic placed in a document: ``start``/``end`` are document offsets (code
+    points), ``line``/``column`` the 0-based position of ``start`` (column in code
+    points), ``end_line``/``end_column`` that of ``end``."""
+
+    span: ValueSpan
+    diagnostic: Diagnostic
+    start: int
+    end: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class LineIndex:
+    """Maps document offsets (code points) to 0-based (line, column in code points).
+
+    Lines end at ``\\n``; a ``\\r`` before it belongs to the line's text, as editors and
+    the LSP treat ``\\r\\n``. A lone ``\\r`` also ends a line (LSP specification).
+    """
+
+    def __init__(self, text: str) -> None:
+        starts = [0]
+        i, n = 0, len(text)
+        while i < n:
+            ch = text[i]
+            if ch == "\n" or (ch == "\r" and (i + 1 >= n or text[i + 1] != "\n")):
+                starts.append(i + 1)
+            i += 1
+        self.starts = starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """0-based ``(line, column)`` of a document offset."""
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line, offset - self.starts[line]
+
+    def offset(self, line: int, column: int) -> int:
+        """Document offset of a 0-based ``(line, column)``; clamps to the document."""
+        if line >= len(self.starts):
+            return self.starts[-1]
+        return self.starts[line] + column
+
+
+def analyse_span(span: ValueSpan, registry: Registry) -> Analysis | None:
+    """Analyse the TORCH_LOGS value of a span; ``None`` for other variables or a value
+    that is not static (no diagnostics for what we cannot know)."""
+    if span.variable != "TORCH_LOGS" or span.value is None:
+        return None
+    if not span.terminated:
+        return None  # the user is still typing the closing quote
+    return analyse(span.value, registry)
+
+
+def check_text(
+    text: str, host: str, registry: Registry | None = None
+) -> list[tuple[ValueSpan, Analysis]]:
+    """Extract the spans of ``text`` (a document of ``host`` kind) and analyse each.
+
+    Never raises for any input text.
+    """
+    reg = registry or load_registry()
+    out: list[tuple[ValueSpan, Analysis]] = []
+    for span in hosts.extract(host, text):
+        result = analyse_span(span, reg)
+        if result is not None:
+            out.append((span, result))
+    return out
+
+
+def findings(text: str, host: str, registry: Registry | None = None) -> list[Finding]:
+    """Every diagnostic of a document, placed in document coordinates, in order."""
+    index = LineIndex(text)
+    out: list[Finding] = []
+    for span, result in check_text(text, host, registry):
+        for diag in result.diagnostics:
+            start, end = span.document_range(diag.start, diag.end)
+            line, column = index.position(start)
+            end_line, end_column = index.position(end)
+            out.append(Finding(span, diag, start, end, line, column, end_line, end_column))
+    out.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
+    return out
+
+
+def iter_files(paths: list[str]) -> Iterator[tuple[Path, str]]:
+    """Files under ``paths`` that hold a host kind, with that kind, in sorted order.
+
+    A path naming a file is checked when its kind can be detected (content included);
+    directories are walked, skipping :data:`SKIP_DIRS` and virtualenvs (``pyvenv.cfg``).
+    Raises ``FileNotFoundError`` for a path that does not exist.
+    """
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise FileNotFoundError(raw)
+        if path.is_file():
+            kind = _kind_of(path)
+            if kind:
+                yield path, kind
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(
+                d
+                for d in dirs
+                if d not in SKIP_DIRS and not (Path(root, d) / "pyvenv.cfg").exists()
+            )
+            for name in sorted(files):
+                file = Path(root, name)
+                kind = _kind_of(file)
+                if kind:
+                    yield file, kind
+
+
+def _kind_of(path: Path) -> str | None:
+    head = ""
+    if not path.suffix or path.name.startswith("."):
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(256).decode("utf-8", "replace")
+        except OSError:
+            return None
+    return hosts.detect_host(str(path), head)
+
+
+def read_document(path: Path) -> str | None:
+    """Read a file as UTF-8 (undecodable bytes replaced), keeping line endings; ``None``
+    when it cannot be read or is larger than :data:`MAX_FILE_BYTES`."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+__all__ = [
+    "Finding",
+    "LineIndex",
+    "Severity",
+    "analyse_span",
+    "check_text",
+    "findings",
+    "iter_files",
+    "read_document",
+]

@@ -1,0 +1,153 @@
+"""The ``torch-logs`` command: ``check`` files and ``explain`` a value.
+
+Exit codes: ``check`` 0 when no error was found, 1 when any error was found, 2 on usage
+errors (argparse's convention; also a path that does not exist). ``explain`` 0 when torch
+accepts the value, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
+from .checker import findings, iter_files, read_document
+from .registry import load_registry
+
+SEVERITY_WORDS = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "info",
+    Severity.HINT: "hint",
+}
+
+
+def _diagnostic_json(d: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "code": d.code,
+        "severity": SEVERITY_WORDS[d.severity],
+        "message": d.message,
+        **extra,
+        "suggestions": list(d.suggestions),
+    }
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    registry = load_registry()
+    minimum = Severity.HINT if args.show_hints else Severity.INFORMATION
+    errors = 0
+    rows: list[dict[str, Any]] = []
+    try:
+        files = list(iter_files(args.paths))
+    except FileNotFoundError as exc:
+        print(f"torch-logs: no such file or directory: {exc.args[0]}", file=sys.stderr)
+        return 2
+    for path, host in files:
+        text = read_document(path)
+        if text is None:
+            continue
+        for f in findings(text, host, registry):
+            d = f.diagnostic
+            if d.severity == Severity.ERROR:
+                errors += 1
+            if d.severity > minimum:
+                continue
+            if args.format == "json":
+                rows.append(
+                    _diagnostic_json(
+                        d,
+                        path=str(path),
+                        host=host,
+                        variable=f.span.variable,
+                        value=f.span.value,
+                        line=f.line + 1,
+                        column=f.column + 1,
+                        end_line=f.end_line + 1,
+                        end_column=f.end_column + 1,
+                    )
+                )
+            else:
+                word = SEVERITY_WORDS[d.severity]
+                print(f"{path}:{f.line + 1}:{f.column + 1}: {d.code} [{word}] {d.message}")
+    if args.format == "json":
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        print(f"{len(files)} file(s) checked, {errors} error(s)", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def explain_json(result: Analysis) -> dict[str, Any]:
+    """The ``explain --json`` document for an analysis (shape in the README)."""
+    config = result.config
+    return {
+        "value": result.value,
+        "torch_release": result.release,
+        "torch_outcome": result.outcome,
+        "diagnostics": [_diagnostic_json(d, start=d.start, end=d.end) for d in result.diagnostics],
+        "logs": {q: LEVEL_NAMES[lvl] for q, lvl in config.logs.items()} if config else {},
+        "artifacts": list(config.artifacts) if config else [],
+        "modules": list(config.modules) if config else [],
+    }
+
+
+_OUTCOME_TEXT = {
+    "ok": "import torch accepts this value",
+    "invalid": "import torch raises ValueError (invalid TORCH_LOGS)",
+    "help": "import torch raises and prints the TORCH_LOGS help",
+    "module_not_found": "import torch raises ModuleNotFoundError/ImportError",
+    "crash": "import torch crashes with AttributeError (empty TORCH_LOGS)",
+}
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    result = analyse(args.value, load_registry())
+    if args.json:
+        print(json.dumps(explain_json(result), ensure_ascii=False, indent=2))
+        return 0 if result.outcome == "ok" else 1
+    print(f"TORCH_LOGS={args.value!r} (torch {result.release} rules)")
+    print(f"outcome: {_OUTCOME_TEXT[result.outcome]}")
+    for d in result.diagnostics:
+        where = f"{d.start + 1}-{d.end}" if d.end > d.start else f"{d.start + 1}"
+        print(f"  {d.code} [{SEVERITY_WORDS[d.severity]}] at {where}: {d.message}")
+    if result.config:
+        if result.config.logs:
+            width = max(len(q) for q in result.config.logs)
+            print("loggers:")
+            for q, lvl in result.config.logs.items():
+                print(f"  {q:<{width}}  {LEVEL_NAMES[lvl]}")
+        if result.config.artifacts:
+            print("artifacts: " + ", ".join(result.config.artifacts))
+        if result.config.modules:
+            print("module names (torch looks them up): " + ", ".join(result.config.modules))
+    return 0 if result.outcome == "ok" else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="torch-logs", description="Check and explain PyTorch TORCH_LOGS values."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="check .env, launch.json/tasks.json and shell files")
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--show-hints", action="store_true", help="also print hints")
+    check.set_defaults(func=cmd_check)
+    explain = sub.add_parser("explain", help="explain what torch does with a value")
+    explain.add_argument("value", metavar="VALUE")
+    explain.add_argument("--json", action="store_true")
+    explain.set_defaults(func=cmd_explain)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``torch-logs``; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

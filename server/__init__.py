@@ -1,0 +1,4 @@
+"""The torch-logs language server: pygls glue over ``torch_logs_lsp.core``.
+
+Run it with ``torch-logs-lsp`` or ``python -m torch_logs_lsp.server`` (stdio).
+"""

@@ -1,0 +1,36 @@
+"""``torch-logs-lsp`` / ``python -m torch_logs_lsp.server``: start the language server."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the server on stdio (default) or TCP; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="torch-logs-lsp", description=__doc__)
+    parser.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=2087)
+    parser.add_argument("--log-level", default="WARNING", help="logging level for stderr")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    args = parser.parse_args(argv)
+
+    from .app import VERSION, create_server
+
+    if args.version:
+        print(f"torch-logs-lsp {VERSION}")
+        return 0
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

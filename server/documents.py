@@ -1,0 +1,97 @@
+"""Per-document state: host kind, value spans and analyses of one document version.
+
+Computed once per version and shared by every feature (diagnostics, completion, hover).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import Analysis
+from torch_logs_lsp.core.checker import analyse_span
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.registry import Registry
+
+from .positions import PositionMapper
+
+log = logging.getLogger(__name__)
+
+#: Editor languageIds that name a host kind; used only when the URI and the content
+#: say nothing (untitled documents).
+LANGUAGE_HOSTS = {
+    "dotenv": "dotenv",
+    "properties": None,
+    "shellscript": "shell",
+    "sh": "shell",
+    "bash": "shell",
+    "zsh": "shell",
+}
+
+
+def uri_path(uri: str) -> str:
+    """The path part of a URI, percent-decoded (``file:///a/.env`` -> ``/a/.env``)."""
+    try:
+        return unquote(urlparse(uri).path)
+    except ValueError:
+        return uri
+
+
+def detect(uri: str, text: str, language_id: str | None) -> str | None:
+    """Host kind of a document: from its path and content first, the languageId last."""
+    kind = hosts.detect_host(uri_path(uri), text[:256])
+    if kind is None and language_id:
+        kind = LANGUAGE_HOSTS.get(language_id)
+    return kind
+
+
+@dataclass
+class DocumentState:
+    """One analysed document version. ``entries`` pairs every span with its analysis
+    (``None`` for spans that are not analysed: other variables, non-static values)."""
+
+    uri: str
+    version: int | None
+    host: str | None
+    text: str
+    mapper: PositionMapper
+    entries: list[tuple[ValueSpan, Analysis | None]]
+
+    def span_at(self, offset: int) -> ValueSpan | None:
+        """The span whose name or value contains the document offset, if any."""
+        for span, _ in self.entries:
+            if span.name_start <= offset <= span.name_end:
+                return span
+            if span.content_start <= offset <= span.content_end:
+                return span
+        return None
+
+    def analysis_of(self, span: ValueSpan) -> Analysis | None:
+        for s, a in self.entries:
+            if s is span:
+                return a
+        return None
+
+
+def build_state(
+    uri: str,
+    version: int | None,
+    text: str,
+    language_id: str | None,
+    registry: Registry,
+    encoding: str,
+) -> DocumentState:
+    """Analyse a document. Never raises: a failing extractor is logged and yields no spans."""
+    host = detect(uri, text, language_id)
+    entries: list[tuple[ValueSpan, Analysis | None]] = []
+    if host is not None:
+        try:
+            spans = hosts.extract(host, text)
+        except Exception:  # an extractor bug must not take the server down
+            log.exception("extracting %s values from %s failed", host, uri)
+            spans = []
+        for span in spans:
+            entries.append((span, analyse_span(span, registry)))
+    return DocumentState(uri, version, host, text, PositionMapper(text, encoding), entries)

@@ -1,0 +1,1 @@
+"""LSP features, one module each; each turns core results into lsprotocol types."""

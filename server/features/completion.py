@@ -1,0 +1,94 @@
+"""textDocument/completion: names inside a TORCH_LOGS value."""
+
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types
+
+from torch_logs_lsp.core.registry import Registry
+
+from ..documents import DocumentState
+from ..texts import label
+
+TRIGGER_CHARACTERS = ["=", ",", "+", "-", '"', "'"]
+_WORD = re.compile(r"[\w.]")
+
+
+def _word_bounds(value: str, index: int) -> tuple[int, int]:
+    start = index
+    while start > 0 and _WORD.match(value[start - 1]):
+        start -= 1
+    end = index
+    while end < len(value) and _WORD.match(value[end]):
+        end += 1
+    return start, end
+
+
+def _used_names(value: str) -> set[str]:
+    return {part.strip().lstrip("+-") for part in value.split(",")}
+
+
+def completions(
+    state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
+) -> types.CompletionList | None:
+    """Completion items at a document offset (code points) inside a TORCH_LOGS value.
+
+    ``None`` outside a value (and for values that are not static). Each item's textEdit
+    replaces exactly the name being typed (the word around the cursor, prefix excluded).
+    """
+    span = state.span_at(offset)
+    if span is None or span.variable != "TORCH_LOGS" or span.value is None:
+        return None
+    index = span.value_index(offset)
+    if index is None:
+        return None
+    value = span.value
+    start, end = _word_bounds(value, index)
+    word = value[start:index]
+    if "." in word:
+        return types.CompletionList(is_incomplete=False, items=[])  # module names: later
+    doc_start, doc_end = span.document_range(start, end)
+    edit_range = state.mapper.range(doc_start, doc_end)
+    if edit_range.start.line != edit_range.end.line:  # a line continuation inside the word
+        here = state.mapper.position(offset)
+        edit_range = types.Range(start=here, end=here)
+    used = _used_names(value[:start] + value[end:])
+    items: list[types.CompletionItem] = []
+    for name in registry.offered_names():
+        kind = registry.kind(name)
+        if kind == "artifact":
+            art = registry.artifacts[name]
+            detail = label("artifact", locale)
+            if art.off_by_default:
+                detail += ", " + label("off_by_default", locale)
+            item_kind = types.CompletionItemKind.Field
+            rank = "1" if art.visible else "2"
+        else:
+            detail = label("component" if kind == "component" else "special", locale)
+            item_kind = (
+                types.CompletionItemKind.Module
+                if kind == "component"
+                else types.CompletionItemKind.Keyword
+            )
+            rank = "0"
+        if name in used:
+            rank = "9"
+        description = registry.description(name, locale)
+        documentation = types.MarkupContent(
+            kind=types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText,
+            value=description,
+        )
+        items.append(
+            types.CompletionItem(
+                label=name,
+                kind=item_kind,
+                detail=detail,
+                label_details=types.CompletionItemLabelDetails(description=detail),
+                documentation=documentation,
+                sort_text=f"{rank}_{name}",
+                filter_text=name,
+                text_edit=types.TextEdit(range=edit_range, new_text=name),
+            )
+        )
+    return types.CompletionList(is_incomplete=False, items=items)

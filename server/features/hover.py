@@ -1,0 +1,112 @@
+"""textDocument/hover: docs for an item, or the effective configuration on the variable."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, level_of
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.parser import Item
+from torch_logs_lsp.core.registry import Registry
+
+from ..documents import DocumentState
+from ..texts import Doc, label
+
+
+def _item_at(analysis: Analysis, index: int) -> Item | None:
+    for item in analysis.parsed.items:
+        if item.start <= index <= item.end:
+            return item
+    return None
+
+
+def item_doc(item: Item, analysis: Analysis, registry: Registry, locale: str) -> Doc:
+    """Documentation of one item: kind, description, level, loggers, artifact flags."""
+    name = item.name
+    kind = registry.kind(name)
+    level = LEVEL_NAMES[level_of(item.prefix)]
+    if kind == "component" or kind == "special":
+        doc = Doc(f"**{name}** · {label(kind, locale)}")
+        doc.para(registry.description(name, locale))
+        doc.para(f"{label('level', locale)}: **{level}** ({label('levels_hint', locale)})")
+        rows = [(label("logger", locale), label("level", locale))]
+        rows += [(q, level) for q in registry.qnames_for(name)]
+        doc.table(rows)
+        return doc
+    if kind == "artifact":
+        art = registry.artifacts[name]
+        flags = [label("off_by_default", locale)] if art.off_by_default else []
+        flags.append(label("visible" if art.visible else "hidden", locale))
+        doc = Doc(f"**{name}** · {label('artifact', locale)} ({', '.join(flags)})")
+        doc.para(registry.description(name, locale))
+        doc.para(label("prefix_ignored", locale))
+        if art.off_by_default:
+            doc.para(label("off_note", locale))
+        return doc
+    title_kind = "module" if "." in name else "unknown"
+    doc = Doc(f"**{name}** · {label(title_kind, locale)}")
+    for d in analysis.diagnostics:
+        if d.start >= item.start and d.end <= item.end:
+            doc.para(d.message)
+    if title_kind == "module":
+        doc.para(f"{label('level', locale)}: **{level}**. {label('module_note', locale)}")
+    return doc
+
+
+def variable_doc(
+    span: ValueSpan, analysis: Analysis | None, registry: Registry, locale: str
+) -> Doc:
+    """Documentation of the variable name; for TORCH_LOGS the effective configuration."""
+    doc = Doc(f"**{span.variable}**")
+    doc.para(registry.description(span.variable, locale))
+    if span.variable != "TORCH_LOGS":
+        return doc
+    if analysis is None:
+        if span.value is None:
+            doc.para(label("not_static", locale))
+        return doc
+    doc.para(
+        label(f"outcome_{analysis.outcome}", locale)
+        + " "
+        + label("release", locale, release=analysis.release)
+    )
+    config = analysis.config
+    if config is None:
+        return doc
+    doc.para(f"**{label('effective', locale)}**")
+    if not (config.logs or config.artifacts):
+        doc.para(label("no_effect", locale))
+    rows = [(label("logger", locale), label("level", locale))]
+    rows += [(q, LEVEL_NAMES[lvl]) for q, lvl in config.logs.items()]
+    if len(rows) > 1:
+        doc.table(rows)
+    if config.artifacts:
+        doc.para(f"{label('artifacts', locale)}: " + ", ".join(f"`{a}`" for a in config.artifacts))
+    return doc
+
+
+def hover(
+    state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
+) -> types.Hover | None:
+    """Hover at a document offset (code points), or ``None`` outside any value span."""
+    span = state.span_at(offset)
+    if span is None:
+        return None
+    analysis = state.analysis_of(span)
+    if span.name_start <= offset <= span.name_end:
+        doc = variable_doc(span, analysis, registry, locale)
+        start, end = span.name_start, span.name_end
+    else:
+        index = span.value_index(offset)
+        if index is None or analysis is None:
+            return None
+        item = _item_at(analysis, index)
+        if item is None or not item.name:
+            return None
+        doc = item_doc(item, analysis, registry, locale)
+        start, end = span.document_range(item.start, item.end)
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    text = doc.markdown() if markdown else doc.plaintext()
+    return types.Hover(
+        contents=types.MarkupContent(kind=kind, value=text), range=state.mapper.range(start, end)
+    )

@@ -1,0 +1,71 @@
+"""Conversion between document offsets and LSP positions: the only place it happens.
+
+Document offsets are code points into the document text (what ``core`` uses). An LSP
+``Position`` counts lines split at ``\\n``, ``\\r\\n`` or ``\\r`` and characters in the
+position encoding negotiated at initialize: UTF-16 code units unless the client offered
+``utf-8`` (or ``utf-32``), as pygls chose it (``Workspace.position_encoding``).
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from torch_logs_lsp.core.checker import LineIndex
+
+
+def _units(ch: str, encoding: str) -> int:
+    cp = ord(ch)
+    if encoding == types.PositionEncodingKind.Utf8:
+        return 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+    if encoding == types.PositionEncodingKind.Utf32:
+        return 1
+    return 2 if cp >= 0x10000 else 1
+
+
+class PositionMapper:
+    """Maps offsets of one document version to LSP positions and back.
+
+    ``encoding`` is a ``PositionEncodingKind`` value (``"utf-16"``, ``"utf-8"``,
+    ``"utf-32"``). Never raises: positions beyond a line or the document are clamped.
+    """
+
+    def __init__(self, text: str, encoding: str) -> None:
+        self.text = text
+        self.encoding = encoding
+        self.index = LineIndex(text)
+
+    def _line_end(self, line: int) -> int:
+        starts = self.index.starts
+        end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
+        while end > starts[line] and self.text[end - 1] in "\r\n":
+            end -= 1
+        return end
+
+    def position(self, offset: int) -> types.Position:
+        """LSP position of a document offset (code points)."""
+        offset = max(0, min(offset, len(self.text)))
+        line, column = self.index.position(offset)
+        start = self.index.starts[line]
+        units = sum(_units(c, self.encoding) for c in self.text[start : start + column])
+        return types.Position(line=line, character=units)
+
+    def range(self, start: int, end: int) -> types.Range:
+        """LSP range of the document offsets ``[start, end)``."""
+        return types.Range(start=self.position(start), end=self.position(end))
+
+    def offset(self, position: types.Position) -> int:
+        """Document offset (code points) of an LSP position; a ``character`` inside a
+        surrogate pair or a multi-byte UTF-8 sequence maps to that code point's start."""
+        if position.line >= len(self.index.starts):
+            return len(self.text)
+        start = self.index.starts[position.line]
+        end = self._line_end(position.line)
+        units = 0
+        i = start
+        while i < end:
+            step = _units(self.text[i], self.encoding)
+            if units + step > position.character:
+                break
+            units += step
+            i += 1
+        return i

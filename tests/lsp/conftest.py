@@ -1,0 +1,73 @@
+"""End-to-end LSP fixtures: a real server subprocess over stdio, driven by pytest-lsp."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torch_logs_lsp.server"])
+
+
+async def _session(
+    client: LanguageClient, capabilities: types.ClientCapabilities, **init: Any
+) -> AsyncIterator[LanguageClient]:
+    await client.initialize_session(types.InitializeParams(capabilities=capabilities, **init))
+    yield client
+    await client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def vscode(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    """A VS Code-like client: UTF-16 positions, Markdown."""
+    async for c in _session(lsp_client, client_capabilities("visual-studio-code")):
+        yield c
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def utf8_client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    """A Neovim 0.11-like client: offers utf-8 first."""
+    async for c in _session(lsp_client, client_capabilities("neovim@v0.11.0")):
+        yield c
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def plaintext_client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    """An eglot-like client that wants plain-text hover, with a Russian locale."""
+    caps = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.PlainText]),
+        )
+    )
+    async for c in _session(lsp_client, caps, locale="ru-RU"):
+        yield c
+
+
+async def open_and_wait(
+    client: LanguageClient, uri: str, text: str, language_id: str = "", version: int = 1
+) -> list[types.Diagnostic]:
+    """Open a document and return the diagnostics published for this version."""
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id=language_id, version=version, text=text
+            )
+        )
+    )
+    return await wait_diagnostics(client, uri, version)
+
+
+async def wait_diagnostics(
+    client: LanguageClient, uri: str, version: int
+) -> list[types.Diagnostic]:
+    """Wait for the publishDiagnostics of ``uri`` at ``version`` (no sleeping)."""
+    while True:
+        params: types.PublishDiagnosticsParams = await client.wait_for_notification(
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        )
+        if params.uri == uri and params.version == version:
+            return list(params.diagnostics)

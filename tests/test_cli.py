@@ -1,0 +1,117 @@
+"""The torch-logs command on the bundled examples and on generated trees."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torch_logs_lsp.core.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_check_examples_flags_the_done_when_list():
+    proc = run("check", str(EXAMPLES))
+    assert proc.returncode == 1
+    out = proc.stdout.replace(str(EXAMPLES) + "/", "")
+    expected = [
+        "envs/recompiles.env:2:12: TL201 [error] unknown name `aot_g`",
+        "envs/inductor.env:2:28: TL104 [error] trailing comma",
+        "envs/quiet.env:2:12: TL001 [error]",
+        ".vscode/launch.json:17:31: TL107 [error]",
+        ".vscode/launch.json:17:39: TL107 [error]",
+        ".vscode/launch.json:35:37: TL201 [error] unknown name `Dynamo`",
+        "scripts/train.sh:8:27: TL102 [error]",
+        "scripts/train.sh:11:12: TL301 [warning]",
+        "scripts/debug_compile:3:12: TL002 [error]",
+        "scripts/debug_compile:4:17: TL201 [error] unknown name `Dynamo`",
+        "scripts/debug_compile:6:24: TL301 [warning]",
+        "scripts/debug_compile:6:41: TL106 [error]",
+    ]
+    for line in expected:
+        assert any(row.startswith(line) for row in out.splitlines()), (line, out)
+    # correct values and computed values are not reported
+    for clean in ("examples/.env", "train.sh:14:", "train.sh:16:", "debug_compile:5:"):
+        assert clean not in proc.stdout
+
+
+def test_check_json_format():
+    proc = run("check", "--format", "json", str(EXAMPLES / "envs" / "recompiles.env"))
+    assert proc.returncode == 1
+    (row,) = json.loads(proc.stdout)
+    assert row["code"] == "TL201"
+    assert (row["line"], row["column"], row["end_line"], row["end_column"]) == (2, 12, 2, 17)
+    assert row["suggestions"][0] == "aot_graphs"
+
+
+def test_check_clean_tree_exits_zero(tmp_path: Path):
+    (tmp_path / ".env").write_text("TORCH_LOGS=+dynamo,guards\n")
+    venv = tmp_path / ".venv"
+    venv.mkdir()
+    (venv / "pyvenv.cfg").write_text("home = /usr\n")
+    (venv / "bad.env").write_text("TORCH_LOGS=aot_g\n")  # inside a virtualenv: skipped
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "x.sh").write_text("TORCH_LOGS=aot_g\n")
+    assert main(["check", str(tmp_path)]) == 0
+
+
+def test_check_usage_errors_exit_two(tmp_path: Path):
+    assert run("check", str(tmp_path / "missing")).returncode == 2
+    assert run("check").returncode == 2
+    assert run("frobnicate").returncode == 2
+
+
+def test_check_columns_count_characters_not_bytes(tmp_path: Path):
+    (tmp_path / "a.env").write_text("# ü\nA=é🙂 TORCH_LOGS=aot_g\n", encoding="utf-8")
+    (tmp_path / "b.env").write_text("TORCH_LOGS=aot_g\r\n", encoding="utf-8")
+    proc = run("check", str(tmp_path))
+    rows = proc.stdout.splitlines()
+    assert any("b.env:1:12: TL201" in r for r in rows), rows
+
+
+@pytest.mark.parametrize(
+    ("value", "outcome", "code"),
+    [
+        ("+dynamo,guards", "ok", 0),
+        ("aot_g", "invalid", 1),
+        ("help", "help", 1),
+        ("", "crash", 1),
+        ("+torch._dynamo.guards", "ok", 0),
+        (".json", "module_not_found", 1),
+    ],
+)
+def test_explain_json(value: str, outcome: str, code: int):
+    proc = run("explain", value, "--json")
+    assert proc.returncode == code
+    data = json.loads(proc.stdout)
+    assert data["torch_outcome"] == outcome
+    assert set(data) >= {"torch_outcome", "diagnostics", "logs", "artifacts", "modules"}
+
+
+def test_explain_json_configuration():
+    data = json.loads(run("explain", "+dynamo,-guards,my.mod", "--json").stdout)
+    assert data["logs"]["torch._dynamo"] == "DEBUG"
+    assert data["logs"]["my.mod"] == "INFO"
+    assert data["artifacts"] == ["guards"]
+    assert data["modules"] == ["my.mod"]
+    assert [d["code"] for d in data["diagnostics"]] == ["TL301", "TL202"]
+
+
+def test_explain_text():
+    proc = run("explain", "+dynamo,guards")
+    assert proc.returncode == 0
+    assert "torch._dynamo" in proc.stdout and "DEBUG" in proc.stdout
+    assert "artifacts: guards" in proc.stdout
