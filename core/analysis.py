@@ -104,7 +104,10 @@ def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnos
         if p.code == ILLEGAL_CHARACTER and p.item is not None:
             name = parsed.items[p.item].name
             suggestions = tuple(suggest(name, registry.known_names()))
-        out.append(Diagnostic(p.code, Severity.ERROR, p.message, p.start, p.end, suggestions))
+        message = p.message
+        if suggestions:
+            message += "; did you mean " + " or ".join(f"`{s}`" for s in suggestions) + "?"
+        out.append(Diagnostic(p.code, Severity.ERROR, message, p.start, p.end, suggestions))
     if not out:  # the regex disagrees with our scanner: never hide torch's verdict
         out.append(
             Diagnostic(

@@ -38,7 +38,7 @@ def _diagnostic_json(d: Any, **extra: Any) -> dict[str, Any]:
 def cmd_check(args: argparse.Namespace) -> int:
     registry = load_registry()
     minimum = Severity.HINT if args.show_hints else Severity.INFORMATION
-    errors = 0
+    counts: dict[Severity, int] = {}
     rows: list[dict[str, Any]] = []
     try:
         files = list(iter_files(args.paths))
@@ -51,8 +51,6 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         for f in findings(text, host, registry):
             d = f.diagnostic
-            if d.severity == Severity.ERROR:
-                errors += 1
             if d.severity > minimum:
                 continue
             if args.format == "json":
@@ -70,13 +68,16 @@ def cmd_check(args: argparse.Namespace) -> int:
                     )
                 )
             else:
-                word = SEVERITY_WORDS[d.severity]
-                print(f"{path}:{f.line + 1}:{f.column + 1}: {d.code} [{word}] {d.message}")
+                print(f"{path}:{f.line + 1}:{f.column + 1}: {d.code} {d.message}")
+            counts[d.severity] = counts.get(d.severity, 0) + 1
     if args.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
-        print(f"{len(files)} file(s) checked, {errors} error(s)", file=sys.stderr)
-    return 1 if errors else 0
+        summary = ", ".join(
+            f"{counts.get(sev, 0)} {SEVERITY_WORDS[sev]}(s)" for sev in sorted(counts)
+        )
+        print(f"{len(files)} file(s) checked: {summary or 'no findings'}", file=sys.stderr)
+    return 1 if counts.get(Severity.ERROR) else 0
 
 
 def explain_json(result: Analysis) -> dict[str, Any]:

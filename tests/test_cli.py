@@ -28,18 +28,18 @@ def test_check_examples_flags_the_done_when_list():
     assert proc.returncode == 1
     out = proc.stdout.replace(str(EXAMPLES) + "/", "")
     expected = [
-        "envs/recompiles.env:2:12: TL201 [error] unknown name `aot_g`",
-        "envs/inductor.env:2:28: TL104 [error] trailing comma",
-        "envs/quiet.env:2:12: TL001 [error]",
-        ".vscode/launch.json:17:31: TL107 [error]",
-        ".vscode/launch.json:17:39: TL107 [error]",
-        ".vscode/launch.json:35:37: TL201 [error] unknown name `Dynamo`",
-        "scripts/train.sh:8:27: TL102 [error]",
-        "scripts/train.sh:11:12: TL301 [warning]",
-        "scripts/debug_compile:3:12: TL002 [error]",
-        "scripts/debug_compile:4:17: TL201 [error] unknown name `Dynamo`",
-        "scripts/debug_compile:6:24: TL301 [warning]",
-        "scripts/debug_compile:6:41: TL106 [error]",
+        "envs/recompiles.env:2:12: TL201 unknown name `aot_g`",
+        "envs/inductor.env:2:28: TL104 trailing comma",
+        "envs/quiet.env:2:12: TL001",
+        ".vscode/launch.json:17:31: TL107",
+        ".vscode/launch.json:17:39: TL107",
+        ".vscode/launch.json:35:37: TL201 unknown name `Dynamo`",
+        "scripts/train.sh:8:27: TL102",
+        "scripts/train.sh:11:12: TL301",
+        "scripts/debug_compile:3:12: TL002",
+        "scripts/debug_compile:4:17: TL201 unknown name `Dynamo`",
+        "scripts/debug_compile:6:24: TL301",
+        "scripts/debug_compile:6:41: TL106",
     ]
     for line in expected:
         assert any(row.startswith(line) for row in out.splitlines()), (line, out)
