@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,8 @@ SKIP_DIRS = frozenset(
     }
 )
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
 #: Largest file the checker reads (bytes); bigger files are skipped.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -68,14 +71,7 @@ class LineIndex:
     """
 
     def __init__(self, text: str) -> None:
-        starts = [0]
-        i, n = 0, len(text)
-        while i < n:
-            ch = text[i]
-            if ch == "\n" or (ch == "\r" and (i + 1 >= n or text[i + 1] != "\n")):
-                starts.append(i + 1)
-            i += 1
-        self.starts = starts
+        self.starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
 
     def position(self, offset: int) -> tuple[int, int]:
         """0-based ``(line, column)`` of a document offset."""
