@@ -14,14 +14,16 @@ All offsets are code points into the decoded value.
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Literal
 
+from .modules import ModuleFinder, Spec
 from .parser import EMPTY_ITEM, ILLEGAL_CHARACTER, Item, ParsedValue, parse_value
 from .registry import Registry, load_registry
 from .suggest import suggest
+from .torch_context import fallback_finder
+from .versions import holds, release_verdict
 
 Outcome = Literal["ok", "invalid", "help", "module_not_found", "crash"]
 
@@ -32,6 +34,9 @@ HELP = "TL002"
 UNKNOWN_NAME = "TL201"
 MODULE_NAME = "TL202"
 INVALID_MODULE_NAME = "TL203"
+MODULE_NOT_FOUND = "TL204"
+NOT_IN_RELEASE = "TL205"
+RENAMED_NAME = "TL206"
 PREFIX_IGNORED = "TL301"
 DUPLICATE_ITEM = "TL302"
 CONFLICTING_ITEMS = "TL303"
@@ -117,47 +122,82 @@ def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnos
     return out
 
 
-def _is_stdlib_top_level(name: str) -> bool:
-    return name in sys.stdlib_module_names
-
-
-def _name_diagnostic(item: Item, registry: Registry) -> tuple[Diagnostic, Outcome]:
-    """Diagnostic for an item whose name is not registered, and torch's outcome for it."""
+def _name_diagnostic(
+    item: Item, registry: Registry, finder: ModuleFinder
+) -> tuple[Diagnostic, Outcome, Spec | None]:
+    """Diagnostic for an item whose name is not registered, torch's outcome for it, and
+    the module spec when torch would find it as a module (see :mod:`.modules`)."""
     name, start, end = item.name, item.name_start, item.end
-    if "." in name:
-        parts = name.split(".")
-        if name.startswith("."):
-            msg = f"`{name}` is a relative module name: torch raises ImportError at import"
-            return Diagnostic(INVALID_MODULE_NAME, Severity.ERROR, msg, start, end), (
-                "module_not_found"
-            )
-        if "" in parts:
-            msg = (
-                f"`{name}` is not a valid module name (empty part between dots): "
-                "torch raises ModuleNotFoundError at import"
-            )
-            return Diagnostic(INVALID_MODULE_NAME, Severity.ERROR, msg, start, end), (
-                "module_not_found"
-            )
+    verdict = release_verdict(name, registry.release, set(registry.known_names()))
+    if verdict is not None:
+        diag = Diagnostic(
+            verdict.code, Severity.ERROR, verdict.message, start, end, verdict.suggestions
+        )
+        return diag, "invalid", None
+    lookup = finder.find_spec(name)
+    where = finder.description or "the environment"
+    missing_severity = Severity.ERROR if finder.certain else Severity.WARNING
+    parts = name.split(".")
+    if lookup.status == "relative":
+        msg = f"`{name}` is a relative module name: torch raises ImportError at import"
+        return (
+            Diagnostic(INVALID_MODULE_NAME, Severity.ERROR, msg, start, end),
+            ("module_not_found"),
+            None,
+        )
+    if "." in name and "" in parts:
+        msg = f"`{name}` is not a valid module name (empty part between dots): torch " + (
+            "rejects the value (ValueError) at import"
+            if lookup.status == "not_found"
+            else "raises ModuleNotFoundError at import"
+        )
+        outcome: Outcome = "invalid" if lookup.status == "not_found" else "module_not_found"
+        return Diagnostic(INVALID_MODULE_NAME, Severity.ERROR, msg, start, end), outcome, None
+    if lookup.status == "found" and lookup.spec is not None:
+        spec = lookup.spec
+        origin = f" ({spec.kind}: {spec.origin})" if spec.origin else f" ({spec.kind})"
+        msg = f"`{name}` is not a registered name: torch treats it as a module name{origin}"
+        return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok", spec
+    if lookup.status in ("parent_missing", "parent_not_package"):
+        why = (
+            f"no module `{lookup.missing}` in {where}"
+            if lookup.status == "parent_missing"
+            else f"`{lookup.missing}` is a module, not a package"
+        )
+        msg = f"`{name}`: {why}: torch will raise ModuleNotFoundError at import"
+        return (
+            Diagnostic(MODULE_NOT_FOUND, missing_severity, msg, start, end),
+            ("module_not_found"),
+            None,
+        )
+    if lookup.status == "not_found" and "." in name:
+        parent, _, last = name.rpartition(".")
+        msg = (
+            f"`{name}` is not a module: no `{last}` in package `{parent}` ({where}); "
+            "torch rejects the value (ValueError) at import"
+        )
+        return Diagnostic(MODULE_NOT_FOUND, missing_severity, msg, start, end), "invalid", None
+    if lookup.status == "unknown" and "." in name:
         msg = (
             f"`{name}` is not a registered name: torch treats it as a module name and "
             "raises ModuleNotFoundError at import if it cannot find it"
         )
-        return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok"
-    if _is_stdlib_top_level(name):
-        msg = f"`{name}` is not a registered name: torch treats it as the module `{name}`"
-        return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok"
+        return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok", None
     found = tuple(suggest(name, registry.known_names()))
     msg = f"unknown name `{name}`: not a component or artifact of torch {registry.release}"
+    if lookup.status == "not_found":
+        msg += f", nor a module in {where}"
     if found:
         msg += "; did you mean " + " or ".join(f"`{s}`" for s in found) + "?"
         severity = Severity.ERROR
-    elif name.isidentifier():
+    elif not name.isidentifier():
+        severity = Severity.ERROR
+    elif lookup.status == "not_found":
+        severity = missing_severity
+    else:
         msg += " (torch accepts it only if it is an importable module)"
         severity = Severity.WARNING
-    else:
-        severity = Severity.ERROR
-    return Diagnostic(UNKNOWN_NAME, severity, msg, start, end, found), "invalid"
+    return Diagnostic(UNKNOWN_NAME, severity, msg, start, end, found), "invalid", None
 
 
 def _level_word(level: int) -> str:
@@ -217,12 +257,17 @@ def _duplicate_diagnostics(
     return out
 
 
-def analyse(value: str, registry: Registry | None = None) -> Analysis:
-    """Analyse a decoded TORCH_LOGS value against ``registry`` (default: newest packaged).
+def analyse(
+    value: str, registry: Registry | None = None, finder: ModuleFinder | None = None
+) -> Analysis:
+    """Analyse a decoded TORCH_LOGS value against ``registry`` (default: newest packaged),
+    resolving module names with ``finder`` (default: no environment; our standard
+    library and the packaged torch module list, verdicts on other names unknown).
 
     Returns diagnostics sorted by position and torch's outcome. Never raises.
     """
     reg = registry or load_registry()
+    finder = finder or fallback_finder()
     parsed = parse_value(value)
     if value == "":
         msg = (
@@ -267,12 +312,16 @@ def analyse(value: str, registry: Registry | None = None) -> Analysis:
                     Diagnostic(PREFIX_IGNORED, Severity.WARNING, msg, item.start, item.name_start)
                 )
         else:
-            name_diag, item_outcome = _name_diagnostic(item, reg)
+            name_diag, item_outcome, spec = _name_diagnostic(item, reg, finder)
             diagnostics.append(name_diag)
             if item_outcome == "ok":
                 modules.append(item.name)
                 module_items.add(item.index)
-                logs[item.name] = level
+                names = [item.name]
+                if spec is not None and holds("module_submodules", reg.release):
+                    names = finder.walk(spec)
+                for module_name in names:
+                    logs[module_name] = level
             elif outcome == "ok":
                 outcome = item_outcome
     diagnostics += _duplicate_diagnostics(parsed.items, reg, module_items)
@@ -291,8 +340,11 @@ __all__ = [
     "HELP",
     "INVALID_MODULE_NAME",
     "MODULE_NAME",
+    "MODULE_NOT_FOUND",
+    "NOT_IN_RELEASE",
     "OVERLAPPING_LOGGERS",
     "PREFIX_IGNORED",
+    "RENAMED_NAME",
     "UNKNOWN_NAME",
     "Analysis",
     "Diagnostic",

@@ -66,6 +66,11 @@ class Registry:
     components: dict[str, Component]
     artifacts: dict[str, Artifact]
     descriptions: dict[str, dict[str, str]]
+    #: Where the names come from: ``"packaged"`` or the path of the user's
+    #: ``torch/_logging/_registrations.py`` (read statically, see ``torch_reader``).
+    source: str = "packaged"
+    #: The full torch version when read from an installation (``"2.13.0+cpu"``), else ``""``.
+    version: str = ""
 
     def kind(self, name: str) -> NameKind | None:
         """``"component"``, ``"artifact"``, ``"special"`` (``all``) or ``None`` if unknown."""
@@ -80,10 +85,11 @@ class Registry:
     def description(self, name: str, locale: str = "en") -> str:
         """Description of a name or variable in ``locale`` (``"en"`` or ``"ru"``).
 
-        Falls back to English, then to an empty string; never raises.
+        Falls back to English, then to the description torch itself registers (key
+        ``"torch"``, read from the user's installation), then to ``""``; never raises.
         """
         entry = self.descriptions.get(name, {})
-        return entry.get(locale) or entry.get("en") or ""
+        return entry.get(locale) or entry.get("en") or entry.get("torch") or ""
 
     def offered_names(self) -> list[str]:
         """Names completion offers: ``all``, components, artifacts (not testing-only)."""
@@ -96,11 +102,15 @@ class Registry:
         return ["all", *sorted(self.components), *sorted(self.artifacts)]
 
     def qnames_for(self, name: str) -> tuple[str, ...]:
-        """Qualified logger names an item ``name`` sets (``all`` -> ``("torch",)``).
+        """Qualified logger names an item ``name`` sets (``all`` -> ``("torch",)``; in torch
+        2.1 ``all`` sets every registered log, in registration order).
 
         Empty for artifacts and unknown names.
         """
         if name == "all":
+            if release_tuple(self.release) < (2, 2):
+                every = (q for c in self.components.values() for q in c.qnames)
+                return tuple(dict.fromkeys(every))
             return ("torch",)
         comp = self.components.get(name)
         return comp.qnames if comp else ()
@@ -109,6 +119,15 @@ class Registry:
 def _read_json(filename: str) -> Any:
     path = resources.files("torch_logs_lsp.core") / "data" / filename
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def release_tuple(release: str) -> tuple[int, int]:
+    """``"2.13"`` -> ``(2, 13)`` for numeric comparison; ``(0, 0)`` when unreadable."""
+    try:
+        major, minor = release.split(".")[:2]
+        return int(major), int(minor)
+    except ValueError:
+        return (0, 0)
 
 
 def _short(release: str) -> str:
@@ -136,7 +155,7 @@ def _descriptions() -> dict[str, dict[str, str]]:
 
 def releases() -> list[str]:
     """Packaged releases, oldest first, as ``"major.minor"`` strings."""
-    return sorted(_facts(), key=lambda r: tuple(int(p) for p in r.split(".")))
+    return sorted(_facts(), key=release_tuple)
 
 
 @cache
@@ -145,10 +164,31 @@ def load_registry(release: str = DEFAULT_RELEASE) -> Registry:
 
     Raises ``KeyError`` when the release is not packaged (see :func:`releases`).
     """
-    facts = _facts()[_short(release)]
+    return registry_from_facts(_short(release), _facts()[_short(release)])
+
+
+def registry_from_facts(
+    release: str,
+    facts: dict[str, Any],
+    torch_descriptions: dict[str, str] | None = None,
+    source: str = "packaged",
+    version: str = "",
+) -> Registry:
+    """A registry from facts shaped like one release of ``names-by-torch-version.json``
+    (``{"logs": {alias: [qnames]}, "artifacts": {name: {"off_by_default", "visible"}}}``).
+
+    ``torch_descriptions``: descriptions torch registers (artifact -> text), kept under
+    the ``"torch"`` key and shown when we have no description of our own.
+    """
     components = {name: Component(name, tuple(qnames)) for name, qnames in facts["logs"].items()}
     artifacts = {
         name: Artifact(name, bool(flags["off_by_default"]), bool(flags["visible"]))
         for name, flags in facts["artifacts"].items()
     }
-    return Registry(_short(release), components, artifacts, _descriptions())
+    descriptions = _descriptions()
+    if torch_descriptions:
+        descriptions = dict(descriptions)
+        for name, text in torch_descriptions.items():
+            if text:
+                descriptions[name] = {**descriptions.get(name, {}), "torch": text}
+    return Registry(release, components, artifacts, descriptions, source, version)

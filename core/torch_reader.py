@@ -1,0 +1,212 @@
+"""Read an installed torch statically: its version and its TORCH_LOGS registry.
+
+Nothing of the installation is imported or executed: ``torch/version.py`` and
+``torch/_logging/_registrations.py`` are parsed with :mod:`ast` and only literal shapes
+are evaluated:
+
+- module-level assignments of string lists/tuples (``DYNAMIC = ["torch.fx...", ...]``),
+  also built from other such names with ``*NAME`` or ``+``;
+- ``register_log(alias, qnames)`` with a string, a list/tuple or such a name;
+- ``register_artifact(name, description, visible=..., off_by_default=..., log_format=...)``
+  with literal arguments (positional or keyword, as in ``torch/_logging/_internal.py``).
+
+Any other statement that could register a name (a loop, a call with computed arguments, a
+conditional) is reported in :attr:`ReadResult.problems` with its line; the caller decides
+what to trust (see ``torch_context``: any problem -> the nearest packaged release).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+REGISTRATIONS = os.path.join("_logging", "_registrations.py")
+
+# register_artifact(setting_name, description, visible=False, off_by_default=False,
+#                   log_format=None)  -- torch/_logging/_internal.py 2.13.0 line 619
+_ARTIFACT_PARAMS = ("name", "description", "visible", "off_by_default", "log_format")
+_ARTIFACT_DEFAULTS: dict[str, Any] = {"visible": False, "off_by_default": False}
+
+
+@dataclass
+class ReadResult:
+    """What was read. ``logs``: alias -> qualified logger names (registration order);
+    ``artifacts``: name -> ``{"off_by_default": bool, "visible": bool}``;
+    ``descriptions``: artifact -> torch's own description; ``problems``: human-readable
+    notes about shapes that were skipped (``"line 12: for loop not read"``)."""
+
+    version: str | None = None
+    logs: dict[str, list[str]] = field(default_factory=dict)
+    artifacts: dict[str, dict[str, bool]] = field(default_factory=dict)
+    descriptions: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def facts(self) -> dict[str, Any]:
+        """The shape of one release in ``names-by-torch-version.json``."""
+        return {"logs": dict(self.logs), "artifacts": dict(self.artifacts)}
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _strings(node: ast.expr, env: dict[str, list[str]]) -> list[str]:
+    """Evaluate a string / list / tuple of strings / name / ``a + b`` / ``*name``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name) and node.id in env:
+        return list(env[node.id])
+    if isinstance(node, ast.List | ast.Tuple):
+        out: list[str] = []
+        for elt in node.elts:
+            if isinstance(elt, ast.Starred):
+                out += _strings(elt.value, env)
+            elif isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                out.append(elt.value)
+            else:
+                raise _Unreadable(ast.dump(elt)[:60])
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _strings(node.left, env) + _strings(node.right, env)
+    raise _Unreadable(type(node).__name__)
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise _Unreadable(type(node).__name__) from exc
+
+
+def _call_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _register_log(call: ast.Call, env: dict[str, list[str]], out: ReadResult) -> None:
+    args = {**dict(zip(("setting_name", "log_name"), call.args, strict=False))}
+    for kw in call.keywords:
+        if kw.arg is not None:
+            args[kw.arg] = kw.value
+    if "setting_name" not in args or "log_name" not in args:
+        raise _Unreadable("missing arguments")
+    alias = _literal(args["setting_name"])
+    if not isinstance(alias, str):
+        raise _Unreadable("alias is not a string")
+    out.logs[alias] = _strings(args["log_name"], env)
+
+
+def _register_artifact(call: ast.Call, out: ReadResult) -> None:
+    values: dict[str, Any] = dict(_ARTIFACT_DEFAULTS)
+    for param, node in zip(_ARTIFACT_PARAMS, call.args, strict=False):
+        values[param] = _literal(node)
+    for kw in call.keywords:
+        key = "name" if kw.arg == "setting_name" else kw.arg
+        if key is None:
+            raise _Unreadable("**kwargs")
+        values[key] = _literal(kw.value)
+    name = values.get("name")
+    if not isinstance(name, str):
+        raise _Unreadable("name is not a string")
+    out.artifacts[name] = {
+        "off_by_default": bool(values["off_by_default"]),
+        "visible": bool(values["visible"]),
+    }
+    description = values.get("description")
+    out.descriptions[name] = description if isinstance(description, str) else ""
+
+
+def _mentions_register(node: ast.AST) -> bool:
+    return any(
+        isinstance(n, ast.Call) and (_call_name(n.func) or "").startswith("register_")
+        for n in ast.walk(node)
+    )
+
+
+def read_registrations(source: str) -> ReadResult:
+    """Parse the text of ``_registrations.py``; never executes it and never raises."""
+    out = ReadResult()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        out.problems.append(f"cannot parse: {type(exc).__name__}")
+        return out
+    env: dict[str, list[str]] = {}
+    for stmt in tree.body:
+        line = getattr(stmt, "lineno", 0)
+        try:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                fn = _call_name(stmt.value.func)
+                if fn == "register_log":
+                    _register_log(stmt.value, env, out)
+                elif fn == "register_artifact":
+                    _register_artifact(stmt.value, out)
+                elif _mentions_register(stmt):
+                    out.problems.append(f"line {line}: call to {fn} not read")
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                value = stmt.value
+                if value is None:
+                    continue
+                try:
+                    strings = _strings(value, env)
+                except _Unreadable:
+                    strings = None
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        if strings is None:
+                            env.pop(t.id, None)
+                        else:
+                            env[t.id] = strings
+            elif isinstance(stmt, ast.Import | ast.ImportFrom):
+                continue
+            elif _mentions_register(stmt):
+                kind = type(stmt).__name__
+                out.problems.append(f"line {line}: {kind} statement with registrations not read")
+        except _Unreadable as exc:
+            out.problems.append(f"line {line}: arguments not literal ({exc})")
+    return out
+
+
+def read_version(torch_dir: str) -> str | None:
+    """``__version__`` from ``torch/version.py`` (``"2.13.0+cpu"``), parsed, not imported."""
+    try:
+        with open(os.path.join(torch_dir, "version.py"), encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    for stmt in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets = [stmt.target]
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id == "__version__":
+                value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    return value.value
+    return None
+
+
+def read_torch(torch_dir: str) -> ReadResult:
+    """Version and registry of the torch package in ``torch_dir`` (``.../site-packages/
+    torch``). A missing or unreadable ``_registrations.py`` is a problem, not an error."""
+    path = os.path.join(torch_dir, REGISTRATIONS)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            result = read_registrations(fh.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        result = ReadResult(problems=[f"cannot read {path}: {type(exc).__name__}"])
+    result.version = read_version(torch_dir)
+    if not result.logs and not result.artifacts and not result.problems:
+        result.problems.append("no registrations found")
+    return result
+
+
+__all__ = ["REGISTRATIONS", "ReadResult", "read_registrations", "read_torch", "read_version"]
