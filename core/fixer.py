@@ -1,0 +1,146 @@
+"""Fixes placed in a document: value fixes (:mod:`.fixes`) written back through the host
+(:mod:`.hosts.edits`), the removal of an assignment, and fix-all for a whole document.
+
+Shared by the language server (code actions) and ``torch-logs check --fix``. Offsets in
+:class:`DocumentFix` and :class:`Change` are code points into the document text; the
+``diagnostics`` of a fix keep their own offsets, code points into the decoded value of
+``span``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from . import hosts
+from .analysis import EMPTY_VALUE, HELP, Analysis, Diagnostic
+from .checker import LineIndex, check_text
+from .fixes import QUICKFIX, RenameLookup, apply_edits, fix_all_value, value_fixes
+from .hosts.base import ValueSpan
+from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit
+from .registry import Registry
+
+
+@dataclass(frozen=True)
+class DocumentFix:
+    """A fix of one value span as document edits.
+
+    ``kind`` is ``"quickfix"`` or ``"refactor.rewrite"``; ``diagnostics`` are the core
+    diagnostics of ``span`` it resolves (value offsets); ``edits`` are document edits
+    (code points, non-overlapping). ``safe`` fixes are the ones fix-all applies.
+    """
+
+    title: str
+    kind: str
+    span: ValueSpan
+    diagnostics: tuple[Diagnostic, ...]
+    edits: tuple[TextEdit, ...]
+    preferred: bool
+    safe: bool
+
+
+@dataclass(frozen=True)
+class Change:
+    """One value changed by :func:`fix_document`: the span (offsets into the *old*
+    text), its 0-based ``line``, the old and the new decoded value, and the edit."""
+
+    span: ValueSpan
+    line: int
+    old: str
+    new: str
+    edit: TextEdit
+
+
+def span_fixes(
+    host: str,
+    text: str,
+    span: ValueSpan,
+    analysis: Analysis,
+    registry: Registry,
+    renames: RenameLookup | None = None,
+) -> list[DocumentFix]:
+    """Every fix of one analysed span of ``text``, with verified document edits.
+
+    A value fix whose edit cannot be written back into the host (see
+    :func:`.hosts.edits.value_edit`) is left out. For TL001 (empty value) and TL002
+    (``help``) the fix removes the assignment; it is never safe.
+    """
+    out: list[DocumentFix] = []
+    if span.value is None:
+        return out
+    for fix in value_fixes(analysis, registry, renames):
+        edit = value_edit(host, text, span, apply_edits(span.value, fix.edits))
+        if edit is not None:
+            out.append(
+                DocumentFix(
+                    fix.title,
+                    fix.kind,
+                    span,
+                    fix.diagnostics,
+                    (edit,),
+                    fix.preferred,
+                    fix.safe,
+                )
+            )
+    removable = [d for d in analysis.diagnostics if d.code in (EMPTY_VALUE, HELP)]
+    if removable:
+        found = removal_edit(host, text, span)
+        if found is not None:
+            title, edit = found
+            out.append(DocumentFix(title, QUICKFIX, span, tuple(removable), (edit,), True, False))
+    return out
+
+
+def fix_all_edits(
+    host: str,
+    text: str,
+    entries: Iterable[tuple[ValueSpan, Analysis | None]],
+    registry: Registry,
+    renames: RenameLookup | None = None,
+    ignore: frozenset[str] = frozenset(),
+) -> list[Change]:
+    """The changes fix-all makes to a document: one per value that safe fixes change.
+
+    ``entries`` are the document's spans with their analyses (``None`` for spans that
+    are not analysed). ``ignore``: diagnostic codes whose fixes are skipped. A new value
+    that cannot be written back into the host is left out.
+    """
+    index = LineIndex(text)
+    out: list[Change] = []
+    for span, analysis in entries:
+        if analysis is None or span.value is None:
+            continue
+        new = fix_all_value(span.value, registry, renames, ignore)
+        if new == span.value:
+            continue
+        edit = value_edit(host, text, span, new)
+        if edit is not None:
+            out.append(Change(span, index.position(span.name_start)[0], span.value, new, edit))
+    return out
+
+
+def fix_document(
+    text: str,
+    host: str,
+    registry: Registry,
+    renames: RenameLookup | None = None,
+) -> tuple[str, list[Change]]:
+    """Apply fix-all to a document: the new text and the changes made.
+
+    Text outside the edited ranges is unchanged, code point for code point. When the
+    combined result does not read as intended (never expected: each edit is verified on
+    its own), nothing is changed.
+    """
+    entries = check_text(text, host, registry)
+    changes = fix_all_edits(host, text, entries, registry, renames)
+    if not changes:
+        return text, []
+    new_text = apply_text_edits(text, [c.edit for c in changes])
+    wanted = {c.span.name_start: c.new for c in changes}
+    expected = [wanted.get(s.name_start, s.value) for s in hosts.extract(host, text)]
+    if [s.value for s in hosts.extract(host, new_text)] != expected:
+        return text, []
+    return new_text, changes
+
+
+__all__ = ["Change", "DocumentFix", "fix_all_edits", "fix_document", "span_fixes"]

@@ -1,0 +1,355 @@
+"""Fixes for a TORCH_LOGS value, as edits on the **decoded value** (no host, no LSP).
+
+Every offset in this module is a code point index into the decoded value (the string the
+process sees, ``ValueSpan.value``), like the offsets of :mod:`.analysis`. Turning a new
+value into document edits that keep the host's quoting valid is the job of
+:mod:`.hosts.edits`; :mod:`.fixer` combines both for a document.
+
+A :class:`Fix` is tied to the diagnostics it resolves. ``safe`` fixes are the ones
+``source.fixAll`` and ``torch-logs check --fix`` apply: they never guess between several
+names and never change what torch does with a value it already accepts:
+
+========  ===============================================================  =====
+code      fix                                                              safe
+========  ===============================================================  =====
+TL101-4   remove the whitespace, the empty item, the trailing comma        yes
+TL105     remove the extra prefix characters                               yes
+TL106     ``;``, ``|`` or whitespace between names -> a comma; stray quote  yes
+          removed; a name with a suggestion -> "Change to ..." (see TL201)
+TL107     remove the quotes around the value                               yes
+TL201     "Change to `x`" per suggestion; safe (and preferred) only when   one
+          exactly one suggestion equals the name up to case and ``-``/``_``
+TL301     remove the ignored prefix                                        yes
+TL302/3   remove the earlier item (the later one wins; behaviour unchanged) yes
+TL001/2   remove the assignment (a host edit, see :mod:`.fixer`)            no
+========  ===============================================================  =====
+
+Refactors (never safe): "Also enable `output_code`" after a component item, from
+:data:`COMPANIONS`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .analysis import (
+    CONFLICTING_ITEMS,
+    DUPLICATE_ITEM,
+    PREFIX_IGNORED,
+    UNKNOWN_NAME,
+    Analysis,
+    Diagnostic,
+    analyse,
+    level_of,
+)
+from .parser import (
+    DOUBLED_PREFIX,
+    EMPTY_ITEM,
+    ILLEGAL_CHARACTER,
+    LEADING_TRAILING_WHITESPACE,
+    QUOTED_VALUE,
+    QUOTES,
+    TRAILING_COMMA,
+    WHITESPACE_BEFORE_COMMA,
+    Item,
+    ParsedValue,
+)
+from .registry import Registry
+
+QUICKFIX = "quickfix"
+REFACTOR = "refactor.rewrite"
+
+#: Hook for the version-aware registry: maps a name that the user's torch no longer (or
+#: not yet) registers to its replacement (``dist_ddp`` -> ``ddp``), else ``None``. A
+#: rename is a safe, preferred fix of every diagnostic on that item's name.
+RenameLookup = Callable[[str], "str | None"]
+
+#: Off-by-default (or DEBUG-only) artifacts a user enabling a component usually wants
+#: too; offered as the refactor "Also enable `artifact`". An artifact that is not
+#: off-by-default is offered only when the component item is not ``+`` (DEBUG already
+#: shows it), and only when the registry has it and the value does not name it.
+COMPANIONS: dict[str, tuple[str, ...]] = {
+    "inductor": ("output_code",),
+    "dynamo": ("graph_breaks", "recompiles", "verbose_guards"),
+    "aot": ("aot_graphs",),
+    "dynamic": ("recompiles",),
+}
+
+_SEPARATORS = re.compile(r"[\s;|]")
+_SPACE = re.compile(r"\s")
+
+
+@dataclass(frozen=True)
+class ValueEdit:
+    """Replace the decoded value's ``[start, end)`` (code points) with ``text``."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One fix of a value: ``title`` (shown to the user), ``kind`` (:data:`QUICKFIX` or
+    :data:`REFACTOR`), the ``diagnostics`` it resolves (empty for refactors), ``edits``
+    (non-overlapping, sorted, offsets into the decoded value), ``preferred`` (the one
+    clear best fix of its diagnostics) and ``safe`` (part of fix-all)."""
+
+    title: str
+    kind: str
+    diagnostics: tuple[Diagnostic, ...]
+    edits: tuple[ValueEdit, ...]
+    preferred: bool = False
+    safe: bool = False
+
+    @property
+    def codes(self) -> frozenset[str]:
+        """The codes of the diagnostics this fix resolves."""
+        return frozenset(d.code for d in self.diagnostics)
+
+
+def apply_edits(value: str, edits: Iterable[ValueEdit]) -> str:
+    """``value`` with ``edits`` applied (non-overlapping; applied from the end)."""
+    out = value
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        out = out[: e.start] + e.text + out[e.end :]
+    return out
+
+
+def _item_at(parsed: ParsedValue, d: Diagnostic) -> Item | None:
+    for item in parsed.items:
+        if item.start <= d.start and d.end <= item.end and d.start < item.end:
+            return item
+    return None
+
+
+def remove_item(parsed: ParsedValue, item: Item) -> ValueEdit | None:
+    """The edit removing ``item`` with one comma and the whitespace around it; ``None``
+    when it is the only item (the value would become empty, which crashes torch)."""
+    text, lo, hi = parsed.text, parsed.inner_start, parsed.inner_end
+    j = item.end
+    while j < hi and _SPACE.match(text[j]):
+        j += 1
+    if j < hi and text[j] == ",":
+        j += 1
+        while j < hi and _SPACE.match(text[j]):
+            j += 1
+        return ValueEdit(item.start, j, "")
+    k = item.start - 1
+    while k >= lo and _SPACE.match(text[k]):
+        k -= 1
+    if k >= lo and text[k] == ",":
+        while k > lo and _SPACE.match(text[k - 1]):
+            k -= 1
+        return ValueEdit(k, item.end, "")
+    return None
+
+
+def _clear_best(name: str, suggestions: tuple[str, ...]) -> str | None:
+    """The single suggestion equal to ``name`` up to case and ``-``/``_``, if any."""
+    norm = name.lower().replace("-", "_")
+    hits = [s for s in suggestions if s.lower() == norm]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _separator_fix(parsed: ParsedValue, item: Item, d: Diagnostic) -> Fix:
+    """``dynamo; aot`` -> ``dynamo,aot``: the run of separator characters around the
+    diagnostic becomes one comma (or is removed at the start or end of the name)."""
+    text = parsed.text
+    s, e = d.start, d.end
+    while s > item.name_start and _SEPARATORS.match(text[s - 1]):
+        s -= 1
+    while e < item.end and _SEPARATORS.match(text[e]):
+        e += 1
+    if s == item.name_start or e == item.end:
+        return Fix("Remove the separator", QUICKFIX, (d,), (ValueEdit(s, e, ""),), safe=True)
+    return Fix("Separate items with a comma", QUICKFIX, (d,), (ValueEdit(s, e, ","),), safe=True)
+
+
+def _diagnostic_fixes(analysis: Analysis, d: Diagnostic, renames: RenameLookup | None) -> list[Fix]:
+    parsed, text = analysis.parsed, analysis.value
+    item = _item_at(parsed, d)
+    out: list[Fix] = []
+    code = d.code
+    delete = (ValueEdit(d.start, d.end, ""),)
+    if code == LEADING_TRAILING_WHITESPACE and parsed.items:
+        out.append(Fix("Remove the whitespace", QUICKFIX, (d,), delete, safe=True))
+    elif code == WHITESPACE_BEFORE_COMMA:
+        out.append(Fix("Remove whitespace before the comma", QUICKFIX, (d,), delete, safe=True))
+    elif code == TRAILING_COMMA:
+        out.append(Fix("Remove the trailing comma", QUICKFIX, (d,), delete, safe=True))
+    elif code == EMPTY_ITEM:
+        if item is not None:  # a prefix with no name: remove the whole item
+            edit = remove_item(parsed, item)
+            if edit is not None:
+                out.append(Fix("Remove the empty item", QUICKFIX, (d,), (edit,), safe=True))
+        else:
+            out.append(Fix("Remove the empty item", QUICKFIX, (d,), delete, safe=True))
+    elif code == DOUBLED_PREFIX:
+        extra = text[d.start : d.end]
+        out.append(Fix(f"Remove the extra `{extra}`", QUICKFIX, (d,), delete, safe=True))
+    elif code == QUOTED_VALUE:
+        inner = text[parsed.inner_start : parsed.inner_end]
+        if inner.strip():
+            edits = (ValueEdit(0, 1, ""), ValueEdit(len(text) - 1, len(text), ""))
+            title = "Remove the quotes around the value"
+            out.append(Fix(title, QUICKFIX, (d,), edits, preferred=True, safe=True))
+    elif code == ILLEGAL_CHARACTER and item is not None:
+        ch = text[d.start]
+        if _SEPARATORS.match(ch):
+            out.append(_separator_fix(parsed, item, d))
+        elif ch in QUOTES:
+            out.append(Fix("Remove the stray quote", QUICKFIX, (d,), delete, safe=True))
+    elif code == PREFIX_IGNORED:
+        title = f"Remove the ignored `{text[d.start : d.end]}`"
+        out.append(Fix(title, QUICKFIX, (d,), delete, preferred=True, safe=True))
+    elif code == DUPLICATE_ITEM and item is not None:
+        earlier = [p for p in parsed.items[: item.index] if p.valid and p.name == item.name]
+        if earlier:
+            edit = remove_item(parsed, earlier[-1])
+            if edit is not None:
+                title = f"Remove the duplicate `{earlier[-1].text}` (item {earlier[-1].index + 1})"
+                out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=True))
+    elif code == CONFLICTING_ITEMS and item is not None:
+        edit = remove_item(parsed, item)
+        if edit is not None:
+            title = f"Remove `{item.text}` (a later item overrides it)"
+            out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=True))
+    if (
+        item is not None
+        and code in (UNKNOWN_NAME, ILLEGAL_CHARACTER)
+        and not _SEPARATORS.search(item.name)  # `dynamo;aot` -> `dynamo` would drop `aot`
+    ):
+        out += _name_fixes(item, d, renames)
+    return out
+
+
+def _name_fixes(item: Item, d: Diagnostic, renames: RenameLookup | None) -> list[Fix]:
+    """Fixes "Change to `x`", one per suggestion; a rename from the hook comes first."""
+    span = (item.name_start, item.end)
+    renamed = renames(item.name) if renames is not None else None
+    best = renamed or _clear_best(item.name, d.suggestions)
+    out: list[Fix] = []
+    if renamed:
+        title = f"Rename `{item.name}` to `{renamed}`"
+        out.append(Fix(title, QUICKFIX, (d,), (ValueEdit(*span, renamed),), True, True))
+    for s in d.suggestions:
+        if s == renamed:
+            continue
+        preferred = s == best
+        edit = (ValueEdit(*span, s),)
+        out.append(Fix(f"Change to `{s}`", QUICKFIX, (d,), edit, preferred, preferred))
+    return out
+
+
+def _companion_fixes(analysis: Analysis, registry: Registry) -> list[Fix]:
+    named = {i.name for i in analysis.parsed.items}
+    out: list[Fix] = []
+    for item in analysis.parsed.items:
+        if not item.valid or registry.kind(item.name) != "component":
+            continue
+        debug = level_of(item.prefix) == 10
+        for artifact in COMPANIONS.get(item.name, ()):
+            info = registry.artifacts.get(artifact)
+            if info is None or artifact in named or (debug and not info.off_by_default):
+                continue
+            edit = ValueEdit(item.end, item.end, "," + artifact)
+            out.append(Fix(f"Also enable `{artifact}`", REFACTOR, (), (edit,)))
+            named.add(artifact)
+    return out
+
+
+def _merge(fixes: list[Fix]) -> list[Fix]:
+    """One fix per (kind, edits): the same edit for several diagnostics is one fix tied
+    to all of them (``ab;;cd`` has one diagnostic per run of characters)."""
+    merged: dict[tuple[str, tuple[ValueEdit, ...]], Fix] = {}
+    for f in fixes:
+        key = (f.kind, f.edits)
+        old = merged.get(key)
+        if old is None:
+            merged[key] = f
+            continue
+        diags = old.diagnostics + tuple(d for d in f.diagnostics if d not in old.diagnostics)
+        merged[key] = Fix(
+            old.title, old.kind, diags, old.edits, old.preferred or f.preferred, old.safe or f.safe
+        )
+    return list(merged.values())
+
+
+def value_fixes(
+    analysis: Analysis, registry: Registry, renames: RenameLookup | None = None
+) -> list[Fix]:
+    """Every fix and refactor for an analysed value, in diagnostic order.
+
+    Fixes that would leave the value empty or unchanged are dropped. Never raises.
+    """
+    if analysis.value == "" or analysis.outcome == "help":
+        return []  # TL001/TL002: only the host can remove the assignment (see fixer)
+    fixes: list[Fix] = []
+    for d in analysis.diagnostics:
+        fixes += _diagnostic_fixes(analysis, d, renames)
+    fixes += _companion_fixes(analysis, registry)
+    kept = []
+    for f in _merge(fixes):
+        new = apply_edits(analysis.value, f.edits)
+        if new.strip() and new != analysis.value:
+            kept.append(f)
+    return kept
+
+
+def _non_overlapping(fixes: list[Fix]) -> list[ValueEdit]:
+    """Edits of as many fixes as fit without overlapping (a fix is all or nothing)."""
+    chosen: list[ValueEdit] = []
+    for f in sorted(fixes, key=lambda f: (f.edits[0].start, f.edits[-1].end)):
+        clash = any(
+            (e.start < c.end and c.start < e.end) or (e.start == c.start and e.end == c.end)
+            for e in f.edits
+            for c in chosen
+        )
+        if not clash:
+            chosen += f.edits
+    return chosen
+
+
+def fix_all_value(
+    value: str,
+    registry: Registry,
+    renames: RenameLookup | None = None,
+    ignore: frozenset[str] = frozenset(),
+) -> str:
+    """Apply every safe fix until none is left; return the new decoded value.
+
+    Fixes are applied in rounds (one value is re-analysed after each round, like ruff's
+    fix loop); a fix whose diagnostics all have codes in ``ignore`` (turned off by the
+    user) is skipped. The result is never empty; the empty value and ``help`` are
+    returned unchanged. Never raises.
+    """
+    for _ in range(len(value) + 2):  # each round removes a problem; bounded anyway
+        analysis = analyse(value, registry)
+        safe = [
+            f for f in value_fixes(analysis, registry, renames) if f.safe and not f.codes <= ignore
+        ]
+        edits = _non_overlapping(safe)
+        if not edits:
+            break
+        new = apply_edits(value, edits)
+        if not new.strip() or new == value:
+            break
+        value = new
+    return value
+
+
+__all__ = [
+    "COMPANIONS",
+    "QUICKFIX",
+    "REFACTOR",
+    "Fix",
+    "RenameLookup",
+    "ValueEdit",
+    "apply_edits",
+    "fix_all_value",
+    "remove_item",
+    "value_fixes",
+]

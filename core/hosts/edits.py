@@ -1,0 +1,244 @@
+"""Document edits for value spans: write a new decoded value back into its host, with the
+host's quoting kept valid, or remove the assignment altogether.
+
+All offsets are **code points into the document text** (like :class:`~.base.ValueSpan`).
+Every edit this module returns has been checked by re-reading: the edit is applied to
+the document, the host extractor runs again, and the edit is kept only when the target
+assignment now reads exactly the intended value (or, for a removal, is gone) and every
+other family assignment of the document reads as before. A candidate that fails is
+dropped, so a bug here costs a fix, never a broken file.
+
+Encodings, per host (``quote`` is the quoting of the part being written):
+
+- shell: unquoted words escape with ``\\`` everything but letters, digits and
+  ``_+-.,/:@%=^``; ``"..."`` escapes ``$ ` " \\``; ``'...'`` writes ``'`` as ``'\\''``;
+- dotenv (python-dotenv): unquoted verbatim; ``'...'`` escapes ``\\`` and ``'``;
+  ``"..."`` escapes ``\\`` and ``"``;
+- jsonc: a JSON string body (``"`` -> ``\\"``, ``\\`` -> ``\\\\``, control characters as
+  escapes).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from . import extract
+from .base import ValueSpan
+
+_SHELL_PLAIN = re.compile(r"[\w+\-.,/:@%=^]")
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the document's ``[start, end)`` (code points) with ``new_text``."""
+
+    start: int
+    end: int
+    new_text: str
+
+
+def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
+    """``text`` with non-overlapping ``edits`` applied (from the end)."""
+    out = text
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        out = out[: e.start] + e.new_text + out[e.end :]
+    return out
+
+
+def encode_part(host: str, quote: str, value: str) -> str | None:
+    """``value`` written as the body of a part quoted with ``quote`` (``""``, ``'"'`` or
+    ``"'"``) in ``host``, without the quotes; ``None`` when it cannot be written so."""
+    if host == "jsonc":
+        return json.dumps(value, ensure_ascii=False)[1:-1] if quote == '"' else None
+    if host == "shell":
+        if quote == "'":
+            return value.replace("'", "'\\''")
+        if quote == '"':
+            return re.sub(r'([$`"\\])', r"\\\1", value)
+        if "\n" in value:
+            return None  # backslash-newline is a line continuation
+        return "".join(c if _SHELL_PLAIN.match(c) else "\\" + c for c in value)
+    if host == "dotenv":
+        if quote == "'":
+            return value.replace("\\", "\\\\").replace("'", "\\'")
+        if quote == '"':
+            return value.replace("\\", "\\\\").replace('"', '\\"')
+        return value
+    return None
+
+
+def encode_value(host: str, value: str, quote: str | None) -> list[str]:
+    """Candidate raw texts (quotes included) for a whole value, the span's own quoting
+    (``quote``, as in :class:`ValueSpan`) first."""
+    order = ["", "'", '"']
+    if quote in order:
+        order.remove(quote)
+        order.insert(0, quote)
+    if host == "jsonc":
+        order = ['"']
+    out = []
+    for q in order:
+        body = encode_part(host, q, value)
+        if body is not None and not (q == "" and not value):
+            out.append(q + body + q)
+    return out
+
+
+def _reading(host: str, text: str) -> list[tuple[str, str | None, bool]]:
+    return [(s.variable, s.value, s.terminated) for s in extract(host, text)]
+
+
+def _index(host: str, text: str, span: ValueSpan) -> int | None:
+    for i, s in enumerate(extract(host, text)):
+        if s.name_start == span.name_start and s.variable == span.variable:
+            return i
+    return None
+
+
+def verify(host: str, text: str, span: ValueSpan, edit: TextEdit, new_value: str | None) -> bool:
+    """Whether applying ``edit`` to ``text`` makes ``span``'s assignment read
+    ``new_value`` (``None``: removes it) and leaves every other assignment as it was."""
+    index = _index(host, text, span)
+    if index is None:
+        return False
+    expected = _reading(host, text)
+    if new_value is None:
+        del expected[index]
+    else:
+        expected[index] = (span.variable, new_value, True)
+    return _reading(host, apply_text_edits(text, [edit])) == expected
+
+
+def _changed_range(old: str, new: str) -> tuple[int, int, str]:
+    """The smallest ``[a, b)`` of ``old`` and its replacement that turn it into ``new``."""
+    a = 0
+    while a < min(len(old), len(new)) and old[a] == new[a]:
+        a += 1
+    b_old, b_new = len(old), len(new)
+    while b_old > a and b_new > a and old[b_old - 1] == new[b_new - 1]:
+        b_old -= 1
+        b_new -= 1
+    return a, b_old, new[a:b_new]
+
+
+def value_edit(host: str, text: str, span: ValueSpan, new_value: str) -> TextEdit | None:
+    """The document edit that makes ``span`` read ``new_value``, or ``None``.
+
+    Tries the smallest edit first (only the changed decoded code points, encoded for the
+    quoting around them), then rewriting the whole value with its quotes (see
+    :func:`encode_value`). Only verified edits (:func:`verify`) are returned.
+    """
+    old = span.value
+    if old is None or not span.terminated or new_value == old:
+        return None
+    a, b, repl = _changed_range(old, new_value)
+    if a < b:
+        start, end = span.char_starts[a], span.char_ends[b - 1]
+    else:
+        start = end = span.document_offset(a) if a == 0 else span.char_ends[a - 1]
+    quotes = [span.quote] if span.quote is not None else ["", '"', "'"]
+    for q in dict.fromkeys(quotes):
+        body = encode_part(host, q, repl)
+        if body is None:
+            continue
+        edit = TextEdit(start, end, body)
+        if verify(host, text, span, edit, new_value):
+            return edit
+    for raw in encode_value(host, new_value, span.quote):
+        edit = TextEdit(span.raw_start, span.raw_end, raw)
+        if verify(host, text, span, edit, new_value):
+            return edit
+    return None
+
+
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
+    """(start of the line holding ``start``, end of the line holding ``end`` before its
+    line break, end after the line break)."""
+    ls = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    m = re.compile(r"\r\n|\n|\r").search(text, end)
+    return (ls, m.start(), m.end()) if m else (ls, len(text), len(text))
+
+
+_DOTENV_BEFORE = re.compile(r"[ \t]*(?:export[ \t]+)?'?")
+_DOTENV_AFTER = re.compile(r"[ \t]*(?:#.*)?")
+_SHELL_STMT_START = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)[ \t]*(export[ \t]+)?$")
+_SHELL_STMT_END = re.compile(r"[ \t]*(?:$|[;&|)}#])")
+_SHELL_NEXT_WORD = re.compile(r"[ \t]+(?=[^ \t\r\n;&|)#])")
+
+
+def _dotenv_removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    ls, le, after = _line_bounds(text, span.name_start, span.raw_end)
+    if _DOTENV_BEFORE.fullmatch(text, ls, span.name_start) is None:
+        return None
+    if _DOTENV_AFTER.fullmatch(text, span.raw_end, le) is None:
+        return None
+    return f"Remove the `{span.variable}` line", TextEdit(ls, after, "")
+
+
+def _shell_removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    ls, le, _ = _line_bounds(text, span.name_start, span.raw_end)
+    nxt = _SHELL_NEXT_WORD.match(text, span.raw_end, le)
+    if nxt is not None:  # a command prefix: VAR= cmd -> cmd (it inherits the variable)
+        title = f"Remove `{span.variable}=` (the command inherits {span.variable})"
+        return title, TextEdit(span.name_start, nxt.end(), "")
+    head = _SHELL_STMT_START.search(text[ls : span.name_start])
+    if head is None or _SHELL_STMT_END.match(text, span.raw_end, le) is None:
+        return None
+    start = ls + head.start(1) if head.group(1) else span.name_start
+    return f"Replace with `unset {span.variable}`", TextEdit(
+        start, span.raw_end, f"unset {span.variable}"
+    )
+
+
+def _skip_blank(text: str, i: int, step: int) -> int:
+    while 0 <= i < len(text) and text[i] in " \t\r\n":
+        i += step
+    return i
+
+
+def _jsonc_removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    key = span.name_start - 1
+    if text[key : key + 1] != '"':
+        return None
+    ls, le, after = _line_bounds(text, key, span.raw_end)
+    j = _skip_blank(text, span.raw_end, 1)
+    own_line = not text[ls:key].strip()
+    if j < len(text) and text[j] == ",":  # remove "K": v, (and the line if it is its own)
+        rest = _skip_blank(text, j + 1, 1)
+        if own_line and not text[j + 1 : le].strip():
+            edit = TextEdit(ls, after, "")
+        else:
+            edit = TextEdit(key, rest if rest <= le else j + 1, "")
+    else:
+        k = _skip_blank(text, key - 1, -1)
+        alone = own_line and not text[span.raw_end : le].strip()
+        if k >= 0 and text[k] == ",":  # the last property: remove the comma before it
+            edit = TextEdit(k, le if alone else span.raw_end, "")
+        else:
+            edit = TextEdit(ls, after, "") if alone else TextEdit(key, span.raw_end, "")
+    return f'Remove the "{span.variable}" property', edit
+
+
+def removal_edit(host: str, text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """A titled edit that removes ``span``'s assignment: the line in ``.env``,
+    ``unset VAR`` for a shell statement (or dropping ``VAR=`` before a command), the
+    property in JSONC (commas kept valid). ``None`` when there is no safe way."""
+    make = {"dotenv": _dotenv_removal, "shell": _shell_removal, "jsonc": _jsonc_removal}.get(host)
+    found = make(text, span) if make is not None else None
+    if found is None or not verify(host, text, span, found[1], None):
+        return None
+    return found
+
+
+__all__ = [
+    "TextEdit",
+    "apply_text_edits",
+    "encode_part",
+    "encode_value",
+    "removal_edit",
+    "value_edit",
+    "verify",
+]

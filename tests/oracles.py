@@ -1,0 +1,53 @@
+"""What the real readers of each host see: bash, python-dotenv, json5.
+
+``read_torch_logs(host, text)`` returns the value of ``TORCH_LOGS`` a process started from
+the document would get (``None``: not set), read by the program that really reads it:
+
+- shell: ``bash`` runs the script (it must be runnable: assignments, ``export``,
+  ``unset``, commands defined in the script itself) and prints ``${TORCH_LOGS-}``;
+- dotenv: ``dotenv_values`` of python-dotenv (no interpolation);
+- jsonc: ``json5.loads`` and the ``env`` of the first configuration
+  (``configurations[0].env``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+from typing import Any
+
+import json5
+from dotenv import dotenv_values
+
+BASH = shutil.which("bash")
+_UNSET = "<unset>"
+
+
+def run_bash(script: str) -> str | None:
+    """Run ``script`` with bash and return ``$TORCH_LOGS`` at its end (``None``: unset)."""
+    assert BASH is not None
+    tail = f"\nprintf '%s' \"${{TORCH_LOGS-{_UNSET}}}\"\n"
+    out = subprocess.run(
+        [BASH, "--noprofile", "--norc"],
+        input=(script + tail).encode(),
+        capture_output=True,
+        env={"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        check=True,
+        timeout=60,
+    )
+    value = out.stdout.decode("utf-8", "surrogateescape")
+    return None if value == _UNSET else value
+
+
+def read_torch_logs(host: str, text: str) -> str | None:
+    """``TORCH_LOGS`` as the host's real reader sees it (see the module docstring)."""
+    if host == "shell":
+        return run_bash(text)
+    if host == "dotenv":
+        return dotenv_values(stream=io.StringIO(text), interpolate=False).get("TORCH_LOGS")
+    doc: Any = json5.loads(text)
+    env = doc["configurations"][0].get("env", {})
+    value = env.get("TORCH_LOGS")
+    return value if isinstance(value, str) else None
