@@ -200,6 +200,13 @@ def _name_diagnostic(
     return Diagnostic(UNKNOWN_NAME, severity, msg, start, end, found), "invalid", None
 
 
+def _has_registered_parent(name: str, registry: Registry, aliases: set[str]) -> bool:
+    """torch's ``_has_registered_parent``: ``name`` or a parent logger is registered."""
+    qnames = {q for c in registry.components.values() for q in c.qnames} | aliases
+    parts = name.split(".")
+    return any(".".join(parts[:i]) in qnames for i in range(len(parts), 0, -1))
+
+
 def _level_word(level: int) -> str:
     return LEVEL_NAMES.get(level, str(level))
 
@@ -292,6 +299,7 @@ def analyse(
     artifacts: list[str] = []
     modules: list[str] = []
     module_items: set[int] = set()
+    module_aliases: set[str] = set()
     for item in parsed.items:
         if not item.valid:
             continue
@@ -318,10 +326,18 @@ def analyse(
                 modules.append(item.name)
                 module_items.add(item.index)
                 names = [item.name]
-                if spec is not None and holds("module_submodules", reg.release):
+                if (
+                    spec is not None
+                    and item.name not in module_aliases
+                    and holds("module_submodules", reg.release)
+                ):
                     names = finder.walk(spec)
                 for module_name in names:
                     logs[module_name] = level
+                    # torch registers a module without a registered parent logger as a
+                    # log of its own; naming it again then sets only that logger
+                    if not _has_registered_parent(module_name, reg, module_aliases):
+                        module_aliases.add(module_name)
             elif outcome == "ok":
                 outcome = item_outcome
     diagnostics += _duplicate_diagnostics(parsed.items, reg, module_items)

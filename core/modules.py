@@ -166,6 +166,8 @@ class ModuleFinder:
         """What ``importlib.util.find_spec(name)`` would do in the user's environment."""
         if name.startswith("."):
             return Lookup(name, "relative", missing=name)
+        if name in ALIASED:
+            return Lookup(name, "found", Spec(name, "module", ""))
         parts = name.split(".")
         locations: Sequence[str] = self.paths
         from_known = False
@@ -173,9 +175,7 @@ class ModuleFinder:
         for i, part in enumerate(parts):
             qual = ".".join(parts[: i + 1])
             last = i == len(parts) - 1
-            if qual in ALIASED:
-                spec = Spec(qual, "module", "")
-            elif i == 0 and part in self.builtins:
+            if i == 0 and part in self.builtins:
                 spec = Spec(qual, "builtin", "")
             elif from_known:
                 spec = self._known_spec(qual)
