@@ -28,6 +28,7 @@ class DocumentFix:
     ``kind`` is ``"quickfix"`` or ``"refactor.rewrite"``; ``diagnostics`` are the core
     diagnostics of ``span`` it resolves (value offsets); ``edits`` are document edits
     (code points, non-overlapping). ``safe`` fixes are the ones fix-all applies.
+    ``anchor``: for a refactor, the value range ``[start, end)`` of the item it extends.
     """
 
     title: str
@@ -37,6 +38,7 @@ class DocumentFix:
     edits: tuple[TextEdit, ...]
     preferred: bool
     safe: bool
+    anchor: tuple[int, int] | None = None  # a refactor's item, value offsets
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ def span_fixes(
                     (edit,),
                     fix.preferred,
                     fix.safe,
+                    fix.anchor,
                 )
             )
     removable = [d for d in analysis.diagnostics if d.code in (EMPTY_VALUE, HELP)]

@@ -18,7 +18,8 @@ TL106     ``;``, ``|`` or whitespace between names -> a comma; stray quote  yes
           removed; a name with a suggestion -> "Change to ..." (see TL201)
 TL107     remove the quotes around the value                               yes
 TL201     "Change to `x`" per suggestion; safe (and preferred) only when   one
-          exactly one suggestion equals the name up to case and ``-``/``_``
+TL205     exactly one suggestion equals the name up to case and ``-``/``_``
+TL206     "Rename `old` to `new`" (its first suggestion, or the hook)      yes
 TL301     remove the ignored prefix                                        yes
 TL302/3   remove the earlier item (the later one wins; behaviour unchanged) yes
 TL001/2   remove the assignment (a host edit, see :mod:`.fixer`)            no
@@ -37,7 +38,9 @@ from dataclasses import dataclass
 from .analysis import (
     CONFLICTING_ITEMS,
     DUPLICATE_ITEM,
+    NOT_IN_RELEASE,
     PREFIX_IGNORED,
+    RENAMED_NAME,
     UNKNOWN_NAME,
     Analysis,
     Diagnostic,
@@ -103,6 +106,8 @@ class Fix:
     edits: tuple[ValueEdit, ...]
     preferred: bool = False
     safe: bool = False
+    #: For a refactor (no diagnostics): the value range ``[start, end)`` it is offered on.
+    anchor: tuple[int, int] | None = None
 
     @property
     def codes(self) -> frozenset[str]:
@@ -219,7 +224,7 @@ def _diagnostic_fixes(analysis: Analysis, d: Diagnostic, renames: RenameLookup |
             out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=True))
     if (
         item is not None
-        and code in (UNKNOWN_NAME, ILLEGAL_CHARACTER)
+        and code in (UNKNOWN_NAME, ILLEGAL_CHARACTER, NOT_IN_RELEASE, RENAMED_NAME)
         and not _SEPARATORS.search(item.name)  # `dynamo;aot` -> `dynamo` would drop `aot`
     ):
         out += _name_fixes(item, d, renames)
@@ -230,6 +235,8 @@ def _name_fixes(item: Item, d: Diagnostic, renames: RenameLookup | None) -> list
     """Fixes "Change to `x`", one per suggestion; a rename from the hook comes first."""
     span = (item.name_start, item.end)
     renamed = renames(item.name) if renames is not None else None
+    if renamed is None and d.code == RENAMED_NAME and d.suggestions:
+        renamed = d.suggestions[0]  # TL206 names the replacement first
     best = renamed or _clear_best(item.name, d.suggestions)
     out: list[Fix] = []
     if renamed:
@@ -256,7 +263,8 @@ def _companion_fixes(analysis: Analysis, registry: Registry) -> list[Fix]:
             if info is None or artifact in named or (debug and not info.off_by_default):
                 continue
             edit = ValueEdit(item.end, item.end, "," + artifact)
-            out.append(Fix(f"Also enable `{artifact}`", REFACTOR, (), (edit,)))
+            anchor = (item.start, item.end)
+            out.append(Fix(f"Also enable `{artifact}`", REFACTOR, (), (edit,), anchor=anchor))
             named.add(artifact)
     return out
 
@@ -272,9 +280,8 @@ def _merge(fixes: list[Fix]) -> list[Fix]:
             merged[key] = f
             continue
         diags = old.diagnostics + tuple(d for d in f.diagnostics if d not in old.diagnostics)
-        merged[key] = Fix(
-            old.title, old.kind, diags, old.edits, old.preferred or f.preferred, old.safe or f.safe
-        )
+        preferred, safe = old.preferred or f.preferred, old.safe or f.safe
+        merged[key] = Fix(old.title, old.kind, diags, old.edits, preferred, safe, old.anchor)
     return list(merged.values())
 
 

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from importlib import metadata
 from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from torch_logs_lsp.core.registry import DEFAULT_RELEASE, Registry, load_registry, releases
+from torch_logs_lsp.core.registry import Registry, releases
+from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver
+from torch_logs_lsp.core.versions import parse_release
 
-from .documents import DocumentState, build_state
+from .documents import DocumentState, build_state, uri_path
+from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import hover as hover_feature
@@ -41,15 +45,36 @@ class TorchLogsServer(LanguageServer):
         self.client_locale = ""
         self.states: dict[str, DocumentState] = {}
         self.language_ids: dict[str, str] = {}
+        self.resolver = TorchResolver()
+        self.workspace_root: str | None = None
+        self._notes: set[str] = set()
 
     # -- preferences ---------------------------------------------------------------
     @property
     def registry(self) -> Registry:
-        """Registry of the release chosen by ``torchLogs.torchVersion`` (else the newest)."""
-        wanted = self.settings.torch_version
-        if wanted != "auto" and wanted in releases():
-            return load_registry(wanted)
-        return load_registry(DEFAULT_RELEASE)
+        """Registry of the user's torch for a document without a pin comment."""
+        return self.context_for("").registry
+
+    def context_for(self, text: str) -> TorchContext:
+        """The user's torch for a document: ``torchLogs.torchVersion``, a pin comment in
+        ``text``, ``torchLogs.python``, the workspace's ``.venv``, ``python3`` on PATH
+        (see ``core/torch_context``). Resolved lazily on first use, cached per
+        interpreter, re-read when the interpreter or its torch changes."""
+        context = self.resolver.context(
+            torch_version=self.settings.torch_version,
+            text=text,
+            python=self.settings.python or None,
+            workspace=self.workspace_root,
+        )
+        for note in context.notes:
+            if note not in self._notes:
+                self._notes.add(note)
+                log.warning(note)
+        return context
+
+    def registry_of(self, state: DocumentState) -> Registry:
+        """The registry a document was analysed with."""
+        return state.context.registry if state.context else self.registry
 
     @property
     def locale(self) -> str:
@@ -80,8 +105,10 @@ class TorchLogsServer(LanguageServer):
         cached = self.states.get(uri)
         if cached is not None and cached.version == doc.version and cached.text == text:
             return cached
+        context = self.context_for(text)
+        language_id = self.language_ids.get(uri)
         state = build_state(
-            uri, doc.version, text, self.language_ids.get(uri), self.registry, self.encoding
+            uri, doc.version, text, language_id, context.registry, self.encoding, context
         )
         self.states[uri] = state
         return state
@@ -102,11 +129,12 @@ class TorchLogsServer(LanguageServer):
 
     def apply_settings(self, raw: Any) -> None:
         settings, problems = parse_settings(raw)
-        if settings.torch_version not in ("auto", *releases()):
+        if settings.torch_version != "auto" and parse_release(settings.torch_version) is None:
             problems.append(
-                f"torchLogs.torchVersion: {settings.torch_version!r} is not a packaged "
-                f"release ({', '.join(releases())}); using {DEFAULT_RELEASE}"
+                f"torchLogs.torchVersion: {settings.torch_version!r} is not a release like "
+                f"2.13 (packaged: {', '.join(releases())}); using the installed torch"
             )
+            settings = replace(settings, torch_version="auto")
         for problem in problems:
             log.warning(problem)
             self.window_show_message(
@@ -119,6 +147,12 @@ class TorchLogsServer(LanguageServer):
 # -- handlers ----------------------------------------------------------------------
 def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
     ls.client_locale = params.locale or ""
+    folders = params.workspace_folders or []
+    root = folders[0].uri if folders else params.root_uri
+    if root:
+        ls.workspace_root = uri_path(root)
+    elif params.root_path:
+        ls.workspace_root = params.root_path
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
 
@@ -156,7 +190,8 @@ def completion(ls: TorchLogsServer, params: types.CompletionParams) -> types.Com
         item_caps = caps.completion.completion_item if caps and caps.completion else None
         markdown = ls.markdown(item_caps.documentation_format if item_caps else None)
         offset = state.mapper.offset(params.position)
-        return completion_feature.completions(state, offset, ls.registry, ls.locale, markdown)
+        registry = ls.registry_of(state)
+        return completion_feature.completions(state, offset, registry, ls.locale, markdown)
     except Exception:
         log.exception("completion failed at %s", params.position)
         return None
@@ -170,9 +205,26 @@ def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
         caps = ls.client_capabilities.text_document
         formats = caps.hover.content_format if caps and caps.hover else None
         offset = state.mapper.offset(params.position)
-        return hover_feature.hover(state, offset, ls.registry, ls.locale, ls.markdown(formats))
+        registry = ls.registry_of(state)
+        return hover_feature.hover(state, offset, registry, ls.locale, ls.markdown(formats))
     except Exception:
         log.exception("hover failed at %s", params.position)
+        return None
+
+
+def code_action(
+    ls: TorchLogsServer, params: types.CodeActionParams
+) -> list[types.CodeAction] | None:
+    state = ls.state(params.text_document.uri)
+    if state is None:
+        return None
+    try:
+        caps = ls.client_capabilities.workspace
+        edit_caps = caps.workspace_edit if caps else None
+        versioned = bool(edit_caps and edit_caps.document_changes)
+        return code_actions_feature.code_actions(state, params, ls.registry, ls.settings, versioned)
+    except Exception:
+        log.exception("code actions failed for %s", params.range)
         return None
 
 
@@ -189,4 +241,8 @@ def create_server() -> TorchLogsServer:
         types.CompletionOptions(trigger_characters=completion_feature.TRIGGER_CHARACTERS),
     )(completion)
     server.feature(types.TEXT_DOCUMENT_HOVER)(hover)
+    server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=code_actions_feature.KINDS),
+    )(code_action)
     return server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import pytest
@@ -117,6 +118,13 @@ def test_rename_hook_is_preferred_and_safe() -> None:
         True,
     )
     assert fix_all_value("+dist_ddp", REG, renames) == "+ddp"
+
+
+def test_renamed_diagnostic_is_a_safe_rename() -> None:
+    a = analyse("dist_ddp", REG)
+    tl206 = dataclasses.replace(a.diagnostics[0], code="TL206", suggestions=("ddp",))
+    first = value_fixes(dataclasses.replace(a, diagnostics=(tl206,)), REG)[0]
+    assert (first.title, first.preferred, first.safe) == ("Rename `dist_ddp` to `ddp`", True, True)
 
 
 def test_ignored_codes_are_not_fixed() -> None:

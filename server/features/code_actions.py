@@ -1,0 +1,142 @@
+"""textDocument/codeAction: quick fixes tied to diagnostics, "also enable" refactors and
+``source.fixAll.torch-logs``.
+
+The fixes come from :mod:`torch_logs_lsp.core.fixer` as document edits in code points;
+they become LSP ranges here, through the document's :class:`~..positions.PositionMapper`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from torch_logs_lsp.core.analysis import Diagnostic
+from torch_logs_lsp.core.fixer import DocumentFix, fix_all_edits, span_fixes
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.edits import TextEdit
+from torch_logs_lsp.core.registry import Registry
+
+from ..documents import DocumentState
+from ..settings import Settings
+from .diagnostics import SOURCE
+
+FIX_ALL = "source.fixAll.torch-logs"
+
+#: The kinds the server advertises in ``CodeActionOptions.codeActionKinds``.
+KINDS: list[types.CodeActionKind | str] = [
+    types.CodeActionKind.QuickFix,
+    types.CodeActionKind.RefactorRewrite,
+    types.CodeActionKind.SourceFixAll,
+    FIX_ALL,
+]
+
+
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
+    """Whether ``kind`` is requested by ``context.only`` (hierarchical: ``refactor``
+    includes ``refactor.rewrite``). No ``only`` means every kind."""
+    if not only:
+        return True
+    return any(kind == o or kind.startswith(o + ".") for o in only)
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    def key(p: types.Position) -> tuple[int, int]:
+        return p.line, p.character
+
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+
+
+def _lsp_diagnostic(
+    state: DocumentState,
+    span: ValueSpan,
+    d: Diagnostic,
+    sent: Sequence[types.Diagnostic],
+) -> types.Diagnostic:
+    """The client's own diagnostic for ``d`` when it sent it, else an equal one."""
+    rng = state.mapper.range(*span.document_range(d.start, d.end))
+    for c in sent:
+        if str(c.code) == d.code and c.range == rng:
+            return c
+    return types.Diagnostic(
+        range=rng,
+        message=d.message,
+        severity=types.DiagnosticSeverity(int(d.severity)),
+        code=d.code,
+        source=SOURCE,
+    )
+
+
+def _workspace_edit(
+    state: DocumentState, edits: Sequence[TextEdit], versioned: bool
+) -> types.WorkspaceEdit:
+    lsp_edits = [
+        types.TextEdit(range=state.mapper.range(e.start, e.end), new_text=e.new_text)
+        for e in sorted(edits, key=lambda e: e.start)
+    ]
+    if versioned:
+        doc = types.OptionalVersionedTextDocumentIdentifier(uri=state.uri, version=state.version)
+        return types.WorkspaceEdit(
+            document_changes=[types.TextDocumentEdit(text_document=doc, edits=list(lsp_edits))]
+        )
+    return types.WorkspaceEdit(changes={state.uri: list(lsp_edits)})
+
+
+def _action(
+    state: DocumentState,
+    fix: DocumentFix,
+    sent: Sequence[types.Diagnostic],
+    versioned: bool,
+) -> types.CodeAction:
+    diags = [_lsp_diagnostic(state, fix.span, d, sent) for d in fix.diagnostics]
+    return types.CodeAction(
+        title=fix.title,
+        kind=fix.kind,
+        diagnostics=diags or None,
+        is_preferred=fix.preferred or None,
+        edit=_workspace_edit(state, fix.edits, versioned),
+    )
+
+
+def code_actions(
+    state: DocumentState,
+    params: types.CodeActionParams,
+    registry: Registry,
+    settings: Settings,
+    versioned: bool = True,
+) -> list[types.CodeAction]:
+    """Code actions for the requested range: quick fixes of the diagnostics that overlap
+    it, refactors of the items it touches, and fix-all for the document; filtered by
+    ``context.only``. Diagnostics turned ``off`` in the settings get no fix.
+    ``versioned``: answer with ``documentChanges`` (the client supports them)."""
+    if state.host is None:
+        return []
+    only = params.context.only
+    sent = params.context.diagnostics
+    off = frozenset(c for c, sev in settings.severity.items() if sev == "off")
+    out: list[types.CodeAction] = []
+    for span, analysis in state.entries:
+        if analysis is None:
+            continue
+        for fix in span_fixes(state.host, state.text, span, analysis, registry):
+            if not wanted(fix.kind, only):
+                continue
+            if fix.diagnostics and {d.code for d in fix.diagnostics} <= off:
+                continue
+            spots = [(d.start, d.end) for d in fix.diagnostics]
+            if fix.anchor is not None:
+                spots.append(fix.anchor)
+            ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
+            if any(_overlaps(r, params.range) for r in ranges):
+                out.append(_action(state, fix, sent, versioned))
+    if wanted(FIX_ALL, only):
+        changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
+        if changes:
+            out.append(
+                types.CodeAction(
+                    title="Fix all TORCH_LOGS problems",
+                    kind=FIX_ALL,
+                    edit=_workspace_edit(state, [c.edit for c in changes], versioned),
+                )
+            )
+    return out
