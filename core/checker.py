@@ -17,6 +17,7 @@ from pathlib import Path
 from . import hosts
 from .analysis import Analysis, Diagnostic, Severity, analyse
 from .hosts.base import ValueSpan
+from .modules import ModuleFinder
 from .registry import Registry, load_registry
 
 #: Directories never entered when walking a tree.
@@ -85,18 +86,21 @@ class LineIndex:
         return self.starts[line] + column
 
 
-def analyse_span(span: ValueSpan, registry: Registry) -> Analysis | None:
-    """Analyse the TORCH_LOGS value of a span; ``None`` for other variables or a value
-    that is not static (no diagnostics for what we cannot know)."""
+def analyse_span(
+    span: ValueSpan, registry: Registry, finder: ModuleFinder | None = None
+) -> Analysis | None:
+    """Analyse the TORCH_LOGS value of a span (module names resolved with ``finder``);
+    ``None`` for other variables or a value that is not static (no diagnostics for what we
+    cannot know)."""
     if span.variable != "TORCH_LOGS" or span.value is None:
         return None
     if not span.terminated:
         return None  # the user is still typing the closing quote
-    return analyse(span.value, registry)
+    return analyse(span.value, registry, finder)
 
 
 def check_text(
-    text: str, host: str, registry: Registry | None = None
+    text: str, host: str, registry: Registry | None = None, finder: ModuleFinder | None = None
 ) -> list[tuple[ValueSpan, Analysis]]:
     """Extract the spans of ``text`` (a document of ``host`` kind) and analyse each.
 
@@ -105,17 +109,19 @@ def check_text(
     reg = registry or load_registry()
     out: list[tuple[ValueSpan, Analysis]] = []
     for span in hosts.extract(host, text):
-        result = analyse_span(span, reg)
+        result = analyse_span(span, reg, finder)
         if result is not None:
             out.append((span, result))
     return out
 
 
-def findings(text: str, host: str, registry: Registry | None = None) -> list[Finding]:
+def findings(
+    text: str, host: str, registry: Registry | None = None, finder: ModuleFinder | None = None
+) -> list[Finding]:
     """Every diagnostic of a document, placed in document coordinates, in order."""
     index = LineIndex(text)
     out: list[Finding] = []
-    for span, result in check_text(text, host, registry):
+    for span, result in check_text(text, host, registry, finder):
         for diag in result.diagnostics:
             start, end = span.document_range(diag.start, diag.end)
             line, column = index.position(start)

@@ -14,6 +14,7 @@ from torch_logs_lsp.core.analysis import Analysis
 from torch_logs_lsp.core.checker import analyse_span
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.torch_context import TorchContext
 
 from .positions import PositionMapper
 
@@ -58,6 +59,8 @@ class DocumentState:
     text: str
     mapper: PositionMapper
     entries: list[tuple[ValueSpan, Analysis | None]]
+    #: The user's torch for this document (registry + module finder), when resolved.
+    context: TorchContext | None = None
 
     def span_at(self, offset: int) -> ValueSpan | None:
         """The span whose name or value contains the document offset, if any."""
@@ -82,8 +85,13 @@ def build_state(
     language_id: str | None,
     registry: Registry,
     encoding: str,
+    context: TorchContext | None = None,
 ) -> DocumentState:
-    """Analyse a document. Never raises: a failing extractor is logged and yields no spans."""
+    """Analyse a document (with ``context``'s registry and module finder when given).
+    Never raises: a failing extractor is logged and yields no spans."""
+    if context is not None:
+        registry = context.registry
+    finder = context.finder if context is not None else None
     host = detect(uri, text, language_id)
     entries: list[tuple[ValueSpan, Analysis | None]] = []
     if host is not None:
@@ -93,5 +101,6 @@ def build_state(
             log.exception("extracting %s values from %s failed", host, uri)
             spans = []
         for span in spans:
-            entries.append((span, analyse_span(span, registry)))
-    return DocumentState(uri, version, host, text, PositionMapper(text, encoding), entries)
+            entries.append((span, analyse_span(span, registry, finder)))
+    mapper = PositionMapper(text, encoding)
+    return DocumentState(uri, version, host, text, mapper, entries, context)

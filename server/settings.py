@@ -7,7 +7,7 @@ A bad setting never stops the server: it is reported and its default is used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cattrs
@@ -23,12 +23,15 @@ class Settings:
     ``locale``: ``"auto"`` (the client's ``locale``), ``"en"`` or ``"ru"``: language of hover
     text. ``torch_version``: ``"auto"`` or a packaged release such as ``"2.13"``: the
     registry names are checked against. ``severity``: diagnostic code -> one of
-    :data:`SEVERITY_NAMES` (``"off"`` hides the code).
+    :data:`SEVERITY_NAMES` (``"off"`` hides the code). ``python``: the interpreter whose
+    torch and modules are checked (``""``: look for ``.venv``/``venv`` in the workspace,
+    then ``python3`` on PATH); naming it makes module verdicts certain (errors).
     """
 
     locale: str = "auto"
     torch_version: str = "auto"
     severity: dict[str, str] = field(default_factory=dict)
+    python: str = ""
 
 
 _converter = cattrs.Converter(forbid_extra_keys=False)
@@ -59,10 +62,10 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     settings = _converter.structure(clean, Settings)
     if settings.locale not in ("auto", "en", "ru"):
         problems.append(f"torchLogs.locale: unknown locale {settings.locale!r}, using auto")
-        settings = Settings("auto", settings.torch_version, settings.severity)
+        settings = replace(settings, locale="auto")
     bad = {k: v for k, v in settings.severity.items() if v not in SEVERITY_NAMES}
     if bad:
         problems.append(f"torchLogs.severity: ignored {bad} (use one of {SEVERITY_NAMES})")
         good = {k: v for k, v in settings.severity.items() if k not in bad}
-        settings = Settings(settings.locale, settings.torch_version, good)
+        settings = replace(settings, severity=good)
     return settings, problems

@@ -43,6 +43,19 @@ LABELS: dict[str, dict[str, str]] = {
         "ru": "torch ищет модуль через importlib.util.find_spec и задаёт уровень этого "
         "журнала (в torch 2.11+ и его подмодулей).",
     },
+    "since": {"en": "In torch since {first}", "ru": "В torch начиная с {first}"},
+    "until": {"en": ", until {last}", "ru": ", по {last} включительно"},
+    "renamed": {"en": "; renamed `{new}` in {when}", "ru": "; переименован в `{new}` в {when}"},
+    "not_packaged": {
+        "en": "Read from your torch {version}; not in any packaged release (2.1-2.15).",
+        "ru": "Прочитано из вашего torch {version}; нет ни в одном известном релизе (2.1-2.15).",
+    },
+    "module_found": {"en": "Found: {kind} `{origin}`", "ru": "Найден: {kind} `{origin}`"},
+    "module_submodules": {
+        "en": "torch {release} also sets its {count} submodules (2.11+).",
+        "ru": "torch {release} задаёт уровень и его {count} подмодулей (2.11+).",
+    },
+    "torch_from": {"en": "Checked against {how}.", "ru": "Проверено по: {how}."},
     "effective": {"en": "Effective configuration", "ru": "Итоговая конфигурация"},
     "no_effect": {"en": "nothing enabled", "ru": "ничего не включено"},
     "release": {"en": "torch {release} rules", "ru": "правила torch {release}"},

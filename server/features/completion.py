@@ -7,6 +7,7 @@ import re
 from lsprotocol import types
 
 from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.torch_context import fallback_finder
 
 from ..documents import DocumentState
 from ..texts import label
@@ -29,6 +30,37 @@ def _used_names(value: str) -> set[str]:
     return {part.strip().lstrip("+-") for part in value.split(",")}
 
 
+def module_completions(
+    state: DocumentState, word: str, edit_range: types.Range, locale: str
+) -> types.CompletionList:
+    """Submodules of the package before the last dot (``torch._dynamo.`` -> ``guards``,
+    ...), from the user's environment, else the packaged torch module list."""
+    finder = state.context.finder if state.context else fallback_finder()
+    parent = word.rpartition(".")[0]
+    lookup = finder.find_spec(parent) if parent else None
+    items: list[types.CompletionItem] = []
+    if lookup is not None and lookup.spec is not None and lookup.spec.is_package:
+        for child, is_package in finder.children(lookup.spec):
+            if child.startswith("_") and not word.rpartition(".")[2].startswith("_"):
+                rank = "1"
+            else:
+                rank = "0"
+            full = f"{parent}.{child}"
+            items.append(
+                types.CompletionItem(
+                    label=child,
+                    kind=types.CompletionItemKind.Module
+                    if is_package
+                    else types.CompletionItemKind.File,
+                    detail=label("module", locale),
+                    sort_text=f"{rank}_{child}",
+                    filter_text=full,
+                    text_edit=types.TextEdit(range=edit_range, new_text=full),
+                )
+            )
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
 def completions(
     state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
 ) -> types.CompletionList | None:
@@ -46,13 +78,13 @@ def completions(
     value = span.value
     start, end = _word_bounds(value, index)
     word = value[start:index]
-    if "." in word:
-        return types.CompletionList(is_incomplete=False, items=[])  # module names: later
     doc_start, doc_end = span.document_range(start, end)
     edit_range = state.mapper.range(doc_start, doc_end)
     if edit_range.start.line != edit_range.end.line:  # a line continuation inside the word
         here = state.mapper.position(offset)
         edit_range = types.Range(start=here, end=here)
+    if "." in word:
+        return module_completions(state, word, edit_range, locale)
     used = _used_names(value[:start] + value[end:])
     items: list[types.CompletionItem] = []
     for name in registry.offered_names():

@@ -8,6 +8,8 @@ from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, level_of
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.parser import Item
 from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.torch_context import TorchContext
+from torch_logs_lsp.core.versions import RENAMED, history, holds
 
 from ..documents import DocumentState
 from ..texts import Doc, label
@@ -20,14 +22,56 @@ def _item_at(analysis: Analysis, index: int) -> Item | None:
     return None
 
 
-def item_doc(item: Item, analysis: Analysis, registry: Registry, locale: str) -> Doc:
-    """Documentation of one item: kind, description, level, loggers, artifact flags."""
+def lifespan(name: str, registry: Registry, locale: str) -> str:
+    """ "In torch since 2.5", "..., until 2.3; renamed `ddp` in 2.4", or, for a name only
+    the user's torch has, where it was read."""
+    span = history(name)
+    if span is None:
+        version = registry.version or registry.release
+        return label("not_packaged", locale, version=version) if registry.version else ""
+    text = label("since", locale, first=span[0])
+    if span[1] != "2.15":
+        text += label("until", locale, last=span[1])
+    if name in RENAMED:
+        new, when = RENAMED[name]
+        text += label("renamed", locale, new=new, when=when)
+    return text + "."
+
+
+def module_paras(doc: Doc, name: str, context: TorchContext | None, locale: str) -> None:
+    """Where a module name was found and, on 2.11+, how many submodules it also sets."""
+    if context is None:
+        return
+    lookup = context.finder.find_spec(name)
+    if lookup.spec is None:
+        return
+    spec = lookup.spec
+    where = spec.origin or ", ".join(spec.locations)
+    if where:
+        doc.para(label("module_found", locale, kind=spec.kind, origin=where))
+    if spec.is_package and holds("module_submodules", context.registry.release):
+        count = len(context.finder.walk(spec)) - 1
+        doc.para(
+            label("module_submodules", locale, release=context.registry.release, count=str(count))
+        )
+
+
+def item_doc(
+    item: Item,
+    analysis: Analysis,
+    registry: Registry,
+    locale: str,
+    context: TorchContext | None = None,
+) -> Doc:
+    """Documentation of one item: kind, description, releases, level, loggers, artifact
+    flags; for module names where the module is and what it sets."""
     name = item.name
     kind = registry.kind(name)
     level = LEVEL_NAMES[level_of(item.prefix)]
     if kind == "component" or kind == "special":
         doc = Doc(f"**{name}** · {label(kind, locale)}")
         doc.para(registry.description(name, locale))
+        doc.para(lifespan(name, registry, locale))
         doc.para(f"{label('level', locale)}: **{level}** ({label('levels_hint', locale)})")
         rows = [(label("logger", locale), label("level", locale))]
         rows += [(q, level) for q in registry.qnames_for(name)]
@@ -39,6 +83,7 @@ def item_doc(item: Item, analysis: Analysis, registry: Registry, locale: str) ->
         flags.append(label("visible" if art.visible else "hidden", locale))
         doc = Doc(f"**{name}** · {label('artifact', locale)} ({', '.join(flags)})")
         doc.para(registry.description(name, locale))
+        doc.para(lifespan(name, registry, locale))
         doc.para(label("prefix_ignored", locale))
         if art.off_by_default:
             doc.para(label("off_note", locale))
@@ -48,13 +93,20 @@ def item_doc(item: Item, analysis: Analysis, registry: Registry, locale: str) ->
     for d in analysis.diagnostics:
         if d.start >= item.start and d.end <= item.end:
             doc.para(d.message)
-    if title_kind == "module":
+    if title_kind == "module" or any(d.code == "TL202" for d in analysis.diagnostics):
+        module_paras(doc, name, context, locale)
         doc.para(f"{label('level', locale)}: **{level}**. {label('module_note', locale)}")
+    elif history(name) is not None:
+        doc.para(lifespan(name, registry, locale))
     return doc
 
 
 def variable_doc(
-    span: ValueSpan, analysis: Analysis | None, registry: Registry, locale: str
+    span: ValueSpan,
+    analysis: Analysis | None,
+    registry: Registry,
+    locale: str,
+    context: TorchContext | None = None,
 ) -> Doc:
     """Documentation of the variable name; for TORCH_LOGS the effective configuration."""
     doc = Doc(f"**{span.variable}**")
@@ -70,6 +122,8 @@ def variable_doc(
         + " "
         + label("release", locale, release=analysis.release)
     )
+    if context is not None:
+        doc.para(label("torch_from", locale, how=context.how))
     config = analysis.config
     if config is None:
         return doc
@@ -94,7 +148,7 @@ def hover(
         return None
     analysis = state.analysis_of(span)
     if span.name_start <= offset <= span.name_end:
-        doc = variable_doc(span, analysis, registry, locale)
+        doc = variable_doc(span, analysis, registry, locale, state.context)
         start, end = span.name_start, span.name_end
     else:
         index = span.value_index(offset)
@@ -103,7 +157,7 @@ def hover(
         item = _item_at(analysis, index)
         if item is None or not item.name:
             return None
-        doc = item_doc(item, analysis, registry, locale)
+        doc = item_doc(item, analysis, registry, locale, state.context)
         start, end = span.document_range(item.start, item.end)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     text = doc.markdown() if markdown else doc.plaintext()
