@@ -17,7 +17,6 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 
 import {
@@ -218,7 +217,25 @@ class TorchLogsExtension implements vscode.Disposable {
     );
   }
 
-  private probe(command: string): Promise<ProbeResult> {
+  /**
+   * Probe an interpreter, remembering successful answers per (path, size, mtime) so later
+   * starts skip running Python once more (~0.2 s on a busy machine).
+   */
+  private async probe(command: string): Promise<ProbeResult> {
+    const stat = await fs.promises.stat(command).catch(() => undefined);
+    const key = stat ? `probe:${command}:${stat.size}:${stat.mtimeMs}` : undefined;
+    const cached = key ? this.context.globalState.get<ProbeResult>(key) : undefined;
+    if (cached?.version && !cached.error) {
+      return cached;
+    }
+    const result = await this.runProbe(command);
+    if (key && result.version && !result.error) {
+      void this.context.globalState.update(key, result);
+    }
+    return result;
+  }
+
+  private runProbe(command: string): Promise<ProbeResult> {
     return new Promise((resolve) => {
       execFile(command, ['-c', PROBE_CODE], { timeout: 10000, windowsHide: true }, (err, stdout, stderr) => {
         if (err) {
@@ -280,7 +297,17 @@ class TorchLogsExtension implements vscode.Disposable {
     this.interpreter = `${resolution.command} (Python ${resolution.version}, ${describeSource(resolution.source)})`;
 
     const libs = this.context.asAbsolutePath(path.join('bundled', 'libs'));
-    const env: NodeJS.ProcessEnv = { ...process.env, PYTHONNOUSERSITE: '1', PYTHONUTF8: '1', PYTHONUNBUFFERED: '1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PYTHONNOUSERSITE: '1',
+      PYTHONUTF8: '1',
+      PYTHONUNBUFFERED: '1',
+      // Compiled bytecode of the bundled libs goes to the extension's storage (always
+      // writable, one folder per Python version): the first start compiles, later ones load
+      // it (lsprotocol alone takes ~0.5 s more to import without it).
+      PYTHONPYCACHEPREFIX: path.join(this.context.globalStorageUri.fsPath, 'pycache'),
+    };
+    delete env.PYTHONDONTWRITEBYTECODE;
     if (fs.existsSync(libs)) {
       env.PYTHONPATH = libs; // the bundled server and its pinned dependencies come first
     } else {
@@ -289,7 +316,7 @@ class TorchLogsExtension implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: resolution.command,
       args: ['-m', 'torch_logs_lsp.server'],
-      transport: TransportKind.stdio,
+      // stdio without TransportKind.stdio, which would append `--stdio` to the arguments
       options: { env },
     };
     const initializationOptions = this.serverSettings();

@@ -1,0 +1,268 @@
+// The browser half of scripts/e2e.sh: drives VS Code (code-server) in Debian's chromium with
+// playwright-core and checks what a user sees. Usage: node e2e.js <url> <artifacts-dir>
+// Env: PLAYWRIGHT (path to playwright-core), DESCRIPTIONS (core/data/descriptions.json).
+// DOM selectors as verified in shared/recipes/vscode-e2e/e2e.js.
+'use strict';
+const { chromium } = require(process.env.PLAYWRIGHT || 'playwright-core');
+const fs = require('fs');
+const path = require('path');
+
+const [url, out] = process.argv.slice(2);
+const descriptions = JSON.parse(fs.readFileSync(process.env.DESCRIPTIONS, 'utf8')).names;
+const t0 = Date.now();
+const lap = (m) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const result = { checks: {}, blocked: [], pageErrors: [] };
+let page;
+
+function check(name, ok, detail) {
+  result.checks[name] = { ok: !!ok, detail };
+  lap(`${ok ? 'PASS' : 'FAIL'} ${name}${detail === undefined ? '' : ': ' + JSON.stringify(detail).slice(0, 300)}`);
+}
+
+const editorSel = '.editor-group-container.active .editor-instance .monaco-editor';
+
+async function quickOpen(file) {
+  await page.keyboard.press('Control+P');
+  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+  await page.keyboard.type(file);
+  // the row whose file name is exactly `file` (typing ".env" also lists inductor.env, ...)
+  const row = page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${file.replace(/\./g, '\\.')}\\s*$`) }) })
+    .first();
+  await row.waitFor({ timeout: 20000 });
+  return row;
+}
+
+async function openFile(file, lineText) {
+  const editor = page.locator(editorSel).first();
+  const line = editor.locator('.view-line', { hasText: lineText }).first();
+  // Quick Open's list re-renders while results come in (rows are reused), so a click can land
+  // on another file: check the editor's content and try again.
+  const exact = new RegExp(`^\\s*${file.replace(/\./g, '\\.')}\\s*$`);
+  for (let attempt = 1; ; attempt++) {
+    const tab = page.locator('.tabs-container .tab').filter({ has: page.locator('.label-name', { hasText: exact }) });
+    if (await tab.count()) {
+      await tab.first().click(); // already open: its tab
+    } else {
+      await (await quickOpen(file)).click();
+    }
+    try {
+      await line.waitFor({ timeout: attempt < 3 ? 5000 : 30000 });
+      return editor;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      lap(`quick open of ${file} landed elsewhere; again`);
+    }
+  }
+}
+
+/** Screen box of the first occurrence of `needle` on the view line containing `lineText`. */
+async function textBox(lineText, needle) {
+  return page.evaluate(
+    ({ sel, lineText, needle }) => {
+      const lines = [...document.querySelectorAll(`${sel} .view-line`)];
+      const line = lines.find((l) => l.textContent.replace(/\u00a0/g, ' ').includes(lineText));
+      if (!line) return null;
+      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      const nodes = [];
+      let full = '';
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        nodes.push({ n, start: full.length });
+        full += n.textContent.replace(/\u00a0/g, ' ');
+      }
+      const at = full.indexOf(needle);
+      if (at < 0) return null;
+      const range = document.createRange();
+      const locate = (offset) => {
+        const hit = nodes.filter((x) => x.start <= offset).at(-1);
+        return [hit.n, offset - hit.start];
+      };
+      range.setStart(...locate(at));
+      range.setEnd(...locate(at + needle.length - 1));
+      const r = range.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    },
+    { sel: editorSel, lineText, needle },
+  );
+}
+
+async function hoverText(lineText, needle) {
+  await page.mouse.move(5, 5);
+  await page.waitForTimeout(100);
+  const box = await textBox(lineText, needle);
+  if (!box) throw new Error(`"${needle}" not found on the line "${lineText}"`);
+  await page.mouse.move(box.x + 2, box.y + box.height / 2);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+  const hover = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: needle }).first();
+  await hover.waitFor({ state: 'visible', timeout: 20000 });
+  return (await hover.innerText()).trim();
+}
+
+async function runCommand(title) {
+  await page.keyboard.press('Control+Shift+P');
+  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+  await page.keyboard.type(title);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ timeout: 20000 });
+  await row.click();
+}
+
+/** Text of every frame (Markdown previews live in nested webview iframes). */
+async function framesText(needle, timeout) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    for (const f of page.frames().filter((f) => f !== page.mainFrame())) {
+      const t = await f.evaluate(() => document.body?.innerText || '').catch(() => '');
+      if (t.includes(needle)) return t;
+    }
+    await page.waitForTimeout(200);
+  }
+  return '';
+}
+
+(async () => {
+  const ctx = await chromium.launchPersistentContext(path.join(out, 'chrome-profile'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1'],
+  });
+  // the page may only talk to 127.0.0.1
+  await ctx.route('**/*', (route) => {
+    const u = route.request().url();
+    if (/^(https?|wss?):\/\/127\.0\.0\.1[:/]/.test(u) || /^(data|blob):/.test(u)) return route.continue();
+    result.blocked.push(u);
+    return route.abort();
+  });
+  page = ctx.pages()[0] || (await ctx.newPage());
+  page.on('pageerror', (e) => result.pageErrors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+  await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
+  lap('workbench ready');
+
+  // 1. open envs/recompiles.env (activates the extension: the time includes the server's start)
+  const row = await quickOpen('recompiles.env');
+  const tOpen = Date.now();
+  await row.click();
+  let editor = page.locator(editorSel).first();
+  await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+  result.openToSquiggleMs = Date.now() - tOpen;
+  lap(`open recompiles.env -> first squiggle: ${result.openToSquiggleMs} ms`);
+  const squiggleBox = await editor.locator('.squiggly-error').first().boundingBox();
+  const agBox = await textBox('TORCH_LOGS=aot_g', 'aot_g');
+  check('squiggle under aot_g', squiggleBox && agBox && Math.abs(squiggleBox.x - agBox.x) < 4 && squiggleBox.width > agBox.width * 0.7, { squiggleBox, agBox });
+
+  // 2. status bar: the torch release in use
+  const status = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
+  await status.waitFor({ timeout: 20000 });
+  result.statusBar = (await status.innerText()).trim();
+  check('status bar shows the torch release', /torch 2\.15/.test(result.statusBar), result.statusBar);
+
+  // 3. Problems panel row with our code
+  await page.keyboard.press('Control+Shift+M');
+  const rows = page.locator('.markers-panel .monaco-list-row');
+  await rows.filter({ hasText: 'aot_g' }).first().waitFor({ timeout: 20000 });
+  result.problems = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') || e.innerText));
+  const problemText = await rows.filter({ hasText: 'aot_g' }).first().innerText();
+  check('Problems row for aot_g with code TL201', /TL201/.test(problemText) && /aot_graphs/.test(problemText), problemText.replace(/\s+/g, ' '));
+  await page.screenshot({ path: path.join(out, 'problems.png') });
+  await page.keyboard.press('Control+Shift+M'); // close the panel again
+
+  // 3b. the same in a new window (page reload: a new extension host and server, with the
+  // bytecode cache of the first start) -- the usual case after the first day
+  await runCommand('View: Close All Editors');
+  await page.reload();
+  await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
+  const row2 = await quickOpen('recompiles.env');
+  const tOpen2 = Date.now();
+  await row2.click();
+  await page.locator(editorSel).first().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+  result.openToSquiggleWarmMs = Date.now() - tOpen2;
+  lap(`after reload: open recompiles.env -> first squiggle: ${result.openToSquiggleWarmMs} ms`);
+
+  // 4. hover on guards in .env
+  editor = await openFile('.env', 'TORCH_LOGS=+dynamo,guards');
+  result.hoverGuards = await hoverText('TORCH_LOGS=+dynamo,guards', 'guards');
+  const guardsDoc = descriptions.guards.en;
+  check('hover on guards shows its description', result.hoverGuards.includes(guardsDoc.slice(0, 40)), result.hoverGuards);
+  await page.screenshot({ path: path.join(out, 'hover.png') });
+
+  // 5. completion after TORCH_LOGS=+dyn
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('TORCH_LOGS=+dyn', { delay: 20 });
+  const sugg = page.locator('.editor-widget.suggest-widget.visible .monaco-list-row');
+  try {
+    await sugg.first().waitFor({ timeout: 5000 });
+  } catch {
+    await page.keyboard.press('Control+Space'); // in case quick suggestions were not triggered
+    await sugg.first().waitFor({ timeout: 15000 });
+  }
+  await page.waitForTimeout(300);
+  result.completions = await sugg.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, ' ').trim()));
+  const dynamoRow = result.completions.find((r) => r.startsWith('dynamo'));
+  check('completion after TORCH_LOGS=+dyn offers dynamo with its detail', dynamoRow && /component/.test(dynamoRow), result.completions);
+  await page.screenshot({ path: path.join(out, 'completion.png') });
+  await sugg.filter({ has: page.locator('.label-name', { hasText: /^dynamo$/ }) }).first().click(); // accept dynamo
+  await page.waitForTimeout(300);
+  result.acceptedLine = await editor.locator('.view-line', { hasText: 'TORCH_LOGS=+dyn' }).last().innerText();
+  check('accepting the completion writes +dynamo', /TORCH_LOGS=\+dynamo\s*$/.test(result.acceptedLine.replace(/\u00a0/g, ' ')), result.acceptedLine);
+
+  // 6. launch.json (JSONC) and a shell script are served too
+  for (const [file, line] of [['launch.json', '"TORCH_LOGS": "\\"dynamo\\""'], ['train.sh', 'export TORCH_LOGS="+dynamo ,guards"']]) {
+    const ed = await openFile(file, line.slice(0, 12));
+    await ed.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 20000 }).catch(() => {});
+    const n = await ed.locator('.squiggly-error').count();
+    check(`diagnostics in ${file}`, n > 0, n);
+    await page.screenshot({ path: path.join(out, `${file.replace(/\W/g, '_')}.png`) });
+  }
+
+  // 7. commands: Show All Names (a Markdown preview listing every name)
+  await runCommand('TORCH_LOGS: Show All Names');
+  const namesText = await framesText('TORCH_LOGS names', 20000);
+  check('Show All Names lists names with kinds', /dynamo/.test(namesText) && /guards/.test(namesText) && /torch 2\.15/.test(namesText), namesText.slice(0, 200));
+  await page.screenshot({ path: path.join(out, 'names.png') });
+
+  // 8. Explain: the server's effective configuration of the value on the cursor's line
+  editor = await openFile('.env', 'TORCH_LOGS=+dynamo,guards');
+  const valueBox = await textBox('TORCH_LOGS=+dynamo,guards', 'output_code');
+  await page.mouse.click(valueBox.x + 4, valueBox.y + valueBox.height / 2);
+  await runCommand('TORCH_LOGS: Explain TORCH_LOGS Value at Cursor');
+  const explainText = await framesText('TORCH_LOGS at .env:3', 20000);
+  check('Explain shows the effective configuration', /torch\._dynamo/.test(explainText) && /DEBUG/.test(explainText), explainText.slice(0, 300));
+  await page.screenshot({ path: path.join(out, 'explain.png') });
+
+  // README screenshot: a typo squiggled, its hover, our rows in the Problems panel, the status bar
+  await runCommand('View: Close All Editors');
+  const dontSave = page.getByRole('button', { name: /Don.t Save/ });
+  if (await dontSave.isVisible({ timeout: 2000 }).catch(() => false)) await dontSave.click();
+  await openFile('recompiles.env', 'TORCH_LOGS=aot_g');
+  await page.keyboard.press('Control+Shift+M');
+  const filter = page.locator('.markers-panel-action-filter input, .viewpane-filter input').first();
+  if (await filter.isVisible({ timeout: 5000 }).catch(() => false)) await filter.fill('torch-logs');
+  await page.locator(editorSel).first().locator('.view-lines').click();
+  await hoverText('TORCH_LOGS=aot_g', 'aot_g').catch(() => '');
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(out, 'screenshot.png') });
+
+  result.ok = Object.values(result.checks).every((c) => c.ok) && result.blocked.length === 0;
+  result.seconds = (Date.now() - t0) / 1000;
+  fs.writeFileSync(path.join(out, 'result.json'), JSON.stringify(result, null, 2));
+  lap(`${result.ok ? 'OK' : 'FAILED'}: ${Object.values(result.checks).filter((c) => c.ok).length}/${Object.keys(result.checks).length} checks; open->squiggle ${result.openToSquiggleMs} ms (first window), ${result.openToSquiggleWarmMs} ms (after reload)`);
+  await ctx.close();
+  process.exit(result.ok ? 0 : 1);
+})().catch(async (e) => {
+  console.error('FAIL', e);
+  try {
+    await page.screenshot({ path: path.join(out, 'failure.png') });
+  } catch {}
+  fs.writeFileSync(path.join(out, 'result.json'), JSON.stringify(result, null, 2));
+  process.exit(2);
+});

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# End-to-end test in a real VS Code (code-server, headless chromium via playwright-core):
+# installs its tools once (scripts/e2e-setup.sh), builds the .vsix (npm ci + npm run package),
+# installs it into a fresh profile, opens a copy of ../examples and checks completion, hover,
+# squiggles, the Problems panel and the status bar in the DOM (scripts/e2e.js).
+# Adapted from the verified recipe shared/recipes/vscode-e2e/run-e2e.sh.
+#   scripts/e2e.sh              build, then test
+#   E2E_SKIP_BUILD=1 scripts/e2e.sh   reuse dist/torch-logs-linux-x64.vsix
+# Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXT_DIR=$PWD
+T_START=$(date +%s.%N)
+CACHE=$(scripts/e2e-setup.sh | tail -1)
+# shellcheck disable=SC1091
+. "$CACHE/env.sh"
+T_SETUP=$(date +%s.%N)
+
+VSIX=$EXT_DIR/dist/torch-logs-linux-x64.vsix
+if [ -z "${E2E_SKIP_BUILD:-}" ] || [ ! -f "$VSIX" ]; then
+  LOCK_SUM=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ "$(cat node_modules/.e2e-lock-sha256 2>/dev/null)" != "$LOCK_SUM" ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$LOCK_SUM" > node_modules/.e2e-lock-sha256
+  fi
+  npm run --silent package 2>&1 | grep -v -e '^WARNING: Location' -e '^ *[├└│]' || true
+  [ -f "$VSIX" ] || { echo "build failed: no $VSIX" >&2; exit 1; }
+fi
+T_BUILD=$(date +%s.%N)
+
+ART=$EXT_DIR/e2e-artifacts
+rm -rf "$ART" && mkdir -p "$ART"
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/torch-logs-e2e.XXXXXX")
+mkdir -p "$RUN/data/User" "$RUN/exts" "$RUN/xdg/config" "$RUN/xdg/data" "$RUN/xdg/cache" "$RUN/tmp"
+cp -a ../examples "$RUN/ws"   # a copy: the test types into files
+# The server's Python, set explicitly: VS Code takes PATH from the login shell, where a pyenv
+# shim (slower to start) may come first. The PATH lookup order is covered by the unit tests.
+SERVER_PY=${E2E_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
+cat > "$RUN/data/User/settings.json" <<JSON
+{
+  "telemetry.telemetryLevel": "off", "update.mode": "none",
+  "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false, "extensions.ignoreRecommendations": true,
+  "workbench.enableExperiments": false, "workbench.startupEditor": "none", "workbench.tips.enabled": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden", "workbench.editor.enablePreview": false,
+  "security.workspace.trust.enabled": false, "chat.disableAIFeatures": true, "git.enabled": false,
+  "files.autoSave": "off", "editor.wordBasedSuggestions": "off", "editor.hover.delay": 300,
+  "editor.quickSuggestionsDelay": 10, "torchLogs.trace.server": "messages",
+  "torchLogs.serverInterpreter": "$SERVER_PY"
+}
+JSON
+CS_PID=
+cleanup() {
+  # code-server runs in its own process group (setsid): stop it with its extension hosts and servers
+  if [ -n "$CS_PID" ]; then
+    kill -- "-$CS_PID" 2>/dev/null || true
+    for _ in $(seq 1 40); do kill -0 -- "-$CS_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 -- "-$CS_PID" 2>/dev/null || true
+  fi
+  cp "$RUN"/*.log "$ART/" 2>/dev/null || true
+  # the extension's own output channel (server log + LSP trace), one per window
+  find "$RUN/data/logs" -name '*TORCH_LOGS*' | sort | cat -- /dev/null $(cat) > "$ART/output-channel.log" 2>/dev/null || true
+  rm -rf "$RUN" 2>/dev/null || { sleep 1; rm -rf "$RUN"; }
+}
+trap cleanup EXIT
+
+CS=("$CACHE/cs/node_modules/.bin/code-server" --user-data-dir "$RUN/data" --extensions-dir "$RUN/exts")
+export XDG_CONFIG_HOME=$RUN/xdg/config XDG_DATA_HOME=$RUN/xdg/data XDG_CACHE_HOME=$RUN/xdg/cache
+export EXTENSIONS_GALLERY='{}'   # no gallery: nothing is fetched
+"${CS[@]}" --install-extension "$VSIX" > "$RUN/install.log" 2>&1 || { cat "$RUN/install.log" >&2; exit 1; }
+T_INSTALL=$(date +%s.%N)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+TMPDIR=$RUN/tmp setsid "${CS[@]}" --config "$RUN/config.yaml" --bind-addr "127.0.0.1:$PORT" --auth none \
+  --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
+  --ignore-last-opened "$RUN/ws" > "$RUN/code-server.log" 2>&1 &
+CS_PID=$!
+for _ in $(seq 1 240); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.25; done
+T_UP=$(date +%s.%N)
+
+set +e
+PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../core/data/descriptions.json" \
+  node scripts/e2e.js "http://127.0.0.1:$PORT/?folder=$RUN/ws" "$ART"
+RC=$?
+set -e
+T_END=$(date +%s.%N)
+secs() { python3 -c "print(f'{$2 - $1:.1f}s')"; }
+grep -h 'server running' "$ART/output-channel.log" 2>/dev/null | sed 's/^/extension log: /' || true
+echo "e2e: rc=$RC setup=$(secs "$T_START" "$T_SETUP") build=$(secs "$T_SETUP" "$T_BUILD") install-vsix=$(secs "$T_BUILD" "$T_INSTALL") code-server-up=$(secs "$T_INSTALL" "$T_UP") browser-test=$(secs "$T_UP" "$T_END") total=$(secs "$T_START" "$T_END")"
+if [ $RC = 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
+exit $RC
