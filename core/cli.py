@@ -15,6 +15,7 @@ from typing import Any
 
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
+from .cli_torch import add_registry_command, add_torch_options, context_for
 from .registry import load_registry
 
 SEVERITY_WORDS = {
@@ -49,7 +50,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         text = read_document(path)
         if text is None:
             continue
-        for f in findings(text, host, registry):
+        context = context_for(args, text)  # setting, pin comment, --python, .venv, PATH
+        registry = context.registry
+        for f in findings(text, host, registry, context.finder):
             d = f.diagnostic
             if d.severity > minimum:
                 continue
@@ -104,7 +107,8 @@ _OUTCOME_TEXT = {
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    result = analyse(args.value, load_registry())
+    context = context_for(args)
+    result = analyse(args.value, context.registry, context.finder)
     if args.json:
         print(json.dumps(explain_json(result), ensure_ascii=False, indent=2))
         return 0 if result.outcome == "ok" else 1
@@ -135,11 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--show-hints", action="store_true", help="also print hints")
+    add_torch_options(check)
     check.set_defaults(func=cmd_check)
     explain = sub.add_parser("explain", help="explain what torch does with a value")
     explain.add_argument("value", metavar="VALUE")
     explain.add_argument("--json", action="store_true")
+    add_torch_options(explain)
     explain.set_defaults(func=cmd_explain)
+    add_registry_command(sub)
     return parser
 
 

@@ -32,17 +32,22 @@ import { RestartQueue } from './restartQueue';
 import {
   ExtensionSettings,
   needsRestart,
+  newestRelease,
+  parseTorchStatus,
   readSettings,
   releaseInUse,
   sameServerSettings,
   ServerSettings,
   toServerSettings,
+  TorchStatus,
 } from './settings';
 import { hoverMarkdown, mentionsVariable, NameItem, namesMarkdown, statusText, variableColumn } from './text';
 
 const CLIENT_ID = 'torchLogs';
 const PYTHON_EXTENSION = 'ms-python.python';
 const VIRTUAL_SCHEME = 'torch-logs';
+/** Custom request (proposed): the torch release and interpreter the server uses for a document. */
+const STATUS_REQUEST = 'torchLogs/status';
 
 const SCHEMES = ['file', 'untitled'];
 export const DOCUMENT_SELECTOR: { scheme: string; language?: string; pattern?: string }[] = [
@@ -71,7 +76,11 @@ class TorchLogsExtension implements vscode.Disposable {
   private sentSettings: ServerSettings | undefined;
   private state: ServerState = 'stopped';
   private interpreter: string | undefined;
+  private serverPython: string | undefined;
   private pythonEnvironment: string | undefined;
+  /** Per document URI: the server's `torchLogs/status` answer; `false` once the server said it has no such request. */
+  private readonly torchStatus = new Map<string, TorchStatus>();
+  private statusRequestSupported = true;
   private readonly queue = new RestartQueue(() => this.restartNow());
   private readonly status: vscode.StatusBarItem;
   private readonly virtualDocs = new Map<string, string>();
@@ -130,7 +139,12 @@ class TorchLogsExtension implements vscode.Disposable {
   }
 
   private serverSettings(): ServerSettings {
-    return toServerSettings(this.settings, vscode.workspace.isTrusted ? this.pythonEnvironment : undefined);
+    return toServerSettings(this.settings, {
+      trusted: vscode.workspace.isTrusted,
+      selectedPython: this.pythonEnvironment,
+      serverPython: this.serverPython,
+      newestRelease: newestRelease(this.packagedReleases()),
+    });
   }
 
   private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
@@ -159,8 +173,9 @@ class TorchLogsExtension implements vscode.Disposable {
       return;
     }
     this.sentSettings = settings;
+    this.torchStatus.clear();
     this.log(`settings -> server: ${JSON.stringify(settings)}`);
-    void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings });
+    void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings }).then(() => this.updateStatus());
   }
 
   // -- interpreters ----------------------------------------------------------------
@@ -289,12 +304,16 @@ class TorchLogsExtension implements vscode.Disposable {
     }
     if (!resolution.ok) {
       this.interpreter = undefined;
+      this.serverPython = undefined;
       this.setState('failed');
       this.log(resolution.message);
       void this.showStartError(resolution.message);
       return;
     }
     this.interpreter = `${resolution.command} (Python ${resolution.version}, ${describeSource(resolution.source)})`;
+    this.serverPython = resolution.command;
+    this.torchStatus.clear();
+    this.statusRequestSupported = true;
 
     const libs = this.context.asAbsolutePath(path.join('bundled', 'libs'));
     const env: NodeJS.ProcessEnv = {
@@ -477,7 +496,11 @@ class TorchLogsExtension implements vscode.Disposable {
       void vscode.window.showWarningMessage('The TORCH_LOGS server returned no names; see the output.');
       return;
     }
-    const { release, origin } = releaseInUse(this.settings, this.packagedReleases());
+    const doc = vscode.window.activeTextEditor?.document;
+    const known = doc ? this.torchStatus.get(doc.uri.toString()) : undefined;
+    const { release, origin } = known
+      ? { release: known.release, origin: known.how }
+      : releaseInUse(this.settings, this.packagedReleases(), vscode.workspace.isTrusted);
     await this.showMarkdown('TORCH_LOGS names.md', namesMarkdown(items, release, origin));
   }
 
@@ -537,7 +560,13 @@ class TorchLogsExtension implements vscode.Disposable {
       this.status.hide();
       return;
     }
-    const { release, origin } = releaseInUse(this.settings, this.packagedReleases());
+    const known = this.torchStatus.get(doc.uri.toString());
+    if (!known) {
+      this.requestTorchStatus(doc);
+    }
+    const { release, origin } = known
+      ? { release: known.release, origin: known.how }
+      : releaseInUse(this.settings, this.packagedReleases(), vscode.workspace.isTrusted);
     const { text, tooltip } = statusText({
       release,
       origin,
@@ -551,6 +580,29 @@ class TorchLogsExtension implements vscode.Disposable {
     this.status.backgroundColor =
       this.state === 'failed' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.status.show();
+  }
+
+  /** Ask the server which torch it uses for a document (once per document and settings). */
+  private requestTorchStatus(doc: vscode.TextDocument): void {
+    const client = this.client;
+    if (!client || this.state !== 'running' || !this.statusRequestSupported) {
+      return;
+    }
+    const uri = doc.uri.toString();
+    client.sendRequest(STATUS_REQUEST, { textDocument: { uri } }).then(
+      (raw) => {
+        const status = parseTorchStatus(raw);
+        if (status && client === this.client) {
+          this.torchStatus.set(uri, status);
+          this.updateStatus();
+        }
+      },
+      (e: { code?: number }) => {
+        if (e?.code === -32601) {
+          this.statusRequestSupported = false; // MethodNotFound: an older server
+        }
+      },
+    );
   }
 
   dispose(): void {

@@ -10,6 +10,8 @@ export const LOCALES = ['auto', 'en', 'ru'] as const;
 
 export interface ExtensionSettings {
   serverInterpreter: string;
+  /** `torchLogs.python`: the interpreter whose torch and modules are checked. */
+  python: string;
   torchVersion: string;
   locale: string;
   severity: Record<string, string>;
@@ -22,12 +24,22 @@ export interface ServerSettings {
     torchVersion: string;
     severity: Record<string, string>;
     /**
-     * The workspace's selected Python (the one whose torch should be checked), when known.
-     * The server ignores it for now; it is sent so the server can pick it up without a
-     * restart when it learns to read a torch's registry.
+     * The interpreter whose torch (registry) and modules the server checks. Omitted: the
+     * server looks for `.venv`/`venv` in the workspace, then `python3` on PATH.
      */
-    pythonEnvironment?: string;
+    python?: string;
   };
+}
+
+export interface Environment {
+  /** Workspace trust. Untrusted: nothing from the workspace may be run or read as code. */
+  trusted: boolean;
+  /** The Python extension's selected interpreter for the workspace, when known. */
+  selectedPython?: string;
+  /** The interpreter running the server (never from the workspace when untrusted). */
+  serverPython?: string;
+  /** The newest packaged release (package.json's enum of torchLogs.torchVersion). */
+  newestRelease: string;
 }
 
 /** Read the settings through a getter (`vscode.WorkspaceConfiguration.get` for `torchLogs`). */
@@ -48,20 +60,40 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
   }
   return {
     serverInterpreter: str('serverInterpreter', ''),
+    python: str('python', ''),
     torchVersion: str('torchVersion', 'auto'),
     locale: str('locale', 'auto'),
     severity,
   };
 }
 
-export function toServerSettings(s: ExtensionSettings, pythonEnvironment?: string): ServerSettings {
+/**
+ * What the server gets. The interpreter whose torch is checked: `torchLogs.python`, else the
+ * Python extension's selected interpreter, else none (the server searches). In an untrusted
+ * workspace the server must not look at the workspace's interpreters (it would run or read
+ * them): it gets the server's own interpreter (from PATH or user settings) and an explicit
+ * release, so the packaged registry is used.
+ */
+export function toServerSettings(s: ExtensionSettings, env: Environment): ServerSettings {
   const inner: ServerSettings['torchLogs'] = {
     locale: s.locale,
     torchVersion: s.torchVersion,
     severity: { ...s.severity },
   };
-  if (pythonEnvironment) {
-    inner.pythonEnvironment = pythonEnvironment;
+  if (env.trusted) {
+    const python = s.python || env.selectedPython;
+    if (python) {
+      inner.python = python;
+    }
+  } else {
+    // torchLogs.python is a restricted setting: here it holds only the user-level value
+    const python = s.python || env.serverPython;
+    if (python) {
+      inner.python = python;
+    }
+    if (inner.torchVersion === 'auto') {
+      inner.torchVersion = env.newestRelease;
+    }
   }
   return { torchLogs: inner };
 }
@@ -89,23 +121,51 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
-export type ReleaseOrigin = 'setting' | 'packaged default';
-
 /**
- * The torch release the server checks names against, and where it comes from. Mirrors the
- * server today: `torchVersion` when it names a packaged release, else the packaged default
- * (the newest release; the list is package.json's enum for `torchLogs.torchVersion`).
+ * The torch release the status bar shows when the server cannot tell (servers without the
+ * `torchLogs/status` request): `torchVersion` when it names a packaged release, else the
+ * newest packaged release (package.json's enum for `torchLogs.torchVersion`). With `auto` in a
+ * trusted workspace the server may use a pin comment or the checked interpreter's torch
+ * instead, and the origin says so.
  */
 export function releaseInUse(
   s: ExtensionSettings,
   packaged: readonly string[],
-): { release: string; origin: ReleaseOrigin } {
+  trusted = true,
+): { release: string; origin: string } {
   const newest = newestRelease(packaged);
   const wanted = s.torchVersion.replace(/^(\d+\.\d+)\.\d+$/, '$1');
   if (wanted !== 'auto' && packaged.includes(wanted)) {
-    return { release: wanted, origin: 'setting' };
+    return { release: wanted, origin: 'torchLogs.torchVersion' };
   }
-  return { release: newest, origin: 'packaged default' };
+  if (!trusted) {
+    return { release: newest, origin: 'packaged default (restricted mode)' };
+  }
+  return { release: newest, origin: "packaged default, unless a pin comment or the checked interpreter's torch says otherwise" };
+}
+
+/** Answer of the server's `torchLogs/status` request for one document. */
+export interface TorchStatus {
+  release: string;
+  /** Where the release comes from, e.g. "torchLogs.torchVersion", "pin comment (torch=2.4)". */
+  how: string;
+  /** The interpreter whose torch and modules are checked, if any. */
+  python?: string;
+}
+
+export function parseTorchStatus(raw: unknown): TorchStatus | undefined {
+  if (!raw || typeof raw !== 'object') {
+    return undefined;
+  }
+  const r = raw as Record<string, unknown>;
+  if (typeof r.release !== 'string' || !r.release) {
+    return undefined;
+  }
+  return {
+    release: r.release,
+    how: typeof r.how === 'string' ? r.how : '',
+    python: typeof r.python === 'string' && r.python ? r.python : undefined,
+  };
 }
 
 export function newestRelease(packaged: readonly string[]): string {

@@ -1,34 +1,57 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { ExtensionSettings, needsRestart, readSettings, releaseInUse, sameServerSettings, toServerSettings } from '../src/settings';
+import { Environment, ExtensionSettings, needsRestart, parseTorchStatus, readSettings, releaseInUse, sameServerSettings, toServerSettings } from '../src/settings';
 
 const get = (values: Record<string, unknown>) => (key: string) => values[key];
 const PACKAGED = ['2.15', '2.14', '2.13', '2.12', '2.2', '2.1'];
 
 test('defaults', () => {
-  assert.deepEqual(readSettings(get({})), { serverInterpreter: '', torchVersion: 'auto', locale: 'auto', severity: {} });
+  assert.deepEqual(readSettings(get({})), { serverInterpreter: '', python: '', torchVersion: 'auto', locale: 'auto', severity: {} });
 });
 
 test('values are read and trimmed; blanks and wrong types give defaults', () => {
   const s = readSettings(
     get({ serverInterpreter: ' /usr/bin/python3 ', torchVersion: '2.13', locale: 'ru', severity: { TL202: 'off', ' TL301 ': 'Error' } }),
   );
-  assert.deepEqual(s, { serverInterpreter: '/usr/bin/python3', torchVersion: '2.13', locale: 'ru', severity: { TL202: 'off', TL301: 'error' } });
+  assert.deepEqual(s, { serverInterpreter: '/usr/bin/python3', python: '', torchVersion: '2.13', locale: 'ru', severity: { TL202: 'off', TL301: 'error' } });
   const bad = readSettings(get({ serverInterpreter: 3, torchVersion: '  ', locale: null, severity: ['TL202'] }));
-  assert.deepEqual(bad, { serverInterpreter: '', torchVersion: 'auto', locale: 'auto', severity: {} });
+  assert.deepEqual(bad, { serverInterpreter: '', python: '', torchVersion: 'auto', locale: 'auto', severity: {} });
   // non-string levels are dropped, unknown levels are passed on for the server to report
   assert.deepEqual(readSettings(get({ severity: { TL201: 1, TL202: 'loud' } })).severity, { TL202: 'loud' });
 });
 
+const TRUSTED: Environment = { trusted: true, newestRelease: '2.15' };
+
 test('the server gets {"torchLogs": {...}} with camelCase keys and without client-only settings', () => {
-  const s: ExtensionSettings = { serverInterpreter: '/py', torchVersion: '2.13', locale: 'en', severity: { TL202: 'off' } };
-  assert.deepEqual(toServerSettings(s), { torchLogs: { locale: 'en', torchVersion: '2.13', severity: { TL202: 'off' } } });
-  assert.deepEqual(toServerSettings(s, '/ws/.venv/bin/python').torchLogs.pythonEnvironment, '/ws/.venv/bin/python');
+  const s: ExtensionSettings = { serverInterpreter: '/py', python: '', torchVersion: '2.13', locale: 'en', severity: { TL202: 'off' } };
+  assert.deepEqual(toServerSettings(s, TRUSTED), { torchLogs: { locale: 'en', torchVersion: '2.13', severity: { TL202: 'off' } } });
   // the payload is a copy: later edits of the settings object do not leak into what was sent
-  const sent = toServerSettings(s);
+  const sent = toServerSettings(s, TRUSTED);
   s.severity.TL201 = 'hint';
   assert.deepEqual(sent.torchLogs.severity, { TL202: 'off' });
+});
+
+test('checked interpreter: torchLogs.python, else the Python extension selection, else none', () => {
+  const s = readSettings(get({}));
+  const env = { ...TRUSTED, selectedPython: '/ws/.venv/bin/python', serverPython: '/usr/bin/python3' };
+  assert.equal(toServerSettings(s, env).torchLogs.python, '/ws/.venv/bin/python');
+  assert.equal(toServerSettings({ ...s, python: '/opt/torch/bin/python' }, env).torchLogs.python, '/opt/torch/bin/python');
+  assert.equal('python' in toServerSettings(s, TRUSTED).torchLogs, false); // the server searches
+  assert.equal(toServerSettings(s, env).torchLogs.torchVersion, 'auto');
+});
+
+test('untrusted: never the workspace interpreter, and the packaged registry', () => {
+  const s = readSettings(get({}));
+  const env: Environment = { trusted: false, selectedPython: '/ws/.venv/bin/python', serverPython: '/usr/bin/python3', newestRelease: '2.15' };
+  assert.deepEqual(toServerSettings(s, env).torchLogs, { locale: 'auto', torchVersion: '2.15', severity: {}, python: '/usr/bin/python3' });
+  // an explicit release and a user-level torchLogs.python are kept
+  assert.deepEqual(toServerSettings({ ...s, torchVersion: '2.4', python: '/home/u/py/bin/python' }, env).torchLogs, {
+    locale: 'auto',
+    torchVersion: '2.4',
+    severity: {},
+    python: '/home/u/py/bin/python',
+  });
 });
 
 test('only a serverInterpreter change needs a restart', () => {
@@ -36,6 +59,7 @@ test('only a serverInterpreter change needs a restart', () => {
   assert.equal(needsRestart(a, { ...a, torchVersion: '2.13' }), false);
   assert.equal(needsRestart(a, { ...a, locale: 'ru' }), false);
   assert.equal(needsRestart(a, { ...a, severity: { TL202: 'off' } }), false);
+  assert.equal(needsRestart(a, { ...a, python: '/ws/.venv/bin/python' }), false);
   assert.equal(needsRestart(a, { ...a, serverInterpreter: '/usr/bin/python3' }), true);
   assert.equal(needsRestart({ ...a, serverInterpreter: '/x' }, a), true);
 });
@@ -47,12 +71,25 @@ test('sameServerSettings ignores key order', () => {
   assert.equal(sameServerSettings(x, { torchLogs: { ...x.torchLogs, locale: 'ru' } }), false);
 });
 
-test('release in use: the setting when packaged, else the newest packaged release', () => {
+test('release in use (fallback when the server cannot tell)', () => {
   const s = readSettings(get({}));
-  assert.deepEqual(releaseInUse(s, PACKAGED), { release: '2.15', origin: 'packaged default' });
-  assert.deepEqual(releaseInUse({ ...s, torchVersion: '2.13' }, PACKAGED), { release: '2.13', origin: 'setting' });
-  assert.deepEqual(releaseInUse({ ...s, torchVersion: '2.13.0' }, PACKAGED), { release: '2.13', origin: 'setting' });
-  assert.deepEqual(releaseInUse({ ...s, torchVersion: '2.99' }, PACKAGED), { release: '2.15', origin: 'packaged default' });
+  assert.deepEqual(releaseInUse(s, PACKAGED).release, '2.15');
+  assert.match(releaseInUse(s, PACKAGED).origin, /packaged default, unless a pin comment/);
+  assert.deepEqual(releaseInUse(s, PACKAGED, false), { release: '2.15', origin: 'packaged default (restricted mode)' });
+  assert.deepEqual(releaseInUse({ ...s, torchVersion: '2.13' }, PACKAGED), { release: '2.13', origin: 'torchLogs.torchVersion' });
+  assert.deepEqual(releaseInUse({ ...s, torchVersion: '2.13.0' }, PACKAGED).release, '2.13');
+  assert.deepEqual(releaseInUse({ ...s, torchVersion: '2.99' }, PACKAGED).release, '2.15');
   // numeric order, not string order: 2.15 > 2.2
   assert.deepEqual(releaseInUse(s, ['2.2', '2.15', '2.10']).release, '2.15');
+});
+
+test('parseTorchStatus', () => {
+  assert.deepEqual(parseTorchStatus({ release: '2.13', how: 'torch installed for /ws/.venv/bin/python', python: '/ws/.venv/bin/python' }), {
+    release: '2.13',
+    how: 'torch installed for /ws/.venv/bin/python',
+    python: '/ws/.venv/bin/python',
+  });
+  assert.deepEqual(parseTorchStatus({ release: '2.15' }), { release: '2.15', how: '', python: undefined });
+  assert.equal(parseTorchStatus(null), undefined);
+  assert.equal(parseTorchStatus({ how: 'x' }), undefined);
 });

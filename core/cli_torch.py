@@ -1,0 +1,104 @@
+"""The command line's view of the user's torch: ``--python`` / ``--torch-version`` options
+and ``torch-logs registry`` (every name of a release with kind, flags, releases and
+description: a ``TORCH_LOGS=help`` that crashes nothing).
+
+The working directory stands in for the workspace: its ``.venv``/``venv`` is found, and it
+is searched first for module names (like the script directory of ``python train.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from .torch_context import TorchContext, TorchResolver
+from .versions import lifespan_text, parse_release
+
+_RESOLVER = TorchResolver()
+
+
+def add_torch_options(parser: argparse.ArgumentParser) -> None:
+    """``--python PATH`` and ``--torch-version X.Y`` (alias ``--torch``)."""
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="interpreter whose torch and modules to check against (read statically)",
+    )
+    parser.add_argument(
+        "--torch-version",
+        "--torch",
+        dest="torch_version",
+        metavar="X.Y",
+        type=_release_arg,
+        help="check against this torch release (overrides pin comments and --python's torch)",
+    )
+
+
+def _release_arg(text: str) -> str:
+    release = parse_release(text)
+    if release is None:
+        raise argparse.ArgumentTypeError(f"not a release like 2.13: {text!r}")
+    return release
+
+
+def context_for(args: argparse.Namespace, text: str = "") -> TorchContext:
+    """The torch context for a file's ``text`` (pin comment) under the command's options."""
+    return _RESOLVER.context(
+        torch_version=getattr(args, "torch_version", None),
+        text=text,
+        python=getattr(args, "python", None),
+        workspace=os.getcwd(),
+    )
+
+
+def registry_rows(context: TorchContext, locale: str = "en") -> list[dict[str, Any]]:
+    """One row per name: kind, flags, loggers, releases and description."""
+    reg = context.registry
+    rows: list[dict[str, Any]] = []
+    for name in reg.known_names():
+        kind = reg.kind(name)
+        row: dict[str, Any] = {"name": name, "kind": kind, "releases": lifespan_text(name)}
+        if kind == "artifact":
+            art = reg.artifacts[name]
+            row.update(off_by_default=art.off_by_default, visible=art.visible)
+        else:
+            row["loggers"] = list(reg.qnames_for(name))
+        row["description"] = reg.description(name, locale)
+        rows.append(row)
+    return rows
+
+
+def cmd_registry(args: argparse.Namespace) -> int:
+    """``torch-logs registry``: list the names of the chosen torch."""
+    context = context_for(args)
+    rows = registry_rows(context, args.locale)
+    if args.json:
+        doc = {"torch_release": context.registry.release, "source": context.how, "names": rows}
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return 0
+    print(f"TORCH_LOGS names of {context.how}:")
+    for row in rows:
+        flags = []
+        if row.get("off_by_default"):
+            flags.append("off by default")
+        if row["kind"] == "artifact" and not row.get("visible"):
+            flags.append("hidden")
+        extra = f" ({', '.join(flags)})" if flags else ""
+        print(f"  {row['name']:<28} {row['kind']}{extra}; {row['releases']}")
+        if row["description"]:
+            print(f"      {row['description']}")
+    return 0
+
+
+def add_registry_command(sub: Any) -> None:
+    """Register ``torch-logs registry [--torch-version X.Y] [--python PATH] [--json]``."""
+    reg = sub.add_parser("registry", help="list every TORCH_LOGS name of your torch")
+    add_torch_options(reg)
+    reg.add_argument("--json", action="store_true")
+    reg.add_argument("--locale", choices=("en", "ru"), default="en")
+    reg.set_defaults(func=cmd_registry)
+
+
+__all__ = ["add_registry_command", "add_torch_options", "cmd_registry", "context_for"]
