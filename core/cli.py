@@ -11,12 +11,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
-from .cli_torch import add_registry_command, add_torch_options, context_for
-from .registry import load_registry
+from .fixer import fix_file
+from .registry import Registry, load_registry
 
 SEVERITY_WORDS = {
     Severity.ERROR: "error",
@@ -46,13 +47,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         print(f"torch-logs: no such file or directory: {exc.args[0]}", file=sys.stderr)
         return 2
+    fixed = 0
     for path, host in files:
         text = read_document(path)
         if text is None:
             continue
-        context = context_for(args, text)  # setting, pin comment, --python, .venv, PATH
-        registry = context.registry
-        for f in findings(text, host, registry, context.finder):
+        if args.fix:
+            text, n = _fix(path, host, registry, text, args.format)
+            fixed += n
+        for f in findings(text, host, registry):
             d = f.diagnostic
             if d.severity > minimum:
                 continue
@@ -80,7 +83,22 @@ def cmd_check(args: argparse.Namespace) -> int:
             f"{counts.get(sev, 0)} {SEVERITY_WORDS[sev]}(s)" for sev in sorted(counts)
         )
         print(f"{len(files)} file(s) checked: {summary or 'no findings'}", file=sys.stderr)
+    if args.fix:
+        print(f"{fixed} value(s) fixed", file=sys.stderr)
     return 1 if counts.get(Severity.ERROR) else 0
+
+
+def _fix(path: Path, host: str, registry: Registry, text: str, fmt: str) -> tuple[str, int]:
+    """``check --fix`` for one file: apply fix-all, print each change (to stderr with
+    ``--format json``); return the text to check and the number of values changed."""
+    result = fix_file(path, host, registry)
+    if result.skipped:
+        print(f"{path}: {result.skipped}", file=sys.stderr)
+    out = sys.stderr if fmt == "json" else sys.stdout
+    for c in result.changes:
+        old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
+        print(f"{path}:{c.line + 1}: fixed {c.span.variable}: {old} -> {new}", file=out)
+    return (result.text if result.text is not None else text), len(result.changes)
 
 
 def explain_json(result: Analysis) -> dict[str, Any]:
@@ -107,8 +125,7 @@ _OUTCOME_TEXT = {
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    context = context_for(args)
-    result = analyse(args.value, context.registry, context.finder)
+    result = analyse(args.value, load_registry())
     if args.json:
         print(json.dumps(explain_json(result), ensure_ascii=False, indent=2))
         return 0 if result.outcome == "ok" else 1
@@ -139,14 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--show-hints", action="store_true", help="also print hints")
-    add_torch_options(check)
+    check.add_argument(
+        "--fix", action="store_true", help="apply the safe fixes to the files, then check"
+    )
     check.set_defaults(func=cmd_check)
     explain = sub.add_parser("explain", help="explain what torch does with a value")
     explain.add_argument("value", metavar="VALUE")
     explain.add_argument("--json", action="store_true")
-    add_torch_options(explain)
     explain.set_defaults(func=cmd_explain)
-    add_registry_command(sub)
     return parser
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import hosts
 from .analysis import EMPTY_VALUE, HELP, Analysis, Diagnostic
-from .checker import LineIndex, check_text
+from .checker import MAX_FILE_BYTES, LineIndex, check_text
 from .fixes import QUICKFIX, RenameLookup, apply_edits, fix_all_value, value_fixes
 from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit
@@ -44,13 +45,13 @@ class DocumentFix:
 @dataclass(frozen=True)
 class Change:
     """One value changed by :func:`fix_document`: the span (offsets into the *old*
-    text), its 0-based ``line``, the old and the new decoded value, and the edit."""
+    text), its 0-based ``line``, the old and the new decoded value, and the edits."""
 
     span: ValueSpan
     line: int
     old: str
     new: str
-    edit: TextEdit
+    edits: tuple[TextEdit, ...]
 
 
 def span_fixes(
@@ -71,15 +72,15 @@ def span_fixes(
     if span.value is None:
         return out
     for fix in value_fixes(analysis, registry, renames):
-        edit = value_edit(host, text, span, apply_edits(span.value, fix.edits))
-        if edit is not None:
+        edits = value_edit(host, text, span, apply_edits(span.value, fix.edits))
+        if edits is not None:
             out.append(
                 DocumentFix(
                     fix.title,
                     fix.kind,
                     span,
                     fix.diagnostics,
-                    (edit,),
+                    edits,
                     fix.preferred,
                     fix.safe,
                     fix.anchor,
@@ -116,9 +117,9 @@ def fix_all_edits(
         new = fix_all_value(span.value, registry, renames, ignore)
         if new == span.value:
             continue
-        edit = value_edit(host, text, span, new)
-        if edit is not None:
-            out.append(Change(span, index.position(span.name_start)[0], span.value, new, edit))
+        edits = value_edit(host, text, span, new)
+        if edits is not None:
+            out.append(Change(span, index.position(span.name_start)[0], span.value, new, edits))
     return out
 
 
@@ -138,7 +139,7 @@ def fix_document(
     changes = fix_all_edits(host, text, entries, registry, renames)
     if not changes:
         return text, []
-    new_text = apply_text_edits(text, [c.edit for c in changes])
+    new_text = apply_text_edits(text, [e for c in changes for e in c.edits])
     wanted = {c.span.name_start: c.new for c in changes}
     expected = [wanted.get(s.name_start, s.value) for s in hosts.extract(host, text)]
     if [s.value for s in hosts.extract(host, new_text)] != expected:
@@ -146,4 +147,48 @@ def fix_document(
     return new_text, changes
 
 
-__all__ = ["Change", "DocumentFix", "fix_all_edits", "fix_document", "span_fixes"]
+@dataclass(frozen=True)
+class FileFix:
+    """Result of :func:`fix_file`: the file's text after fixing (``None`` when it was
+    not read), the changes written, and why the file was skipped (``None`` if it was not)."""
+
+    text: str | None
+    changes: list[Change]
+    skipped: str | None = None
+
+
+def fix_file(path: Path, host: str, registry: Registry, write: bool = True) -> FileFix:
+    """Apply fix-all to a file on disk and write it back when something changed.
+
+    The file is read as bytes and must be valid UTF-8 (a file with undecodable bytes is
+    skipped, never rewritten); the new bytes equal the old ones outside the edited
+    ranges (line endings, a BOM and the encoding are kept). ``write=False``: compute only.
+    """
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return FileFix(None, [], "larger than the checker reads; not fixed")
+        data = path.read_bytes()
+    except OSError as exc:
+        return FileFix(None, [], f"cannot read ({exc.strerror or exc}); not fixed")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return FileFix(None, [], "not valid UTF-8; not fixed")
+    new, changes = fix_document(text, host, registry)
+    if changes and write:
+        try:
+            path.write_bytes(new.encode("utf-8"))
+        except (OSError, UnicodeError) as exc:
+            return FileFix(text, [], f"cannot write ({exc}); not fixed")
+    return FileFix(new, changes)
+
+
+__all__ = [
+    "Change",
+    "DocumentFix",
+    "FileFix",
+    "fix_all_edits",
+    "fix_document",
+    "fix_file",
+    "span_fixes",
+]

@@ -222,7 +222,8 @@ def code_action(
         caps = ls.client_capabilities.workspace
         edit_caps = caps.workspace_edit if caps else None
         versioned = bool(edit_caps and edit_caps.document_changes)
-        return code_actions_feature.code_actions(state, params, ls.registry, ls.settings, versioned)
+        registry = ls.registry_of(state)
+        return code_actions_feature.code_actions(state, params, registry, ls.settings, versioned)
     except Exception:
         log.exception("code actions failed for %s", params.range)
         return None

@@ -59,9 +59,10 @@ def test_fix_document_reads_back_in_the_real_reader(host: str, text: str, wanted
     assert read_torch_logs(host, new) == wanted
     # nothing left to fix, and bytes outside the edited range are untouched
     assert fix_document(new, host, REG) == (new, [])
-    edit = changes[0].edit
-    assert new[: edit.start] == text[: edit.start]
-    assert new[edit.start + len(edit.new_text) :] == text[edit.end :]
+    first, last = changes[0].edits[0], changes[0].edits[-1]
+    assert new[: first.start] == text[: first.start]
+    grown = sum(len(e.new_text) - (e.end - e.start) for e in changes[0].edits)
+    assert new[last.end + grown :] == text[last.end :]
 
 
 # (host, document) with TORCH_LOGS empty (TL001): the removal fix unsets it
@@ -135,10 +136,10 @@ _DOTENV_FORMS = ["TORCH_LOGS=x", 'TORCH_LOGS="x"', "TORCH_LOGS='x'", "export TOR
 def test_shell_encoding_matches_bash(cases: list[tuple[str, str]]) -> None:
     for form, value in cases:
         (span,) = hosts.extract("shell", form)
-        edit = value_edit("shell", form, span, value)
-        if edit is None:  # only when no encoding reads back; bash can write any text
+        edits = value_edit("shell", form, span, value)
+        if edits is None:  # only when no encoding reads back; bash can write any text
             raise AssertionError((form, value, encode_value("shell", value, span.quote)))
-        new = apply_text_edits(form, [edit])
+        new = apply_text_edits(form, edits)
         assert run_bash("export " + new) == value, (form, value, new)
 
 
@@ -147,11 +148,11 @@ def test_shell_encoding_matches_bash(cases: list[tuple[str, str]]) -> None:
 @given(st.sampled_from(_DOTENV_FORMS), _values)
 def test_dotenv_encoding_matches_python_dotenv(form: str, value: str) -> None:
     (span,) = hosts.extract("dotenv", form)
-    edit = value_edit("dotenv", form, span, value)
-    if edit is None:  # python-dotenv cannot hold it (e.g. `${`); nothing was written
+    edits = value_edit("dotenv", form, span, value)
+    if edits is None:  # python-dotenv cannot hold it (e.g. `${`); nothing was written
         assert "${" in value or value != value.strip()
         return
-    assert read_torch_logs("dotenv", apply_text_edits(form, [edit])) == value
+    assert read_torch_logs("dotenv", apply_text_edits(form, edits)) == value
 
 
 @pytest.mark.oracle
@@ -160,6 +161,6 @@ def test_dotenv_encoding_matches_python_dotenv(form: str, value: str) -> None:
 def test_jsonc_encoding_matches_json5(value: str) -> None:
     text = _launch('"\\u002bx\\"y"')
     (span,) = hosts.extract("jsonc", text)
-    edit = value_edit("jsonc", text, span, value)
-    assert edit is not None
-    assert read_torch_logs("jsonc", apply_text_edits(text, [edit])) == value
+    edits = value_edit("jsonc", text, span, value)
+    assert edits is not None
+    assert read_torch_logs("jsonc", apply_text_edits(text, edits)) == value

@@ -20,9 +20,10 @@ Encodings, per host (``quote`` is the quoting of the part being written):
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import extract
@@ -98,8 +99,10 @@ def _index(host: str, text: str, span: ValueSpan) -> int | None:
     return None
 
 
-def verify(host: str, text: str, span: ValueSpan, edit: TextEdit, new_value: str | None) -> bool:
-    """Whether applying ``edit`` to ``text`` makes ``span``'s assignment read
+def verify(
+    host: str, text: str, span: ValueSpan, edits: Sequence[TextEdit], new_value: str | None
+) -> bool:
+    """Whether applying ``edits`` to ``text`` makes ``span``'s assignment read
     ``new_value`` (``None``: removes it) and leaves every other assignment as it was."""
     index = _index(host, text, span)
     if index is None:
@@ -109,7 +112,7 @@ def verify(host: str, text: str, span: ValueSpan, edit: TextEdit, new_value: str
         del expected[index]
     else:
         expected[index] = (span.variable, new_value, True)
-    return _reading(host, apply_text_edits(text, [edit])) == expected
+    return _reading(host, apply_text_edits(text, edits)) == expected
 
 
 def _changed_range(old: str, new: str) -> tuple[int, int, str]:
@@ -124,31 +127,51 @@ def _changed_range(old: str, new: str) -> tuple[int, int, str]:
     return a, b_old, new[a:b_new]
 
 
-def value_edit(host: str, text: str, span: ValueSpan, new_value: str) -> TextEdit | None:
-    """The document edit that makes ``span`` read ``new_value``, or ``None``.
+def _opcodes(old: str, new: str) -> list[tuple[int, int, str]]:
+    """The changed ranges ``(a, b, replacement)`` of ``old`` that turn it into ``new``,
+    unchanged code points kept (so their escapes in the document are kept too)."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [(i1, i2, new[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
-    Tries the smallest edit first (only the changed decoded code points, encoded for the
-    quoting around them), then rewriting the whole value with its quotes (see
+
+def _placed(
+    host: str, span: ValueSpan, quote: str, changes: list[tuple[int, int, str]]
+) -> tuple[TextEdit, ...] | None:
+    out = []
+    for a, b, repl in changes:
+        if a < b:
+            start, end = span.char_starts[a], span.char_ends[b - 1]
+        else:  # an insertion: after the previous code point (inside its quotes)
+            start = end = span.document_offset(0) if a == 0 else span.char_ends[a - 1]
+        body = encode_part(host, quote, repl)
+        if body is None:
+            return None
+        out.append(TextEdit(start, end, body))
+    return tuple(out)
+
+
+def value_edit(
+    host: str, text: str, span: ValueSpan, new_value: str
+) -> tuple[TextEdit, ...] | None:
+    """Document edits that make ``span`` read ``new_value``, or ``None``.
+
+    Tries the smallest edits first (only the changed decoded code points, encoded for the
+    quoting around them: an escape such as ``\\u002b`` in an unchanged part stays), then
+    one edit over the changed range, then rewriting the whole value with its quotes (see
     :func:`encode_value`). Only verified edits (:func:`verify`) are returned.
     """
     old = span.value
     if old is None or not span.terminated or new_value == old:
         return None
-    a, b, repl = _changed_range(old, new_value)
-    if a < b:
-        start, end = span.char_starts[a], span.char_ends[b - 1]
-    else:
-        start = end = span.document_offset(a) if a == 0 else span.char_ends[a - 1]
+    plans = [_opcodes(old, new_value), [_changed_range(old, new_value)]]
     quotes = [span.quote] if span.quote is not None else ["", '"', "'"]
-    for q in dict.fromkeys(quotes):
-        body = encode_part(host, q, repl)
-        if body is None:
-            continue
-        edit = TextEdit(start, end, body)
-        if verify(host, text, span, edit, new_value):
-            return edit
+    for plan in plans:
+        for q in dict.fromkeys(quotes):
+            edits = _placed(host, span, q, plan)
+            if edits is not None and verify(host, text, span, edits, new_value):
+                return edits
     for raw in encode_value(host, new_value, span.quote):
-        edit = TextEdit(span.raw_start, span.raw_end, raw)
+        edit = (TextEdit(span.raw_start, span.raw_end, raw),)
         if verify(host, text, span, edit, new_value):
             return edit
     return None
@@ -228,7 +251,7 @@ def removal_edit(host: str, text: str, span: ValueSpan) -> tuple[str, TextEdit] 
     property in JSONC (commas kept valid). ``None`` when there is no safe way."""
     make = {"dotenv": _dotenv_removal, "shell": _shell_removal, "jsonc": _jsonc_removal}.get(host)
     found = make(text, span) if make is not None else None
-    if found is None or not verify(host, text, span, found[1], None):
+    if found is None or not verify(host, text, span, [found[1]], None):
         return None
     return found
 

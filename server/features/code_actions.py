@@ -136,7 +136,7 @@ def code_actions(
                 types.CodeAction(
                     title="Fix all TORCH_LOGS problems",
                     kind=FIX_ALL,
-                    edit=_workspace_edit(state, [c.edit for c in changes], versioned),
+                    edit=_workspace_edit(state, [e for c in changes for e in c.edits], versioned),
                 )
             )
     return out

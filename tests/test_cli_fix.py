@@ -1,0 +1,92 @@
+"""``torch-logs check --fix`` on a temporary tree: exact bytes before and after."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+# file -> (bytes before, bytes after): everything outside the value is kept byte for byte
+FILES: dict[str, tuple[bytes, bytes]] = {
+    ".env": (
+        b'\xef\xbb\xbf# caf\xc3\xa9 \xf0\x9f\x99\x82\r\nTORCH_LOGS=" +dynamo ,guards"\r\n'
+        b"OTHER=1\r\nTORCH_LOGS=aot_g\r\n",
+        b'\xef\xbb\xbf# caf\xc3\xa9 \xf0\x9f\x99\x82\r\nTORCH_LOGS="+dynamo,guards"\r\n'
+        b"OTHER=1\r\nTORCH_LOGS=aot_g\r\n",
+    ),
+    "scripts/run.sh": (
+        b"#!/bin/bash\nexport TORCH_LOGS=\"+dynamo,\"'Guards'\nTORCH_LOGS=-output_code x\n",
+        b"#!/bin/bash\nexport TORCH_LOGS=\"+dynamo,\"'guards'\nTORCH_LOGS=output_code x\n",
+    ),
+    ".vscode/launch.json": (
+        b'{\r\n  // \xc3\xa9\r\n  "configurations": [{"env": {\r\n'
+        b'"TORCH_LOGS": "\\"\\u002bdynamo\\""}}]\r\n}',
+        b'{\r\n  // \xc3\xa9\r\n  "configurations": [{"env": {\r\n'
+        b'"TORCH_LOGS": "\\u002bdynamo"}}]\r\n}',
+    ),
+    "clean.env": (b"TORCH_LOGS=+dynamo\n", b"TORCH_LOGS=+dynamo\n"),
+    "empty.env": (b"TORCH_LOGS=\n", b"TORCH_LOGS=\n"),  # TL001: offered, never automatic
+    # undecodable bytes: never rewritten, even though the value could be fixed
+    "latin1.env": (b"# caf\xe9\nTORCH_LOGS=dynamo,\n", b"# caf\xe9\nTORCH_LOGS=dynamo,\n"),
+}
+
+
+def _tree(root: Path, names: list[str]) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(FILES[name][0])
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_fix_changes_only_the_values(tmp_path: Path) -> None:
+    _tree(tmp_path, list(FILES))
+    proc = run("check", "--fix", str(tmp_path))
+    for name, (_, after) in FILES.items():
+        assert (tmp_path / name).read_bytes() == after, name
+    out = proc.stdout.replace(str(tmp_path) + "/", "")
+    assert '.env:2: fixed TORCH_LOGS: " +dynamo ,guards" -> "+dynamo,guards"' in out
+    assert '.vscode/launch.json:4: fixed TORCH_LOGS: "\\"+dynamo\\"" -> "+dynamo"' in out
+    assert 'scripts/run.sh:2: fixed TORCH_LOGS: "+dynamo,Guards" -> "+dynamo,guards"' in out
+    assert 'scripts/run.sh:3: fixed TORCH_LOGS: "-output_code" -> "output_code"' in out
+    assert "latin1.env: not valid UTF-8; not fixed" in proc.stderr
+    assert "4 value(s) fixed" in proc.stderr
+    # what is left is reported as by `check`, and decides the exit code
+    assert ".env:4:12: TL201 unknown name `aot_g`" in out
+    assert "latin1.env:2:18: TL104" in out
+    assert proc.returncode == 1
+    # a second run has nothing to fix
+    again = run("check", "--fix", str(tmp_path))
+    assert "fixed TORCH_LOGS" not in again.stdout and "0 value(s) fixed" in again.stderr
+
+
+def test_fix_exit_code_is_zero_when_everything_was_fixed(tmp_path: Path) -> None:
+    _tree(tmp_path, ["scripts/run.sh", ".vscode/launch.json", "clean.env"])
+    proc = run("check", "--fix", "--format", "json", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.strip() == "[]"  # the change lines go to stderr with --format json
+    assert "fixed TORCH_LOGS" in proc.stderr
+
+
+def test_fix_on_the_examples(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    before = {p: p.read_bytes() for p in (tmp_path / "examples").rglob("*") if p.is_file()}
+    proc = run("check", "--fix", str(tmp_path / "examples"))
+    assert "fixed TORCH_LOGS" in proc.stdout
+    remaining = run("check", str(tmp_path / "examples"))
+    assert remaining.stdout.count(": TL") < run("check", str(EXAMPLES)).stdout.count(": TL")
+    for path, data in before.items():
+        new = path.read_bytes()
+        if new != data:  # same line count and line endings: only values changed
+            assert new.count(b"\n") == data.count(b"\n") and new.count(b"\r") == data.count(b"\r")
