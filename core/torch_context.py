@@ -12,7 +12,8 @@ Resolution order (the first that applies decides the registry):
 4. the newest packaged release.
 
 Module names are resolved in the interpreter's environment found in step 3 (even when 1 or
-2 chose the release). An explicit interpreter makes verdicts certain (errors); a found one
+2 chose the release); a found (not named) interpreter counts only when it has torch, since
+an environment without torch is not the one the value is used with. An explicit interpreter makes verdicts certain (errors); a found one
 makes them guesses (warnings). Results are cached per interpreter and re-read when the
 interpreter, its site directories or its torch change (modification times).
 """
@@ -201,9 +202,10 @@ class TorchResolver:
             found = self.env(candidate)
             if found is None:
                 continue
-            env = env or found
+            if python:  # the named interpreter, with or without torch
+                env = found
             torch_dir = found.torch_dir()
-            if torch_dir:
+            if torch_dir:  # a found interpreter counts only if it has torch
                 env = found
                 break
         if python and env is None:
