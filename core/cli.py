@@ -16,6 +16,7 @@ from typing import Any
 
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
+from .cli_torch import add_registry_command, add_torch_options, context_for
 from .fixer import fix_file
 from .registry import Registry, load_registry
 
@@ -52,10 +53,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         text = read_document(path)
         if text is None:
             continue
+        context = context_for(args, text)  # setting, pin comment, --python, .venv, PATH
+        registry = context.registry
         if args.fix:
             text, n = _fix(path, host, registry, text, args.format)
             fixed += n
-        for f in findings(text, host, registry):
+        for f in findings(text, host, registry, context.finder):
             d = f.diagnostic
             if d.severity > minimum:
                 continue
@@ -125,7 +128,8 @@ _OUTCOME_TEXT = {
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    result = analyse(args.value, load_registry())
+    context = context_for(args)
+    result = analyse(args.value, context.registry, context.finder)
     if args.json:
         print(json.dumps(explain_json(result), ensure_ascii=False, indent=2))
         return 0 if result.outcome == "ok" else 1
@@ -159,11 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fix", action="store_true", help="apply the safe fixes to the files, then check"
     )
+    add_torch_options(check)
     check.set_defaults(func=cmd_check)
     explain = sub.add_parser("explain", help="explain what torch does with a value")
     explain.add_argument("value", metavar="VALUE")
     explain.add_argument("--json", action="store_true")
+    add_torch_options(explain)
     explain.set_defaults(func=cmd_explain)
+    add_registry_command(sub)
     return parser
 
 
