@@ -144,6 +144,20 @@ async function framesText(needle, timeout) {
   await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
   lap('workbench ready');
 
+  if (process.env.E2E_SCENARIO === 'no-python') {
+    // torchLogs.serverInterpreter points nowhere: a clear error with "Select Interpreter"
+    await openFile('recompiles.env', 'TORCH_LOGS=aot_g');
+    const toast = page.locator('.notification-toast', { hasText: 'torchLogs.serverInterpreter' }).first();
+    await toast.waitFor({ timeout: 30000 });
+    const toastText = (await toast.innerText()).replace(/\s+/g, ' ');
+    check('error names the setting and the reason', /cannot run the TORCH_LOGS server: not found/.test(toastText), toastText);
+    check('error offers Select Interpreter', await toast.getByRole('button', { name: 'Select Interpreter' }).isVisible(), null);
+    const bad = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
+    check('status bar item shows the failure', /error/.test((await bad.innerHTML()) || ''), await bad.innerText());
+    await page.screenshot({ path: path.join(out, 'no-python.png') });
+    return finish(ctx);
+  }
+
   // 1. open envs/recompiles.env (activates the extension: the time includes the server's start)
   const row = await quickOpen('recompiles.env');
   const tOpen = Date.now();
@@ -252,12 +266,7 @@ async function framesText(needle, timeout) {
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(out, 'screenshot.png') });
 
-  result.ok = Object.values(result.checks).every((c) => c.ok) && result.blocked.length === 0;
-  result.seconds = (Date.now() - t0) / 1000;
-  fs.writeFileSync(path.join(out, 'result.json'), JSON.stringify(result, null, 2));
-  lap(`${result.ok ? 'OK' : 'FAILED'}: ${Object.values(result.checks).filter((c) => c.ok).length}/${Object.keys(result.checks).length} checks; open->squiggle ${result.openToSquiggleMs} ms (first window), ${result.openToSquiggleWarmMs} ms (after reload)`);
-  await ctx.close();
-  process.exit(result.ok ? 0 : 1);
+  return finish(ctx);
 })().catch(async (e) => {
   console.error('FAIL', e);
   try {
@@ -266,3 +275,12 @@ async function framesText(needle, timeout) {
   fs.writeFileSync(path.join(out, 'result.json'), JSON.stringify(result, null, 2));
   process.exit(2);
 });
+
+async function finish(ctx) {
+  result.ok = Object.values(result.checks).every((c) => c.ok) && result.blocked.length === 0;
+  result.seconds = (Date.now() - t0) / 1000;
+  fs.writeFileSync(path.join(out, 'result.json'), JSON.stringify(result, null, 2));
+  lap(`${result.ok ? 'OK' : 'FAILED'}: ${Object.values(result.checks).filter((c) => c.ok).length}/${Object.keys(result.checks).length} checks` + (result.openToSquiggleMs ? `; open->squiggle ${result.openToSquiggleMs} ms (first window), ${result.openToSquiggleWarmMs} ms (after reload)` : ''));
+  await ctx.close();
+  process.exit(result.ok ? 0 : 1);
+}

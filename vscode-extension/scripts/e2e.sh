@@ -6,6 +6,7 @@
 # Adapted from the verified recipe shared/recipes/vscode-e2e/run-e2e.sh.
 #   scripts/e2e.sh              build, then test
 #   E2E_SKIP_BUILD=1 scripts/e2e.sh   reuse dist/torch-logs-linux-x64.vsix
+#   E2E_SCENARIO=no-python E2E_PYTHON=/nonexistent scripts/e2e.sh   the error path
 # Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,7 +78,7 @@ for _ in $(seq 1 240); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null &
 T_UP=$(date +%s.%N)
 
 set +e
-PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../core/data/descriptions.json" \
+E2E_SCENARIO=${E2E_SCENARIO:-} PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../core/data/descriptions.json" \
   node scripts/e2e.js "http://127.0.0.1:$PORT/?folder=$RUN/ws" "$ART"
 RC=$?
 set -e
