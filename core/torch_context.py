@@ -13,9 +13,10 @@ Resolution order (the first that applies decides the registry):
 
 Module names are resolved in the interpreter's environment found in step 3 (even when 1 or
 2 chose the release); a found (not named) interpreter counts only when it has torch, since
-an environment without torch is not the one the value is used with. An explicit interpreter makes verdicts certain (errors); a found one
-makes them guesses (warnings). Results are cached per interpreter and re-read when the
-interpreter, its site directories or its torch change (modification times).
+an environment without torch is not the one the value is used with. An explicit
+interpreter makes verdicts certain (errors); a found one makes them guesses (warnings).
+Results are cached per interpreter and re-read when the interpreter, its site directories
+or its torch change (modification times).
 """
 
 from __future__ import annotations
