@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from .environment import PythonEnv, find_env, workspace_interpreters
+from .environment import PythonEnv, find_env, static_env, workspace_interpreters
 from .modules import ModuleFinder
 from .registry import DEFAULT_RELEASE, Registry, load_registry, registry_from_facts, releases
 from .torch_reader import REGISTRATIONS, read_torch
@@ -107,12 +107,17 @@ class TorchResolver:
         self._fallback: ModuleFinder | None = None
 
     # -- cached pieces -----------------------------------------------------------------
-    def env(self, python: str) -> PythonEnv | None:
-        """The environment of ``python`` (cached; re-found when its mtimes change)."""
+    def env(self, python: str, may_run: bool = True) -> PythonEnv | None:
+        """The environment of ``python`` (cached; re-found when its mtimes change).
+
+        ``may_run=False`` (an interpreter found inside the workspace) reads the
+        environment only statically (``pyvenv.cfg`` and the directory layout): a binary
+        from the workspace is never executed.
+        """
         cached = self._envs.get(python)
         if cached is not None and cached[0] == _env_key(python, cached[1]):
             return cached[1]
-        env = find_env(python)
+        env = find_env(python) if may_run else static_env(python)
         self._envs[python] = (_env_key(python, env), env)
         return env
 
@@ -177,14 +182,16 @@ class TorchResolver:
         return finder
 
     # -- the resolution order ------------------------------------------------------------
-    def interpreters(self, python: str | None, workspace: str | None) -> list[str]:
-        """Candidate interpreters in order (explicit one alone when given)."""
+    def interpreters(self, python: str | None, workspace: str | None) -> list[tuple[str, bool]]:
+        """Candidate interpreters in order (explicit one alone when given), each with
+        whether it may be run (asked for its search path): the configured interpreter and
+        ``python3`` on PATH may; a ``.venv``/``venv`` found in the workspace may not."""
         if python:
-            return [python]
-        out = workspace_interpreters(workspace) if workspace else []
+            return [(python, True)]
+        out = [(p, False) for p in workspace_interpreters(workspace)] if workspace else []
         on_path = shutil.which("python3") or shutil.which("python")
         if on_path:
-            out.append(on_path)
+            out.append((on_path, True))
         return out
 
     def context(
@@ -199,8 +206,8 @@ class TorchResolver:
         certain = bool(python)
         env: PythonEnv | None = None
         torch_dir: str | None = None
-        for candidate in self.interpreters(python, workspace):
-            found = self.env(candidate)
+        for candidate, may_run in self.interpreters(python, workspace):
+            found = self.env(candidate, may_run)
             if found is None:
                 continue
             if python:  # the named interpreter, with or without torch

@@ -207,3 +207,15 @@ def test_resolution_order(tmp_path: Path):
     (sp / "site-packages" / "torch").symlink_to(_installed_torch())
     ctx = resolver.context(workspace=str(work))
     assert ctx.registry.version.startswith("2.13.0") and not ctx.certain
+
+
+def test_workspace_interpreter_is_never_executed(tmp_path: Path):
+    """A `.venv/bin/python` in the workspace without pyvenv.cfg is read, not run."""
+    marker = tmp_path / "ran"
+    fake = tmp_path / "ws" / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\necho '{{}}'\n")
+    fake.chmod(0o755)
+    ctx = TorchResolver().context(text="TORCH_LOGS=+dynamo", workspace=str(tmp_path / "ws"))
+    assert not marker.exists()
+    assert ctx.registry.release  # fell through to PATH / packaged, still a registry
