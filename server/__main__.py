@@ -11,6 +11,7 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the server on stdio (default) or TCP; returns the exit code."""
     parser = argparse.ArgumentParser(prog="torch-logs-lsp", description=__doc__)
+    parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
     parser.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=2087)

@@ -99,6 +99,9 @@ class TorchLogsServer(LanguageServer):
         try:
             doc = self.workspace.get_text_document(uri)
             text = doc.source
+        except OSError as exc:  # not open and not readable from disk
+            log.warning("cannot read %s: %s", uri, exc)
+            return None
         except Exception:
             log.exception("cannot read %s", uri)
             return None
@@ -229,6 +232,28 @@ def code_action(
         return None
 
 
+STATUS_REQUEST = "torchLogs/status"
+
+
+def status(ls: TorchLogsServer, params: Any) -> dict[str, str | None] | None:
+    """``torchLogs/status`` (``{"textDocument": {"uri": ...}}``): the torch a document is
+    checked against: ``{"release": "2.13", "version": "2.13.0+cpu" | None, "how": ...,
+    "python": interpreter path | None}``; ``None`` for a document that is not open."""
+    doc = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
+    uri = getattr(doc, "uri", None)
+    state = ls.state(uri) if isinstance(uri, str) else None
+    if state is None:
+        return None
+    context = state.context or ls.context_for("")
+    registry = context.registry
+    return {
+        "release": registry.release,
+        "version": registry.version or None,
+        "how": context.how,
+        "python": context.env.python if context.env else None,
+    }
+
+
 def create_server() -> TorchLogsServer:
     """A server with every feature registered (the one place features are wired)."""
     server = TorchLogsServer()
@@ -246,4 +271,5 @@ def create_server() -> TorchLogsServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=code_actions_feature.KINDS),
     )(code_action)
+    server.feature(STATUS_REQUEST)(status)
     return server

@@ -116,3 +116,14 @@ def test_explain_text():
     assert proc.returncode == 0
     assert "torch._dynamo" in proc.stdout and "DEBUG" in proc.stdout
     assert "artifacts: guards" in proc.stdout
+
+
+def test_server_accepts_stdio_flag_and_prints_version():
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.server", "--stdio", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("torch-logs-lsp ")

@@ -219,3 +219,16 @@ async def test_settings_override_severity_and_locale(vscode: LanguageClient):
     h = await hover(vscode, ENV_URI, 0, 14)
     assert h is not None and isinstance(h.contents, types.MarkupContent)
     assert "артефакт" in h.contents.value
+
+
+async def test_status_request_names_the_release_and_its_source(vscode: LanguageClient):
+    await open_and_wait(vscode, ENV_URI, "# torch-logs: torch=2.4\nTORCH_LOGS=dynamo\n")
+    result = await vscode.protocol.send_request_async(
+        "torchLogs/status", {"textDocument": {"uri": ENV_URI}}
+    )
+    assert result.release == "2.4"
+    assert "pin comment" in result.how
+    missing = await vscode.protocol.send_request_async(
+        "torchLogs/status", {"textDocument": {"uri": "file:///not/open.env"}}
+    )
+    assert missing is None
