@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import hosts
 from .analysis import Analysis, Diagnostic, Severity, analyse
+from .analysis_cache import AnalysisCache
 from .hosts.base import ValueSpan
 from .modules import ModuleFinder
 from .registry import Registry, load_registry
@@ -87,15 +88,20 @@ class LineIndex:
 
 
 def analyse_span(
-    span: ValueSpan, registry: Registry, finder: ModuleFinder | None = None
+    span: ValueSpan,
+    registry: Registry,
+    finder: ModuleFinder | None = None,
+    cache: AnalysisCache | None = None,
 ) -> Analysis | None:
-    """Analyse the TORCH_LOGS value of a span (module names resolved with ``finder``);
-    ``None`` for other variables or a value that is not static (no diagnostics for what we
-    cannot know)."""
+    """Analyse the TORCH_LOGS value of a span (module names resolved with ``finder``,
+    through ``cache`` when given); ``None`` for other variables or a value that is not
+    static (no diagnostics for what we cannot know)."""
     if span.variable != "TORCH_LOGS" or span.value is None:
         return None
     if not span.terminated:
         return None  # the user is still typing the closing quote
+    if cache is not None:
+        return cache.analyse(span.value, registry, finder)
     return analyse(span.value, registry, finder)
 
 

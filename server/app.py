@@ -8,6 +8,7 @@ result: bad input never takes the server down.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -17,6 +18,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from torch_logs_lsp.core.analysis_cache import AnalysisCache
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry, releases
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver
 from torch_logs_lsp.core.versions import parse_release
@@ -48,6 +51,15 @@ class TorchLogsServer(LanguageServer):
         self.resolver = TorchResolver()
         self.workspace_root: str | None = None
         self._notes: set[str] = set()
+        #: Per open document: the previous version's tree and spans (incremental parsing).
+        self.doc_caches: dict[str, DocumentCache] = {}
+        #: Analyses of values, shared by every document.
+        self.analyses = AnalysisCache()
+        #: Diagnostics wait this long (seconds) after a change; a later change of the same
+        #: document restarts the wait, so a burst of edits is analysed and published once,
+        #: for its last version. 0 coalesces the edits already received.
+        self.debounce_s = 0.0
+        self._pending: dict[str, asyncio.TimerHandle] = {}
 
     # -- preferences ---------------------------------------------------------------
     @property
@@ -110,14 +122,53 @@ class TorchLogsServer(LanguageServer):
             return cached
         context = self.context_for(text)
         language_id = self.language_ids.get(uri)
+        cache = self.doc_caches.setdefault(uri, DocumentCache())
         state = build_state(
-            uri, doc.version, text, language_id, context.registry, self.encoding, context
+            uri,
+            doc.version,
+            text,
+            language_id,
+            context.registry,
+            self.encoding,
+            context,
+            cache,
+            self.analyses,
         )
         self.states[uri] = state
         return state
 
+    def schedule_publish(self, uri: str) -> None:
+        """Publish ``uri``'s diagnostics after :attr:`debounce_s`, for the version current
+        then (a pending publication of the document is replaced)."""
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (called directly): publish now
+            self.publish(uri)
+            return
+        self._pending[uri] = loop.call_later(self.debounce_s, self._publish_pending, uri)
+
+    def _publish_pending(self, uri: str) -> None:
+        self._pending.pop(uri, None)
+        if uri in self.workspace.text_documents:
+            self.publish(uri)
+
+    def forget(self, uri: str) -> None:
+        """Drop everything kept for a closed document."""
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self.states.pop(uri, None)
+        self.doc_caches.pop(uri, None)
+        self.language_ids.pop(uri, None)
+
     def publish(self, uri: str) -> None:
-        """Publish the diagnostics of the current version of ``uri``."""
+        """Publish the diagnostics of the current version of ``uri`` (now)."""
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
         state = self.state(uri)
         if state is None:
             return
@@ -145,6 +196,7 @@ class TorchLogsServer(LanguageServer):
             )
         self.settings = settings
         self.states.clear()
+        self.analyses.clear()
 
 
 # -- handlers ----------------------------------------------------------------------
@@ -166,13 +218,12 @@ def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> No
 
 
 def did_change(ls: TorchLogsServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.publish(params.text_document.uri)
+    ls.schedule_publish(params.text_document.uri)
 
 
 def did_close(ls: TorchLogsServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    ls.states.pop(uri, None)
-    ls.language_ids.pop(uri, None)
+    ls.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -184,7 +235,9 @@ def did_change_configuration(
         ls.publish(uri)
 
 
-def completion(ls: TorchLogsServer, params: types.CompletionParams) -> types.CompletionList | None:
+async def completion(
+    ls: TorchLogsServer, params: types.CompletionParams
+) -> types.CompletionList | None:
     state = ls.state(params.text_document.uri)
     if state is None:
         return None
@@ -200,7 +253,7 @@ def completion(ls: TorchLogsServer, params: types.CompletionParams) -> types.Com
         return None
 
 
-def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
+async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
     state = ls.state(params.text_document.uri)
     if state is None:
         return None
@@ -215,7 +268,7 @@ def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
         return None
 
 
-def code_action(
+async def code_action(
     ls: TorchLogsServer, params: types.CodeActionParams
 ) -> list[types.CodeAction] | None:
     state = ls.state(params.text_document.uri)

@@ -11,8 +11,10 @@ from urllib.parse import unquote, urlparse
 
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import Analysis
+from torch_logs_lsp.core.analysis_cache import AnalysisCache
 from torch_logs_lsp.core.checker import analyse_span
 from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext
 
@@ -86,9 +88,15 @@ def build_state(
     registry: Registry,
     encoding: str,
     context: TorchContext | None = None,
+    cache: DocumentCache | None = None,
+    analyses: AnalysisCache | None = None,
 ) -> DocumentState:
     """Analyse a document (with ``context``'s registry and module finder when given).
-    Never raises: a failing extractor is logged and yields no spans."""
+
+    ``cache`` (the document's own, kept across its versions) makes extraction incremental
+    and ``analyses`` (shared) reuses analyses of values seen before; both give the same
+    result as without them. Never raises: a failing extractor is logged and yields no
+    spans."""
     if context is not None:
         registry = context.registry
     finder = context.finder if context is not None else None
@@ -96,11 +104,13 @@ def build_state(
     entries: list[tuple[ValueSpan, Analysis | None]] = []
     if host is not None:
         try:
-            spans = hosts.extract(host, text)
+            spans = hosts.extract(host, text, cache)
         except Exception:  # an extractor bug must not take the server down
             log.exception("extracting %s values from %s failed", host, uri)
             spans = []
+        if analyses is not None:
+            analyses.refresh(finder)
         for span in spans:
-            entries.append((span, analyse_span(span, registry, finder)))
+            entries.append((span, analyse_span(span, registry, finder, analyses)))
     mapper = PositionMapper(text, encoding)
     return DocumentState(uri, version, host, text, mapper, entries, context)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from .base import FAMILY, ValueSpan
+from .incremental import DocumentCache
 
 __all__ = ["FAMILY", "HOST_KINDS", "ValueSpan", "detect_host", "extract"]
 
@@ -65,27 +66,36 @@ def detect_host(path: str, text: str) -> str | None:
     return None
 
 
-def extract(host: str, text: str) -> list[ValueSpan]:
+def extract(host: str, text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The value spans of ``text`` read as host kind ``host`` (one of :data:`HOST_KINDS`).
 
     Offsets are code points into ``text``. An unknown host kind or a document that names
     no family variable gives ``[]`` without parsing; the host modules (tree-sitter ones
-    included) are imported on first use. Never raises.
+    included) are imported on first use. ``cache`` (one per open document, kept across
+    its versions) makes the extraction incremental with the same result (see
+    :mod:`.incremental`). Never raises.
     """
     if host not in HOST_KINDS:
         return []
     # A JSON key may spell a name with escapes ("TORCH\\u005fLOGS"): parse those.
     escaped = host == "jsonc" and "\\u" in text
     if not escaped and not any(needle in text for needle in _NEEDLES):
+        if cache is not None:
+            cache.reset()
         return []
-    if host == "dotenv":
-        from . import dotenv
+    try:
+        if host == "dotenv":
+            from . import dotenv
 
-        return dotenv.extract(text)
-    if host == "jsonc":
-        from . import jsonc
+            return dotenv.extract(text, cache)
+        if host == "jsonc":
+            from . import jsonc
 
-        return jsonc.extract(text)
-    from . import shell
+            return jsonc.extract(text, cache)
+        from . import shell
 
-    return shell.extract(text)
+        return shell.extract(text, cache)
+    except BaseException:
+        if cache is not None:
+            cache.reset()  # a half-updated cache must not feed the next version
+        raise

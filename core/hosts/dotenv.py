@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import codecs
 import re
+from bisect import bisect_left, bisect_right
 
 from .base import FAMILY, ValueSpan
+from .incremental import DocumentCache, Edit, shift_span
 
 HOST = "dotenv"
 
@@ -123,8 +125,15 @@ def _unterminated(text: str, key: str, key_start: int, quote_pos: int) -> ValueS
     )
 
 
-def _binding(text: str, pos: int, spans: list[ValueSpan]) -> int:
-    """Read one binding at ``pos`` like ``parser.parse_binding``; return the new position."""
+class _Fragile(Exception):
+    """Marks a binding whose reading depended on the rest of the document."""
+
+
+def _binding(text: str, pos: int, spans: list[ValueSpan], fragile: list[int] | None = None) -> int:
+    """Read one binding at ``pos`` like ``parser.parse_binding``; return the new position.
+    A binding whose result depends on text after its end (a quote that is never closed:
+    the regular expression searched the whole rest of the document) appends the quote's
+    position to ``fragile``."""
     n = len(text)
     pos = _match(_multiline_whitespace, text, pos).end()
     if pos >= n:
@@ -152,6 +161,8 @@ def _binding(text: str, pos: int, spans: list[ValueSpan]) -> int:
                 regex = _single_quoted_value if char == "'" else _double_quoted_value
                 qm = regex.match(text, pos)
                 if qm is None:
+                    if fragile is not None:
+                        fragile.append(pos)
                     if wanted:
                         spans.append(_unterminated(text, key or "", key_start, pos))
                     raise _Error
@@ -196,7 +207,7 @@ def _binding(text: str, pos: int, spans: list[ValueSpan]) -> int:
     return pos
 
 
-def extract(text: str) -> list[ValueSpan]:
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """Find the TORCH_LOGS-family assignments in a ``.env`` document.
 
     Returns one :class:`ValueSpan` per binding of a family variable, in document order,
@@ -207,10 +218,68 @@ def extract(text: str) -> list[ValueSpan]:
     closing quote on its line: that gives a span with ``terminated=False`` running to the
     end of the line (the user is typing). A key without ``=`` sets nothing and is not
     reported. Never raises.
+
+    With ``cache`` (one per open document) only the bindings around an edit are read
+    again: reading restarts at the first binding the edit can affect and stops as soon as
+    a binding starts where one started before the edit (shifted), since every binding is
+    a function of the text from its start on. The result is the same.
     """
-    pos = 1 if text.startswith("\ufeff") else 0  # Reader strips one BOM
+    edit = cache.edit_for(HOST, text) if cache is not None else None
+    old: _Chain | None = cache.state if cache is not None and edit is not None else None
+    first = 1 if text.startswith("\ufeff") else 0  # Reader strips one BOM
     spans: list[ValueSpan] = []
+    chain: list[int] = []  # the start of every binding, in order
+    fragile: list[int] = []  # bindings that read to the end of the document
+    pos, k = first, 0
+    if old is not None and edit is not None:
+        k = _restart_index(old, edit)
+        if k > 0:
+            pos = old.chain[k]
+            chain = old.chain[:k]
+            fragile = [f for f in old.fragile if f < pos]
+            spans = [s for s in old.spans if s.name_start < pos]
+    kept = len(spans)
     n = len(text)
     while pos < n:
-        pos = _binding(text, pos, spans)
+        if old is not None and edit is not None and pos >= edit.new_end:
+            j = old.index.get(pos - edit.delta)
+            if j is not None and j >= k:  # the rest is the old rest, shifted
+                d = edit.delta
+                at = old.chain[j]
+                chain.extend(start + d for start in old.chain[j:])
+                fragile.extend(f + d for f in old.fragile if f >= at)
+                tail = [shift_span(s, d) for s in old.spans if s.name_start >= at]
+                kept += len(tail)
+                spans.extend(tail)
+                break
+        chain.append(pos)
+        pos = _binding(text, pos, spans, fragile)
+    if cache is not None:
+        cache.reused, cache.computed = kept, len(spans) - kept
+        cache.store(text, spans, _Chain(chain, fragile, spans), {})
     return spans
+
+
+class _Chain:
+    """A version's binding starts (``index``: start -> position in ``chain``), the starts
+    of its fragile bindings, and its spans."""
+
+    def __init__(self, chain: list[int], fragile: list[int], spans: list[ValueSpan]) -> None:
+        self.chain = chain
+        self.index = {start: i for i, start in enumerate(chain)}
+        self.fragile = fragile
+        self.spans = spans
+
+
+def _restart_index(old: _Chain, edit: Edit) -> int:
+    """The first binding the edit can change: one whose text, or the character after it,
+    is at or after the edit's start, or a fragile one (it read to the document's end)."""
+    limit = bisect_left(old.chain, edit.start)  # bindings 0..limit-1 start before the edit
+    k = max(0, limit - 1)
+    if old.fragile:
+        # fragile holds the position of the unclosed quote: find its binding
+        k = min(k, max(0, bisect_right(old.chain, old.fragile[0]) - 1))
+    # binding k - 1 ends at chain[k] < edit.start: unaffected
+    while k > 0 and old.chain[k] >= edit.start:
+        k -= 1
+    return k

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import tree_sitter
 
-from ._ts import Source
+from ._ts import Source, query
 from .base import FAMILY, ValueSpan
+from .incremental import DocumentCache
 
 HOST = "jsonc"
 _PLATFORMS = frozenset({"linux", "windows", "osx"})
@@ -197,8 +198,14 @@ def _error_kid(src: Source, f: _Frame, kid: tree_sitter.Node, out: list[Candidat
 
 
 def _candidates(src: Source, root: tree_sitter.Node) -> list[Candidate]:
-    """Walk the tree once, top-down, tracking each container's path from the root."""
+    """Walk the tree top-down, tracking each container's path from the root. Subtrees
+    without syntax errors are not walked in Python: a tree-sitter query finds their
+    family pairs (see :func:`_query_candidates`); the walk covers ERROR regions only."""
     out: list[Candidate] = []
+    clean: dict[int, _Path] = {}  # node id -> its frame path, for error-free subtrees
+    if not root.has_error:
+        clean[root.id] = None
+        return _query_candidates(src, root, clean, out)
     stack = [_Frame(root, None)]
     while stack:
         f = stack[-1]
@@ -229,10 +236,61 @@ def _candidates(src: Source, root: tree_sitter.Node) -> list[Candidate]:
                 and _is_env(path)
             ):
                 out.append((child.key or "", key, value))
-            child.kids = [k for k in kid.children if k != key]
-            stack.append(child)
+            if not kid.has_error:
+                clean[kid.id] = path
+            else:
+                child.kids = [k for k in kid.children if k != key]
+                stack.append(child)
         elif kid.type in _CONTAINERS and kid.child_count:
-            stack.append(_Frame(kid, path))
+            if not kid.has_error:
+                clean[kid.id] = path
+            else:
+                stack.append(_Frame(kid, path))
+    return _query_candidates(src, root, clean, out)
+
+
+_KEYS_QUERY = (
+    "((pair key: (string (string_content) @content) (#any-of? @content {names})) @pair)\n"
+    "((pair key: (string (escape_sequence))) @pair)"
+).format(names=" ".join(f'"{name}"' for name in sorted(FAMILY)))
+
+
+def _query_candidates(
+    src: Source, root: tree_sitter.Node, clean: dict[int, _Path], out: list[Candidate]
+) -> list[Candidate]:
+    """Add the family pairs strictly inside the error-free subtrees ``clean`` (node id ->
+    the path the walk gives that node) to ``out``. A tree-sitter query finds pairs whose
+    key is a family name (or has escapes); each one's path is rebuilt by going up to its
+    subtree root: an array adds ``*``, a pair its key, as the walk does."""
+    if not clean:
+        return out
+    cursor = tree_sitter.QueryCursor(query("json", _KEYS_QUERY))
+    for _, captures in cursor.matches(root):
+        pair = captures["pair"][0]
+        key = pair.child_by_field_name("key")
+        value = pair.child_by_field_name("value")
+        if key is None or value is None or value.is_missing:
+            continue
+        variable = _decode_key(src, key)
+        if variable not in FAMILY:
+            continue
+        segments: list[str] = []
+        node = pair.parent
+        while node is not None:
+            if node.type == "array":
+                segments.append(_ANY)
+            elif node.type == "pair":
+                outer = node.child_by_field_name("key")
+                segment = _decode_key(src, outer) if outer is not None else None
+                segments.append(segment if segment is not None else "")
+            if node.id in clean:
+                break
+            node = node.parent
+        if node is None:
+            continue  # inside an ERROR region: found by the walk
+        path = _push(clean[node.id], *reversed(segments))
+        if _is_env(path):
+            out.append((variable or "", key, value))
     return out
 
 
@@ -275,7 +333,7 @@ def _span(src: Source, variable: str, key: tree_sitter.Node, value: tree_sitter.
     )
 
 
-def extract(text: str) -> list[ValueSpan]:
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """Find the TORCH_LOGS-family entries of VS Code ``env`` objects in a JSONC document.
 
     Returns one :class:`ValueSpan` per ``"VAR": value`` pair in an ``env`` object listed in
@@ -284,12 +342,24 @@ def extract(text: str) -> list[ValueSpan]:
     as RFC 8259 says (what VS Code passes to the process); a string with an invalid escape
     and any non-string value (number, ``null``, object) has ``value=None``. A string cut
     off by the end of its line gives ``terminated=False``. Broken documents (missing
-    braces, trailing commas, text being typed) are tolerated. Never raises.
+    braces, trailing commas, text being typed) are tolerated. With ``cache`` (one per
+    open document) the previous version's tree and spans are reused (see
+    :mod:`.incremental`); the result is the same. Never raises.
     """
     src = Source(text)
-    spans = [
-        _span(src, variable, key, value)
-        for variable, key, value in _candidates(src, src.parse("json").root_node)
-    ]
+    edit = cache.edit_for(HOST, text) if cache is not None else None
+    tree = src.parse("json", cache.state if cache is not None and edit is not None else None)
+    spans: list[ValueSpan] = []
+    contexts: dict[int, object] = {}
+    for variable, key, value in _candidates(src, tree.root_node):
+        name_start = src.cp(key.start_byte) + 1
+        span = None
+        if cache is not None:
+            span = cache.reusable(edit, variable, name_start, src.cp(value.start_byte), value.type)
+        spans.append(span or _span(src, variable, key, value))
+        contexts[name_start] = value.type
     spans.sort(key=lambda s: s.name_start)
+    if cache is not None:
+        cache.computed = len(spans) - cache.reused
+        cache.store(text, spans, (src.data, tree), contexts)
     return spans

@@ -21,8 +21,9 @@ import re
 
 import tree_sitter
 
-from ._ts import Source, walk
+from ._ts import Source, query
 from .base import FAMILY, ValueSpan
+from .incremental import DocumentCache
 
 HOST = "shell"
 _META = frozenset(" \t\n;&|<>()")
@@ -360,29 +361,47 @@ def _declaration_transforms(src: Source, node: tree_sitter.Node) -> bool:
     return False
 
 
-def extract(text: str) -> list[ValueSpan]:
+_FAMILY_NAMES = " ".join(f'"{name}"' for name in sorted(FAMILY))
+_ENV_QUOTED = " ".join(f'"{name}"' for name in sorted(_ENV_NAMES))
+# The nodes extraction looks at, found on the C side instead of a Python walk over every
+# node: family variable names (with their assignment context) and env commands.
+_QUERY = (
+    f"((variable_name) @var (#any-of? @var {_FAMILY_NAMES}))\n"
+    f"((command name: (command_name) @cmd_name (#any-of? @cmd_name {_ENV_QUOTED})) @cmd)"
+)
+
+
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """Find the TORCH_LOGS-family assignments in a shell script.
 
     Returns one :class:`ValueSpan` (``host="shell"``) per assignment, in document order,
     with every offset a code point index into ``text``. The decoded value is what bash 5.2
     assigns (see the module docstring for what counts as non-static, ``value=None``). A
     quote left open (the user typing) gives ``terminated=False`` and a span to the end of
-    its line. Never raises.
+    its line. With ``cache`` (one per open document) the previous version's tree and spans
+    are reused (see :mod:`.incremental`); the result is the same. Never raises.
     """
     src = Source(text)
-    tree = src.parse("bash")
+    edit = cache.edit_for(HOST, text) if cache is not None else None
+    tree = src.parse("bash", cache.state if cache is not None and edit is not None else None)
     spans: list[ValueSpan] = []
-    wanted = ("variable_name", "command", "ERROR")
-    for node in walk(tree.root_node, lambda n: n.type in wanted):
-        if node.type == "command":
-            for var, name_start, value_start in _env_operands(src, node):
-                spans.append(_span(text, var, name_start, value_start, command_word=True))
+    contexts: dict[int, object] = {}
+
+    def add(var: str, name_start: int, value_start: int, static: bool, command: bool) -> None:
+        context = (static, command)
+        span = cache.reusable(edit, var, name_start, value_start, context) if cache else None
+        if span is None:
+            span = _span(text, var, name_start, value_start, static=static, command_word=command)
+        contexts[name_start] = context
+        spans.append(span)
+
+    cursor = tree_sitter.QueryCursor(query("bash", _QUERY))
+    for pattern, captures in cursor.matches(tree.root_node):
+        if pattern == 1:
+            for var, name_start, value_start in _env_operands(src, captures["cmd"][0]):
+                add(var, name_start, value_start, True, True)
             continue
-        if (
-            node.type != "variable_name"
-            or src.data[node.start_byte : node.end_byte] not in _FAMILY_B
-        ):
-            continue
+        node = captures["var"][0]
         parent = node.parent
         if parent is None or parent.type == "subscript":
             continue
@@ -393,40 +412,35 @@ def extract(text: str) -> list[ValueSpan]:
         decl = parent.parent if parent.type == "variable_assignment" else None
         if decl is not None and decl.type == "declaration_command":
             static = static and not _declaration_transforms(src, decl)
-        spans.append(
-            _span(
-                text,
-                src.data[node.start_byte : node.end_byte].decode(),
-                src.cp(node.start_byte),
-                src.cp(op.end_byte),
-                static=static,
-            )
-        )
+        var = src.data[node.start_byte : node.end_byte].decode()
+        add(var, src.cp(node.start_byte), src.cp(op.end_byte), static, False)
     # tree-sitter-bash splits a word at a line continuation (``a\\<newline>b``) and then
     # takes the assignments after it for arguments: follow the words after each value.
     seen = {span.name_start for span in spans}
     for span in list(spans):
-        spans.extend(_following_assignments(text, span.raw_end, seen))
+        for var, name_start, value_start in _following_assignments(text, span.raw_end, seen):
+            add(var, name_start, value_start, True, False)
     spans.sort(key=lambda s: s.name_start)
+    if cache is not None:
+        cache.computed = len(spans) - cache.reused
+        cache.store(text, spans, (src.data, tree), contexts)
     return spans
 
 
 _ASSIGNMENT = re.compile(r"(?:[ \t]|\\\n)*([A-Za-z_][A-Za-z0-9_]*)=")
 
 
-def _following_assignments(text: str, pos: int, seen: set[int]) -> list[ValueSpan]:
-    """Assignments that follow the value ending at ``pos`` in the same command prefix."""
-    found: list[ValueSpan] = []
+def _following_assignments(text: str, pos: int, seen: set[int]) -> list[tuple[str, int, int]]:
+    """Assignments that follow the value ending at ``pos`` in the same command prefix:
+    (variable, name start, value start)."""
+    found: list[tuple[str, int, int]] = []
     while (m := _ASSIGNMENT.match(text, pos)) is not None:
         name_start, value_start = m.start(1), m.end()
         if m.group(1) in FAMILY and name_start not in seen:
             seen.add(name_start)
-            found.append(_span(text, m.group(1), name_start, value_start))
+            found.append((m.group(1), name_start, value_start))
         end = scan_word(text, value_start, len(text)).end
         if end <= pos:
             break
         pos = end
     return found
-
-
-_FAMILY_B = frozenset(name.encode() for name in FAMILY)

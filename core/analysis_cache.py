@@ -1,0 +1,93 @@
+"""Reuse analyses of TORCH_LOGS values across spans and document versions.
+
+A document names the same few values many times (a 10,000-line script may hold 1,600
+assignments of five distinct values), and an edit changes one value at a time, so the
+language server analyses each distinct value once and reuses the result. A result is
+reused only while it is certain to be the same:
+
+- the key is the value plus the identity of the registry and of the module finder (a new
+  interpreter, torch or setting gives new objects, hence new keys);
+- the finder's search directories are fingerprinted by their modification times (one
+  ``stat`` each, once per document version): a module added to or removed from any of
+  them drops every cached analysis;
+- an analysis that found a module (whose submodules torch would walk) or that looked up a
+  dotted name (which reads package directories below the search path) is never stored;
+  such values are analysed afresh every time, exactly as without the cache.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+
+from .analysis import Analysis, analyse
+from .modules import ModuleFinder
+from .registry import Registry
+from .torch_context import fallback_finder
+
+#: Most analyses kept (least recently used dropped first); about 2 KB each.
+MAX_ENTRIES = 4096
+
+
+def _fingerprint(finder: ModuleFinder) -> tuple[int, ...]:
+    """Modification times (ns) of the finder's search directories; -1 for a missing one."""
+    out: list[int] = []
+    for path in finder.paths:
+        try:
+            out.append(os.stat(path).st_mtime_ns)
+        except OSError:
+            out.append(-1)
+    return tuple(out)
+
+
+def _cacheable(result: Analysis) -> bool:
+    if result.config is not None and result.config.modules:
+        return False
+    return not any("." in item.name for item in result.parsed.items)
+
+
+class AnalysisCache:
+    """An LRU map ``(value, registry, finder) -> Analysis`` (see the module docstring).
+
+    Call :meth:`refresh` once per document version (it checks the finder's directories,
+    ~10 ``stat`` calls), then :meth:`analyse` per value (a dict lookup when cached).
+    """
+
+    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+        self.max_entries = max_entries
+        self._entries: OrderedDict[tuple[str, int, int], tuple[Registry, ModuleFinder, Analysis]]
+        self._entries = OrderedDict()
+        self._prints: dict[int, tuple[ModuleFinder, tuple[int, ...]]] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def clear(self) -> None:
+        """Forget every analysis."""
+        self._entries.clear()
+        self._prints.clear()
+
+    def refresh(self, finder: ModuleFinder | None) -> None:
+        """Drop every analysis if ``finder``'s search directories changed since last seen."""
+        finder = finder or fallback_finder()
+        now = _fingerprint(finder)
+        seen = self._prints.get(id(finder))
+        if seen is not None and seen[0] is finder and seen[1] != now:
+            self._entries.clear()
+        self._prints[id(finder)] = (finder, now)
+
+    def analyse(self, value: str, registry: Registry, finder: ModuleFinder | None) -> Analysis:
+        """``analyse(value, registry, finder)``, from the cache when possible."""
+        finder = finder or fallback_finder()
+        key = (value, id(registry), id(finder))
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] is registry and entry[1] is finder:
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return entry[2]
+        self.misses += 1
+        result = analyse(value, registry, finder)
+        if _cacheable(result):
+            self._entries[key] = (registry, finder, result)
+            if len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return result

@@ -1,0 +1,117 @@
+"""Incremental extraction equals a fresh extraction, for random edit sequences."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.hosts.incremental import DocumentCache, diff
+
+SEEDS = {
+    "dotenv": (
+        "\ufeffA=1\nexport TORCH_LOGS='+dynamo' # c\r\nTORCH_TRACE=\"/t\nmore\"\n"
+        'B="x\nTORCH_LOGS=aot_g,guards\nC=${X}\nTORCH_LOGS="un\nD=4\n'
+    ),
+    "jsonc": (
+        '{\n  // c\n  "version": "0.2.0",\n  "configurations": [\n'
+        '    {"name": "a", "env": {"TORCH_LOGS": "+dynamo,aot_g", "X": 1}},\n'
+        '    {"name": "b", "linux": {"env": {"TORCH\\u005fLOGS": "\\u002bguards"}}},\n'
+        '    {"env": {"TORCH_LOGS": "x", "TORCH_TRACE": null},},\n  ],\n'
+        '  "tasks": [{"options": {"env": {"TORCH_LOGS": "+inductor"}}}]\n}\n'
+    ),
+    "shell": (
+        '#!/bin/bash\nexport TORCH_LOGS="+dynamo,aot_g"\nTORCH_LOGS=+inductor python t.py\n'
+        "declare -x TORCH_LOGS=guards\nenv -i TORCH_LOGS=x TORCH_TRACE=$'/t' run\n"
+        "TORCH_LOGS='a,\nb' \\\n  TORCH_TRACE=/t cmd\nTORCH_LOGS=$(echo x)\n"
+        'if true; then TORCH_LOGS="+dynamo"; fi\nTORCH_LOGS+=,x\nTORCH_LOGS="+guards\n'
+    ),
+}
+
+_pieces = st.sampled_from(
+    [
+        *"\"'\\{}[]:,=#$`()\n\r\t /*-+_xé😀\x00",
+        "TORCH_LOGS=",
+        '"TORCH_LOGS": "',
+        "export ",
+        "declare -i ",
+        "\r\n",
+        '"env": {',
+        "+dynamo,",
+        "aot_g",
+        "${X}",
+    ]
+)
+_insert = st.lists(_pieces, max_size=6).map("".join)
+
+
+@st.composite
+def _edits(draw: st.DrawFn) -> list[tuple[float, float, str]]:
+    """Edits as (start fraction, length fraction, inserted text)."""
+    n = draw(st.integers(1, 12))
+    return [
+        (
+            draw(st.floats(0, 1)),
+            draw(st.sampled_from([0.0, 0.0, 0.001, 0.01, 0.05, 0.3])),
+            draw(_insert),
+        )
+        for _ in range(n)
+    ]
+
+
+def _apply(text: str, edit: tuple[float, float, str]) -> str:
+    start = int(edit[0] * len(text))
+    end = min(len(text), start + int(edit[1] * len(text)) + (1 if edit[1] else 0))
+    return text[:start] + edit[2] + text[end:]
+
+
+EDITS = st.tuples(_edits(), st.integers(1, 3))
+
+
+def check_sequence(host: str) -> Callable[[tuple[list[tuple[float, float, str]], int]], None]:
+    """A check that applies an edit sequence (and a repeat count for the seed) and
+    compares incremental with fresh extraction after every edit."""
+
+    def check(case: tuple[list[tuple[float, float, str]], int]) -> None:
+        edits, repeat = case
+        text = SEEDS[host] * repeat
+        cache = DocumentCache()
+        assert hosts.extract(host, text, cache) == hosts.extract(host, text)
+        for edit in edits:
+            text = _apply(text, edit)
+            assert hosts.extract(host, text, cache) == hosts.extract(host, text), repr(text)
+
+    return check
+
+
+@pytest.mark.parametrize("host", sorted(SEEDS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=EDITS)
+def test_incremental_equals_fresh(
+    host: str, case: tuple[list[tuple[float, float, str]], int]
+) -> None:
+    check_sequence(host)(case)
+
+
+@pytest.mark.parametrize("host", sorted(SEEDS))
+def test_small_edit_reuses_spans(host: str) -> None:
+    text = SEEDS[host] * 20
+    cache = DocumentCache()
+    first = hosts.extract(host, text, cache)
+    at = len(text) // 2
+    text = text[:at] + " " + text[at:]
+    assert hosts.extract(host, text, cache) == hosts.extract(host, text)
+    assert cache.reused >= len(first) - 12, (cache.reused, cache.computed, len(first))
+
+
+def test_diff() -> None:
+    assert diff("abc", "abc") is None
+    e = diff("hello world", "hello brave world")
+    assert e is not None and (e.start, e.old_end, e.new_end) == (6, 6, 12)
+    e = diff("aaaa", "aa")
+    assert e is not None and e.delta == -2 and e.start + (4 - e.old_end) <= 4
+    e = diff(b"xyz", b"")
+    assert e is not None and (e.start, e.old_end, e.new_end) == (0, 3, 0)

@@ -1,0 +1,71 @@
+"""Fuzz the core entry points for a fixed number of examples (``scripts/fuzz.py`` runs
+the same properties for minutes): the value parser and analysis, each host extractor."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import analyse
+from torch_logs_lsp.core.parser import parse_value
+
+from .hosts.spancheck import check_spans
+from .hosts.test_incremental import SEEDS
+
+_value_chars = st.sampled_from(
+    [*"+-,. \t\n_", "dynamo", "guards", "aot_g", "all", "help", "json", "os.path", "é", "😀"]
+)
+values = st.one_of(st.text(max_size=40), st.lists(_value_chars, max_size=15).map("".join))
+
+
+def check_value(value: str) -> None:
+    """Parsing and analysing never raise; diagnostics lie inside the value, sorted."""
+    parse_value(value)
+    result = analyse(value)
+    for d in result.diagnostics:
+        assert 0 <= d.start <= d.end <= len(value), d
+    keys = [(d.start, d.end, d.code) for d in result.diagnostics]
+    assert keys == sorted(keys)
+    assert (result.config is not None) == (result.outcome == "ok")
+
+
+_doc_pieces = st.sampled_from(
+    [*"\"'\\{}[]:,=#$`()\n\r\t /*-+_aé😀\x00\ud800", "TORCH_LOGS=", '"TORCH_LOGS": "', "${X}"]
+)
+
+
+def documents(host: str) -> st.SearchStrategy[str]:
+    """Junk, and the host's seed document with random cuts and insertions."""
+
+    @st.composite
+    def edited(draw: st.DrawFn) -> str:
+        text = SEEDS[host]
+        for _ in range(draw(st.integers(1, 5))):
+            i = draw(st.integers(0, len(text)))
+            j = min(len(text), i + draw(st.integers(0, 8)))
+            text = text[:i] + "".join(draw(st.lists(_doc_pieces, max_size=6))) + text[j:]
+        return text
+
+    return st.one_of(
+        st.text(max_size=80), st.lists(_doc_pieces, max_size=60).map("".join), edited()
+    )
+
+
+def check_host(host: str, text: str) -> None:
+    """Extraction never raises and every span is well formed."""
+    check_spans(text, hosts.extract(host, text), exact_name=host != "jsonc")
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_fuzz_value(value: str) -> None:
+    check_value(value)
+
+
+@pytest.mark.parametrize("host", sorted(SEEDS))
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_fuzz_host(host: str, data: st.DataObject) -> None:
+    check_host(host, data.draw(documents(host)))
