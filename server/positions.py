@@ -8,6 +8,9 @@ position encoding negotiated at initialize: UTF-16 code units unless the client 
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate
+
 from lsprotocol import types
 
 from torch_logs_lsp.core.checker import LineIndex
@@ -33,6 +36,8 @@ class PositionMapper:
         self.text = text
         self.encoding = encoding
         self.index = LineIndex(text)
+        self._ascii = text.isascii()
+        self._units_cache: dict[int, list[int] | None] = {}
 
     def _line_end(self, line: int) -> int:
         starts = self.index.starts
@@ -45,9 +50,24 @@ class PositionMapper:
         """LSP position of a document offset (code points)."""
         offset = max(0, min(offset, len(self.text)))
         line, column = self.index.position(offset)
-        start = self.index.starts[line]
-        units = sum(_units(c, self.encoding) for c in self.text[start : start + column])
-        return types.Position(line=line, character=units)
+        if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
+            return types.Position(line=line, character=column)
+        units = self._line_units(line)
+        return types.Position(line=line, character=units[column] if units else column)
+
+    def _line_units(self, line: int) -> list[int] | None:
+        """Cumulative code units of a line (``None`` for an ASCII line), built once per
+        line so that each position costs O(1) even on a 100k-character line."""
+        if line not in self._units_cache:
+            starts = self.index.starts
+            end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
+            segment = self.text[starts[line] : end]
+            self._units_cache[line] = (
+                None
+                if segment.isascii()
+                else list(accumulate((_units(c, self.encoding) for c in segment), initial=0))
+            )
+        return self._units_cache[line]
 
     def range(self, start: int, end: int) -> types.Range:
         """LSP range of the document offsets ``[start, end)``."""
@@ -55,17 +75,15 @@ class PositionMapper:
 
     def offset(self, position: types.Position) -> int:
         """Document offset (code points) of an LSP position; a ``character`` inside a
-        surrogate pair or a multi-byte UTF-8 sequence maps to that code point's start."""
+        surrogate pair or a multi-byte UTF-8 sequence maps to that code point's start;
+        beyond the line's end it clamps to the end (before the line break)."""
         if position.line >= len(self.index.starts):
             return len(self.text)
         start = self.index.starts[position.line]
-        end = self._line_end(position.line)
-        units = 0
-        i = start
-        while i < end:
-            step = _units(self.text[i], self.encoding)
-            if units + step > position.character:
-                break
-            units += step
-            i += 1
-        return i
+        width = self._line_end(position.line) - start
+        units = None
+        if not self._ascii and self.encoding != types.PositionEncodingKind.Utf32:
+            units = self._line_units(position.line)
+        if units is None:
+            return start + max(0, min(position.character, width))
+        return start + min(width, bisect_right(units, max(0, position.character)) - 1)

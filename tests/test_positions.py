@@ -35,3 +35,22 @@ def test_positions_inside_a_surrogate_pair_and_beyond_the_line():
     assert m.offset(types.Position(line=0, character=2)) == 1  # inside 🙂 -> its start
     assert m.offset(types.Position(line=0, character=99)) == 5  # clamped before \r\n
     assert m.offset(types.Position(line=99, character=0)) == len(TEXT)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
+def test_fast_paths_agree_with_counting_each_character(encoding: str):
+    text = "x" * 50 + "é🙂\ud800a\r\n" + "b" * 20 + "\n🙂🙂c"
+    m = PositionMapper(text, encoding)
+    step = {
+        "utf-16": lambda c: 2 if ord(c) > 0xFFFF else 1,
+        "utf-8": lambda c: len(c.encode("utf-8", "surrogatepass")),
+        "utf-32": lambda c: 1,
+    }[encoding]
+    for offset in range(len(text) + 1):
+        line, column = m.index.position(offset)
+        start = m.index.starts[line]
+        expected = sum(step(c) for c in text[start : start + column])
+        pos = m.position(offset)
+        assert (pos.line, pos.character) == (line, expected)
+        if text[offset - 1 : offset] != "\r":  # between \r and \n is not a position
+            assert m.offset(pos) == offset
