@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,9 +180,11 @@ def _kind_of(path: Path) -> str | None:
 
 def read_document(path: Path) -> str | None:
     """Read a file as UTF-8 (undecodable bytes replaced), keeping line endings; ``None``
-    when it cannot be read or is larger than :data:`MAX_FILE_BYTES`."""
+    when it cannot be read, is not a regular file (a FIFO would block) or is larger than
+    :data:`MAX_FILE_BYTES`."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
             return None
         data = path.read_bytes()
     except OSError:

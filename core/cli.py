@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +49,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         print(f"torch-logs: no such file or directory: {exc.args[0]}", file=sys.stderr)
         return 2
+    for raw in args.paths:  # a file named explicitly but of no kind we check: say so
+        if Path(raw).is_file() and all(Path(raw) != p for p, _ in files):
+            print(
+                f"torch-logs: {raw}: not a .env, launch.json/tasks.json or shell file; skipped",
+                file=sys.stderr,
+            )
     fixed = 0
     for path, host in files:
         text = read_document(path)
@@ -58,8 +65,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.fix:
             text, n = _fix(path, host, registry, text, args.format)
             fixed += n
+        bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
         for f in findings(text, host, registry, context.finder):
             d = f.diagnostic
+            column = f.column + 1 - (bom if f.line == 0 else 0)
+            end_column = f.end_column + 1 - (bom if f.end_line == 0 else 0)
             if d.severity > minimum:
                 continue
             if args.format == "json":
@@ -71,13 +81,13 @@ def cmd_check(args: argparse.Namespace) -> int:
                         variable=f.span.variable,
                         value=f.span.value,
                         line=f.line + 1,
-                        column=f.column + 1,
+                        column=column,
                         end_line=f.end_line + 1,
-                        end_column=f.end_column + 1,
+                        end_column=end_column,
                     )
                 )
             else:
-                print(f"{path}:{f.line + 1}:{f.column + 1}: {d.code} {d.message}")
+                print(f"{path}:{f.line + 1}:{column}: {d.code} {d.message}")
             counts[d.severity] = counts.get(d.severity, 0) + 1
     if args.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -174,10 +184,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _value_after_dash(argv: list[str]) -> list[str]:
+    """``explain -dynamo``: a VALUE may start with ``-`` (``-name`` sets ERROR). Move the
+    first such token that is not an option of ``explain`` to the end, after ``--``."""
+    if not argv or argv[0] != "explain" or "--" in argv:
+        return argv
+    options = {"-h", "--help", "--json", "--python", "--torch-version", "--torch"}
+    takes_value = {"--python", "--torch-version", "--torch"}
+    i = 1
+    while i < len(argv):
+        token = argv[i]
+        name = token.split("=", 1)[0]
+        if name in options:
+            i += 2 if name in takes_value and "=" not in token else 1
+            continue
+        if token.startswith("-") and not token.startswith("--"):
+            return [*argv[:i], *argv[i + 1 :], "--", token]
+        i += 1
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``torch-logs``; returns the exit code."""
-    args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    args = build_parser().parse_args(
+        _value_after_dash(list(sys.argv[1:] if argv is None else argv))
+    )
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `torch-logs ... | head`: the reader left; not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return code
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 from typing import Any
 
 from .torch_context import TorchContext, TorchResolver
@@ -24,6 +25,7 @@ def add_torch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--python",
         metavar="PATH",
+        type=_python_arg,
         help="interpreter whose torch and modules to check against (read statically)",
     )
     parser.add_argument(
@@ -34,6 +36,14 @@ def add_torch_options(parser: argparse.ArgumentParser) -> None:
         type=_release_arg,
         help="check against this torch release (overrides pin comments and --python's torch)",
     )
+
+
+def _python_arg(text: str) -> str:
+    """An interpreter path (or a command on PATH); a typo is a usage error (exit 2)."""
+    found = text if os.path.exists(text) else shutil.which(text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"no such interpreter: {text!r}")
+    return found
 
 
 def _release_arg(text: str) -> str:

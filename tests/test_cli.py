@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,56 @@ def test_server_accepts_stdio_flag_and_prints_version():
     )
     assert proc.returncode == 0
     assert proc.stdout.startswith("torch-logs-lsp ")
+
+
+@pytest.mark.parametrize("value", ["-dynamo", "-help", "-guards,+aot"])
+def test_explain_takes_values_starting_with_a_dash(value: str):
+    proc = run("explain", value, "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert json.loads(proc.stdout)["value"] == value
+
+
+def test_wrong_python_is_a_usage_error(tmp_path: Path):
+    (tmp_path / "a.env").write_text("TORCH_LOGS=dynamo\n")
+    proc = run("check", "--python", str(tmp_path / "nope" / "python"), str(tmp_path))
+    assert proc.returncode == 2
+    assert "no such interpreter" in proc.stderr
+
+
+def test_fifo_and_unsupported_files_do_not_block(tmp_path: Path):
+    os.mkfifo(tmp_path / "fifo.env")
+    (tmp_path / "Dockerfile").write_text("ENV TORCH_LOGS=aot_g\n")
+    (tmp_path / "ok.env").write_text("TORCH_LOGS=dynamo\n")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch_logs_lsp.core.cli",
+            "check",
+            str(tmp_path),
+            str(tmp_path / "Dockerfile"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert "Dockerfile: not a .env" in proc.stderr
+
+
+def test_bom_is_not_counted_in_columns(tmp_path: Path):
+    (tmp_path / "a.env").write_bytes(b"\xef\xbb\xbfTORCH_LOGS=+dynamo,gaurds\r\n")
+    proc = run("check", str(tmp_path))
+    assert ":1:20: TL201" in proc.stdout, proc.stdout
+
+
+def test_broken_pipe_is_quiet():
+    proc = subprocess.run(
+        f"{sys.executable} -m torch_logs_lsp.core.cli registry | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr

@@ -18,6 +18,8 @@ Reported pairs are ``env`` entries where VS Code reads them:
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter
 
 from ._ts import Source, query
@@ -294,13 +296,18 @@ def _query_candidates(
     return out
 
 
+_VSCODE_VARIABLE = re.compile(r"\$\{[^}]*\}")
+
+
 def _span(src: Source, variable: str, key: tree_sitter.Node, value: tree_sitter.Node) -> ValueSpan:
     text = src.text
     name_start, name_end = src.cp(key.start_byte) + 1, src.cp(key.end_byte) - 1
     start = src.cp(value.start_byte)
     if value.type in ("string", '"') and text[start : start + 1] == '"':
         s = scan_string(text, start)
-        ok = s.valid
+        # VS Code substitutes ${env:X}, ${input:x}, ${workspaceFolder}, ... in launch and
+        # task env values before the process starts: not knowable here, never diagnosed.
+        ok = s.valid and _VSCODE_VARIABLE.search(s.value) is None
         return ValueSpan(
             variable=variable,
             host=HOST,

@@ -115,6 +115,12 @@ CASES: list[tuple[str, list[Row]]] = [
     ('😀́{"configurations": [{"env": {"TORCH_LOGS": "é,😀"}}]}', [("TORCH_LOGS", "é,😀", True)]),
     ("", []),
     ("\x00\ud800 TORCH_LOGS", []),
+    # VS Code substitutes ${...} variables before launch: not static
+    (
+        '{"configurations": [{"env": {"TORCH_LOGS": "${input:logs}"}},'
+        ' {"env": {"TORCH_LOGS": "${env:BASE},guards"}}, {"env": {"TORCH_LOGS": "$X,{y}"}}]}',
+        [("TORCH_LOGS", None, True), ("TORCH_LOGS", None, True), ("TORCH_LOGS", "$X,{y}", True)],
+    ),
 ]
 
 
