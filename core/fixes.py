@@ -221,7 +221,9 @@ def _diagnostic_fixes(analysis: Analysis, d: Diagnostic, renames: RenameLookup |
         edit = remove_item(parsed, item)
         if edit is not None:
             title = f"Remove `{item.text}` (a later item overrides it)"
-            out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=True))
+            # Offered, not in fix-all: which level the user meant is theirs to choose
+            # (`+dynamo,Dynamo` must not silently become `dynamo`).
+            out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=False))
     if (
         item is not None
         and code in (UNKNOWN_NAME, ILLEGAL_CHARACTER, NOT_IN_RELEASE, RENAMED_NAME)
