@@ -6,6 +6,7 @@ import re
 
 from lsprotocol import types
 
+from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import fallback_finder
 
@@ -61,6 +62,23 @@ def module_completions(
     return types.CompletionList(is_incomplete=False, items=items)
 
 
+def _after_trailing_blanks(state: DocumentState, offset: int) -> ValueSpan | None:
+    """An unquoted .env value whose trailing blanks python-dotenv strips: a cursor after
+    ``TORCH_LOGS=+dynamo, `` is still typing that value (whitespace after a comma is
+    allowed), so it belongs to the span."""
+    for span, _ in state.entries:
+        if (
+            span.host == "dotenv"
+            and span.quote == ""
+            and span.value is not None
+            and span.value.endswith(",")
+            and span.content_end < offset
+            and state.text[span.content_end : offset].strip(" \t") == ""
+        ):
+            return span
+    return None
+
+
 def completions(
     state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
 ) -> types.CompletionList | None:
@@ -69,16 +87,20 @@ def completions(
     ``None`` outside a value (and for values that are not static). Each item's textEdit
     replaces exactly the name being typed (the word around the cursor, prefix excluded).
     """
-    span = state.span_at(offset)
+    span = state.span_at(offset) or _after_trailing_blanks(state, offset)
     if span is None or span.variable != "TORCH_LOGS" or span.value is None:
         return None
     index = span.value_index(offset)
     if index is None:
-        return None
+        if offset <= span.content_end:
+            return None
+        index = len(span.value)  # after `TORCH_LOGS=+dynamo, ` in a .env: a new item
     value = span.value
     start, end = _word_bounds(value, index)
     word = value[start:index]
     doc_start, doc_end = span.document_range(start, end)
+    if index == len(value) and offset > span.content_end:
+        doc_start = doc_end = offset
     edit_range = state.mapper.range(doc_start, doc_end)
     if edit_range.start.line != edit_range.end.line:  # a line continuation inside the word
         here = state.mapper.position(offset)

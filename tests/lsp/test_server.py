@@ -113,6 +113,7 @@ async def complete(client: LanguageClient, uri: str, line: int, character: int):
         (ENV_URI, "TORCH_LOGS=+dyn\n", 0, 15, (12, 15)),
         (ENV_URI, 'TORCH_LOGS="+dynamo,gua"\n', 0, 23, (20, 23)),
         (ENV_URI, "TORCH_LOGS=\n", 0, 11, (11, 11)),
+        (ENV_URI, "TORCH_LOGS=+dynamo, \n", 0, 19, (19, 19)),  # dotenv strips the blank
         (SH_URI, "export TORCH_LOGS='+dyn'\n", 0, 23, (20, 23)),
         (SH_URI, 'TORCH_LOGS="dynamo,-ind" python x.py\n', 0, 23, (20, 23)),
         (LAUNCH_URI, '{"configurations": [{"env": {"TORCH_LOGS": "+dyn"}}]}', 0, 48, (45, 48)),
