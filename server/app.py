@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import replace
 from importlib import metadata
@@ -189,6 +191,12 @@ class TorchLogsServer(LanguageServer):
                 f"2.13 (packaged: {', '.join(releases())}); using the installed torch"
             )
             settings = replace(settings, torch_version="auto")
+        python = settings.python
+        if python and not (os.path.exists(python) or shutil.which(python)):
+            problems.append(
+                f"torchLogs.python: no interpreter at {python!r}; names are checked against "
+                "the packaged registry until it is fixed"
+            )
         for problem in problems:
             log.warning(problem)
             self.window_show_message(

@@ -233,3 +233,12 @@ async def test_status_request_names_the_release_and_its_source(vscode: LanguageC
         "torchLogs/status", {"textDocument": {"uri": "file:///not/open.env"}}
     )
     assert missing is None
+
+
+async def test_wrong_python_setting_is_shown_to_the_user(vscode: LanguageClient):
+    vscode.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"torchLogs": {"python": "/no/such/python"}})
+    )
+    params = await vscode.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+    assert "/no/such/python" in params.message
+    assert params.type == types.MessageType.Warning
