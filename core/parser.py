@@ -221,15 +221,13 @@ def parse_value(text: str) -> ParsedValue:
             )
         if ce < e:
             if last:
-                problems.append(
-                    SyntaxProblem(
-                        LEADING_TRAILING_WHITESPACE,
-                        "trailing whitespace; torch allows whitespace only after a comma",
-                        ce,
-                        e,
-                        k,
+                message = "trailing whitespace; torch allows whitespace only after a comma"
+                if "\r" in text[ce:e]:
+                    message = (
+                        "a carriage return (\\r) ends the value: the file has Windows (CRLF) "
+                        "line endings, and the shell keeps the \\r; save it with LF endings"
                     )
-                )
+                problems.append(SyntaxProblem(LEADING_TRAILING_WHITESPACE, message, ce, e, k))
             else:
                 problems.append(
                     SyntaxProblem(

@@ -72,3 +72,8 @@ def test_problems_agree_with_torch_regex(value: str):
     assert parsed.valid == (not parsed.problems), parsed.problems
     for p in parsed.problems:
         assert 0 <= p.start < p.end <= len(value)
+
+
+def test_carriage_return_is_named():
+    (problem,) = parse_value("+dynamo\r").problems
+    assert problem.code == "TL101" and "CRLF" in problem.message
