@@ -26,7 +26,7 @@ LABELS: dict[str, dict[str, str]] = {
         "ru": "`+имя` DEBUG, `имя` INFO, `-имя` ERROR",
     },
     "loggers": {"en": "Loggers", "ru": "Журналы"},
-    "logger": {"en": "logger", "ru": "журнал"},
+    "logger": {"en": "Logger", "ru": "Журнал"},
     "artifacts": {"en": "Artifacts", "ru": "Артефакты"},
     "modules": {"en": "Module names", "ru": "Имена модулей"},
     "prefix_ignored": {
@@ -58,7 +58,7 @@ LABELS: dict[str, dict[str, str]] = {
     "torch_from": {"en": "Checked against {how}.", "ru": "Проверено по: {how}."},
     "effective": {"en": "Effective configuration", "ru": "Итоговая конфигурация"},
     "no_effect": {"en": "nothing enabled", "ru": "ничего не включено"},
-    "release": {"en": "torch {release} rules", "ru": "правила torch {release}"},
+    "release": {"en": "(checked against torch {release})", "ru": "(проверено по torch {release})"},
     "outcome_ok": {
         "en": "`import torch` accepts this value.",
         "ru": "`import torch` примет это значение.",
