@@ -8,6 +8,7 @@ Offsets in :class:`Finding` are code points into the document text; ``line`` and
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import os
 import re
 import stat
@@ -18,8 +19,10 @@ from pathlib import Path
 from . import hosts
 from .analysis import Analysis, Diagnostic, Severity, analyse
 from .analysis_cache import AnalysisCache
+from .family import check_family_value, cross_hints
 from .hosts.base import ValueSpan
 from .modules import ModuleFinder
+from .parser import ParsedValue
 from .registry import Registry, load_registry
 
 #: Directories never entered when walking a tree.
@@ -93,42 +96,75 @@ def analyse_span(
     registry: Registry,
     finder: ModuleFinder | None = None,
     cache: AnalysisCache | None = None,
+    base_dir: str | None = None,
 ) -> Analysis | None:
-    """Analyse the TORCH_LOGS value of a span (module names resolved with ``finder``,
-    through ``cache`` when given); ``None`` for other variables or a value that is not
-    static (no diagnostics for what we cannot know)."""
-    if span.variable != "TORCH_LOGS" or span.value is None:
+    """Analyse the value of a span (TORCH_LOGS: module names resolved with ``finder``,
+    through ``cache`` when given; the other family variables with :mod:`.family`, relative
+    paths against ``base_dir``); ``None`` for a value that is not static (no diagnostics
+    for what we cannot know).
+
+    The analysis of a variable other than TORCH_LOGS has no items and no configuration."""
+    if span.value is None:
         return None
     if not span.terminated:
         return None  # the user is still typing the closing quote
+    if span.variable != "TORCH_LOGS":
+        value = span.value
+        diags = tuple(check_family_value(span.variable, value, registry.release, base_dir))
+        errors = any(d.severity == Severity.ERROR for d in diags)
+        parsed = ParsedValue(value, (), (), True, 0, len(value))
+        return Analysis(value, registry.release, parsed, diags, "invalid" if errors else "ok", None)
     if cache is not None:
         return cache.analyse(span.value, registry, finder)
     return analyse(span.value, registry, finder)
 
 
+def with_cross_hints(
+    entries: list[tuple[ValueSpan, Analysis | None]],
+) -> list[tuple[ValueSpan, Analysis | None]]:
+    """``entries`` with the hints across the variables of one document (see
+    :func:`.family.cross_hints`) added to the analyses they are about."""
+    out = list(entries)
+    for i, diag in cross_hints(entries):
+        span, analysis = out[i]
+        if analysis is not None:
+            diags = (*analysis.diagnostics, diag)
+            out[i] = (span, dataclasses.replace(analysis, diagnostics=diags))
+    return out
+
+
 def check_text(
-    text: str, host: str, registry: Registry | None = None, finder: ModuleFinder | None = None
+    text: str,
+    host: str,
+    registry: Registry | None = None,
+    finder: ModuleFinder | None = None,
+    base_dir: str | None = None,
 ) -> list[tuple[ValueSpan, Analysis]]:
-    """Extract the spans of ``text`` (a document of ``host`` kind) and analyse each.
+    """Extract the spans of ``text`` (a document of ``host`` kind) and analyse each
+    (relative paths of TORCH_LOGS_OUT / TORCH_TRACE against ``base_dir``; not checked
+    without one).
 
     Never raises for any input text.
     """
     reg = registry or load_registry()
-    out: list[tuple[ValueSpan, Analysis]] = []
-    for span in hosts.extract(host, text):
-        result = analyse_span(span, reg, finder)
-        if result is not None:
-            out.append((span, result))
-    return out
+    entries: list[tuple[ValueSpan, Analysis | None]] = [
+        (span, analyse_span(span, reg, finder, base_dir=base_dir))
+        for span in hosts.extract(host, text)
+    ]
+    return [(s, a) for s, a in with_cross_hints(entries) if a is not None]
 
 
 def findings(
-    text: str, host: str, registry: Registry | None = None, finder: ModuleFinder | None = None
+    text: str,
+    host: str,
+    registry: Registry | None = None,
+    finder: ModuleFinder | None = None,
+    base_dir: str | None = None,
 ) -> list[Finding]:
     """Every diagnostic of a document, placed in document coordinates, in order."""
     index = LineIndex(text)
     out: list[Finding] = []
-    for span, result in check_text(text, host, registry, finder):
+    for span, result in check_text(text, host, registry, finder, base_dir):
         for diag in result.diagnostics:
             start, end = span.document_range(diag.start, diag.end)
             line, column = index.position(start)
@@ -201,4 +237,5 @@ __all__ = [
     "findings",
     "iter_files",
     "read_document",
+    "with_cross_hints",
 ]

@@ -66,7 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             text, n = _fix(path, host, registry, text, args.format)
             fixed += n
         bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
-        for f in findings(text, host, registry, context.finder):
+        for f in findings(text, host, registry, context.finder, os.getcwd()):
             d = f.diagnostic
             column = f.column + 1 - (bom if f.line == 0 else 0)
             end_column = f.end_column + 1 - (bom if f.end_line == 0 else 0)

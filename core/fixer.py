@@ -69,8 +69,8 @@ def span_fixes(
     (``help``) the fix removes the assignment; it is never safe.
     """
     out: list[DocumentFix] = []
-    if span.value is None:
-        return out
+    if span.value is None or span.variable != "TORCH_LOGS":
+        return out  # the other family variables have no fixes
     for fix in value_fixes(analysis, registry, renames):
         edits = value_edit(host, text, span, apply_edits(span.value, fix.edits))
         if edits is not None:
@@ -112,7 +112,7 @@ def fix_all_edits(
     index = LineIndex(text)
     out: list[Change] = []
     for span, analysis in entries:
-        if analysis is None or span.value is None:
+        if analysis is None or span.value is None or span.variable != "TORCH_LOGS":
             continue
         new = fix_all_value(span.value, registry, renames, ignore)
         if new == span.value:

@@ -135,6 +135,7 @@ class TorchLogsServer(LanguageServer):
             context,
             cache,
             self.analyses,
+            self.workspace_root,
         )
         self.states[uri] = state
         return state

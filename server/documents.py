@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import Analysis
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.checker import analyse_span
+from torch_logs_lsp.core.checker import analyse_span, with_cross_hints
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
@@ -90,13 +90,15 @@ def build_state(
     context: TorchContext | None = None,
     cache: DocumentCache | None = None,
     analyses: AnalysisCache | None = None,
+    base_dir: str | None = None,
 ) -> DocumentState:
     """Analyse a document (with ``context``'s registry and module finder when given).
 
     ``cache`` (the document's own, kept across its versions) makes extraction incremental
     and ``analyses`` (shared) reuses analyses of values seen before; both give the same
-    result as without them. Never raises: a failing extractor is logged and yields no
-    spans."""
+    result as without them. ``base_dir``: where relative TORCH_LOGS_OUT / TORCH_TRACE
+    paths are resolved (the workspace; not checked without one). Never raises: a failing
+    extractor is logged and yields no spans."""
     if context is not None:
         registry = context.registry
     finder = context.finder if context is not None else None
@@ -111,6 +113,7 @@ def build_state(
         if analyses is not None:
             analyses.refresh(finder)
         for span in spans:
-            entries.append((span, analyse_span(span, registry, finder, analyses)))
+            entries.append((span, analyse_span(span, registry, finder, analyses, base_dir)))
+        entries = with_cross_hints(entries)
     mapper = PositionMapper(text, encoding)
     return DocumentState(uri, version, host, text, mapper, entries, context)

@@ -60,7 +60,8 @@ async def test_shell_diagnostics_and_no_error_for_expansions(vscode: LanguageCli
         "TORCH_LOGS=+dynamo,guards,output_code python train.py\n"
     )
     diags = await open_and_wait(vscode, SH_URI, text)
-    assert codes(diags) == [("TL102", 1, 26, 27)]
+    # TL411: the information hint that output_code is long without TORCH_LOGS_OUT
+    assert codes(diags) == [("TL102", 1, 26, 27), ("TL411", 4, 26, 37)]
 
 
 async def test_extensionless_shell_script_detected_by_shebang(vscode: LanguageClient):
