@@ -1,4 +1,5 @@
-"""textDocument/completion: names inside a TORCH_LOGS value."""
+"""textDocument/completion: names inside a TORCH_LOGS value, the family's variable names,
+and fields / named formats in a TORCH_LOGS_FORMAT value."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ import re
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.family import LOG_RECORD_FIELDS, NAMED_FORMATS, since
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import fallback_finder
 
 from ..documents import DocumentState
 from ..texts import label
 
-TRIGGER_CHARACTERS = ["=", ",", "+", "-", '"', "'"]
+TRIGGER_CHARACTERS = ["=", ",", "+", "-", '"', "'", "("]
 _WORD = re.compile(r"[\w.]")
 
 
@@ -79,6 +81,128 @@ def _after_trailing_blanks(state: DocumentState, offset: int) -> ValueSpan | Non
     return None
 
 
+_NAME_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)?$")
+_JSON_KEY = re.compile(r'(?:^|[{,])[ \t]*"([A-Za-z0-9_]*)$')
+_JSON_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|[{}]', re.S)
+_ENV_KEY = re.compile(r'"env"\s*:\s*$')
+
+
+def _in_env_object(text: str) -> bool:
+    """Whether the end of ``text`` (a JSONC prefix) is directly inside an ``"env"``
+    object: the innermost open ``{`` follows ``"env":``."""
+    stack: list[int] = []
+    for m in _JSON_TOKEN.finditer(text):
+        tok = m.group()
+        if tok == "{":
+            stack.append(m.start())
+        elif tok == "}" and stack:
+            stack.pop()
+    return bool(stack) and _ENV_KEY.search(text[: stack[-1]]) is not None
+
+
+def variable_completions(
+    state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
+) -> types.CompletionList | None:
+    """The six TORCH_LOGS family names while typing a variable name: at the start of a
+    line in a .env or shell file (after ``export``), or as a key of a launch.json /
+    tasks.json ``env`` object. ``None`` elsewhere."""
+    line_start = state.text.rfind("\n", 0, offset) + 1
+    before = state.text[line_start:offset]
+    if state.host in ("dotenv", "shell"):
+        m = _NAME_LINE.match(before)
+    elif state.host == "jsonc":
+        m = _JSON_KEY.search(before)
+        if m is not None and not _in_env_object(state.text[: line_start + m.start(1) - 1]):
+            m = None
+    else:
+        m = None
+    if m is None:
+        return None
+    word = m.group(1) or ""
+    if not "TORCH_".startswith(word.upper()[:6]):
+        return None
+    end = offset
+    while end < len(state.text) and (state.text[end].isalnum() or state.text[end] == "_"):
+        end += 1
+    edit_range = state.mapper.range(offset - len(word), end)
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    items = []
+    for n, name in enumerate(sorted(FAMILY, key=_FAMILY_ORDER.index)):
+        text = registry.description(name, locale)
+        text += " " + label("since", locale, first=since(name)) + "."
+        items.append(
+            types.CompletionItem(
+                label=name,
+                kind=types.CompletionItemKind.Variable,
+                detail=label("since", locale, first=since(name)),
+                documentation=types.MarkupContent(kind=kind, value=text),
+                sort_text=f"{n}_{name}",
+                filter_text=name,
+                text_edit=types.TextEdit(range=edit_range, new_text=name),
+            )
+        )
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+_FAMILY_ORDER = [
+    "TORCH_LOGS",
+    "TORCH_LOGS_OUT",
+    "TORCH_LOGS_FORMAT",
+    "TORCH_TRACE",
+    "TORCH_LOGS_TRACE_ID_FILTER",
+    "TORCH_COMPILE_DEBUG",
+]
+_FIELD_START = re.compile(r"%\((\w*)$")
+
+
+def format_completions(
+    state: DocumentState, span: ValueSpan, offset: int, locale: str
+) -> types.CompletionList | None:
+    """In a TORCH_LOGS_FORMAT value: LogRecord attribute names after ``%(`` (inserting
+    ``name)s`` unless a ``)`` follows), else ``short`` / ``basic`` while the value has no
+    ``%``."""
+    value = span.value
+    index = span.value_index(offset)
+    if value is None or index is None:
+        return None
+    m = _FIELD_START.search(value[:index])
+    if m is not None:
+        start = m.start(1)
+        end = index
+        while end < len(value) and (value[end].isalnum() or value[end] == "_"):
+            end += 1
+        closed = value[end : end + 1] == ")"
+        edit_range = state.mapper.range(*span.document_range(start, end))
+        items = [
+            types.CompletionItem(
+                label=name,
+                kind=types.CompletionItemKind.Field,
+                detail="logging.LogRecord",
+                sort_text=f"{n:02d}_{name}",
+                filter_text=name,
+                text_edit=types.TextEdit(
+                    range=edit_range, new_text=name if closed else f"{name})s"
+                ),
+            )
+            for n, name in enumerate(LOG_RECORD_FIELDS)
+        ]
+        return types.CompletionList(is_incomplete=False, items=items)
+    if "%" in value:
+        return None
+    edit_range = state.mapper.range(*span.document_range(0, len(value)))
+    items = [
+        types.CompletionItem(
+            label=name,
+            kind=types.CompletionItemKind.EnumMember,
+            detail=f"logging.BASIC_FORMAT ({label('since', locale, first='2.3')})",
+            sort_text=f"{n}_{name}",
+            text_edit=types.TextEdit(range=edit_range, new_text=name),
+        )
+        for n, name in enumerate(NAMED_FORMATS)
+    ]
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
 def completions(
     state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
 ) -> types.CompletionList | None:
@@ -88,7 +212,11 @@ def completions(
     replaces exactly the name being typed (the word around the cursor, prefix excluded).
     """
     span = state.span_at(offset) or _after_trailing_blanks(state, offset)
-    if span is None or span.variable != "TORCH_LOGS" or span.value is None:
+    if span is None:
+        return variable_completions(state, offset, registry, locale, markdown)
+    if span.variable == "TORCH_LOGS_FORMAT" and span.value is not None:
+        return format_completions(state, span, offset, locale)
+    if span.variable != "TORCH_LOGS" or span.value is None:
         return None
     index = span.value_index(offset)
     if index is None:

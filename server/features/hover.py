@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, level_of
+from torch_logs_lsp.core.family import since
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.parser import Item
 from torch_logs_lsp.core.registry import Registry
@@ -111,6 +112,7 @@ def variable_doc(
     """Documentation of the variable name; for TORCH_LOGS the effective configuration."""
     doc = Doc(f"**{span.variable}**")
     doc.para(registry.description(span.variable, locale))
+    doc.para(label("since", locale, first=since(span.variable)) + ".")
     if span.variable != "TORCH_LOGS":
         return doc
     if analysis is None:
