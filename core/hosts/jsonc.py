@@ -360,6 +360,8 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     contexts: dict[int, object] = {}
     for variable, key, value in _candidates(src, tree.root_node):
         name_start = src.cp(key.start_byte) + 1
+        if name_start in contexts:
+            continue  # an ERROR region can offer one pair twice (loose tokens and a pair)
         span = None
         if cache is not None:
             span = cache.reusable(edit, variable, name_start, src.cp(value.start_byte), value.type)
