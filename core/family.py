@@ -38,6 +38,7 @@ TRACE_IS_FILE = "TL403"
 BAD_TRACE_ID = "TL404"
 NOT_READ = "TL405"
 OUT_IS_DIR = "TL406"
+UNKNOWN_FIELD = "TL407"
 OUTPUT_CODE_NO_FILE = "TL411"
 FORMAT_DISABLES_FILTER = "TL412"
 DEBUG_AND_TRACE = "TL413"
@@ -78,6 +79,45 @@ LOG_RECORD_FIELDS: tuple[str, ...] = (
     "taskName",
 )
 
+#: What each LogRecord attribute holds (Python's ``logging`` documentation, abridged).
+FIELD_DOCS: dict[str, str] = {
+    "asctime": "Time the record was created, human-readable (`2003-07-08 16:49:45,896`).",
+    "created": "Time the record was created (`time.time()`).",
+    "filename": "File name part of `pathname`.",
+    "funcName": "Name of the function that logged.",
+    "levelname": "Level: `DEBUG`, `INFO`, `WARNING`, `ERROR`, `CRITICAL`.",
+    "levelno": "Numeric level (10 DEBUG ... 50 CRITICAL).",
+    "lineno": "Source line number of the logging call.",
+    "message": "The logged message, `msg % args`.",
+    "module": "Module name part of `filename`.",
+    "msecs": "Millisecond part of the creation time.",
+    "name": "Name of the logger (`torch._dynamo`, `torch._inductor.graph` ...).",
+    "pathname": "Full path of the source file of the logging call.",
+    "process": "Process id.",
+    "processName": "Process name.",
+    "relativeCreated": "Milliseconds since the logging module was loaded.",
+    "thread": "Thread id.",
+    "threadName": "Thread name.",
+    "taskName": "asyncio task name (Python 3.12 and newer).",
+    "msg": "The format string passed to the logging call.",
+    "args": "The arguments merged into `msg`.",
+    "exc_info": "Exception tuple, or None.",
+    "exc_text": "Formatted exception text, or None.",
+    "stack_info": "Stack information, or None.",
+}
+
+#: Attributes torch's own formatter sets and a custom format does not have.
+TORCH_ONLY_FIELDS = ("rankprefix", "traceid", "artifactprefix")
+
+_FIELD = re.compile(r"%%|%\((\w+)\)")
+
+
+def format_fields(fmt: str) -> list[tuple[str, int, int]]:
+    """The ``%(name)`` fields of a %-style format: ``(name, start, end)`` of each name
+    (``%%`` is a literal percent sign)."""
+    return [(m.group(1), m.start(1), m.end(1)) for m in _FIELD.finditer(fmt) if m.group(1)]
+
+
 _NUM = r"(?:0|[1-9]\d*)"
 _TRACE_ID = re.compile(rf"\[(?:{_NUM}/{_NUM}|!{_NUM}(?:/{_NUM}/{_NUM})?)(?:_[1-9]\d*)?\]")
 
@@ -96,7 +136,24 @@ def check_format(value: str, release: str) -> list[Diagnostic]:
     if value in NAMED_FORMATS and holds("logs_format_short_basic", release):
         return []
     if format_valid(value):
-        return []
+        return [
+            Diagnostic(
+                UNKNOWN_FIELD,
+                Severity.WARNING,
+                f"`{name}` is not a LogRecord attribute"
+                + (
+                    " (torch sets it only in its own formatter, which TORCH_LOGS_FORMAT replaces)"
+                    if name in TORCH_ONLY_FIELDS
+                    else ""
+                )
+                + ": logging prints 'Formatting field not found in record' instead of "
+                "each log line",
+                start,
+                end,
+            )
+            for name, start, end in format_fields(value)
+            if name not in FIELD_DOCS
+        ]
     why = "no `%(name)s` field"
     if value in NAMED_FORMATS:
         why = f"`{value}` is a named format only from torch 2.3 (here {release})"
@@ -321,6 +378,7 @@ def cross_hints(
 __all__ = [
     "BAD_TRACE_ID",
     "DEBUG_AND_TRACE",
+    "FIELD_DOCS",
     "FORMAT_DISABLES_FILTER",
     "INVALID_FORMAT",
     "LOG_RECORD_FIELDS",
@@ -330,13 +388,16 @@ __all__ = [
     "OUT_DIR_MISSING",
     "OUT_IS_DIR",
     "SINCE_FACT",
+    "TORCH_ONLY_FIELDS",
     "TRACE_IS_FILE",
+    "UNKNOWN_FIELD",
     "check_family_value",
     "check_format",
     "check_out",
     "check_trace",
     "check_trace_ids",
     "cross_hints",
+    "format_fields",
     "format_valid",
     "since",
 ]

@@ -36,7 +36,7 @@ def codes(diags) -> list[str]:
         ("", "2.13", []),  # logging's default %(message)s
         ("%(message)s", "2.13", []),
         ("%(levelname)s: %(message)s", "2.13", []),
-        ("%(whatever)d", "2.13", []),  # names are not validated by logging.Formatter
+        ("%(whatever)d", "2.13", ["TL407"]),  # accepted by Formatter(), fails per record
         ("%(message)", "2.13", ["TL401"]),
         ("hello", "2.13", ["TL401"]),
         ("{message}", "2.13", ["TL401"]),
@@ -45,6 +45,31 @@ def codes(diags) -> list[str]:
 )
 def test_format(value: str, release: str, expected: list[str]):
     assert codes(check_format(value, release)) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "fields"),
+    [
+        ("%(traceid)s %(message)s", ["traceid"]),
+        ("%(levelname)s %(nope)d %%(x)s", ["nope"]),
+        ("%(msg)s %(taskName)s", []),
+    ],
+)
+def test_unknown_fields(value: str, fields: list[str]):
+    diags = check_format(value, "2.13")
+    assert [value[d.start : d.end] for d in diags] == fields
+    assert all(d.code == "TL407" for d in diags)
+
+
+def test_unknown_field_verdict_matches_logging():
+    record = logging.LogRecord("torch", logging.INFO, "/x.py", 1, "hi", (), None)
+    for value in ("%(traceid)s %(message)s", "%(levelname)s %(message)s %(msg)s"):
+        try:
+            logging.Formatter(value).format(record)
+            fails = False
+        except ValueError:
+            fails = True
+        assert fails == bool(check_format(value, "2.13")), value
 
 
 def test_format_diagnostic_covers_value():
@@ -68,7 +93,7 @@ def test_format_verdict_equals_logging_formatter(fmt: str):
         accepted = False
     assert format_valid(fmt) == accepted
     if fmt not in ("short", "basic"):
-        assert (check_format(fmt, "2.13") == []) == accepted
+        assert ("TL401" not in codes(check_format(fmt, "2.13"))) == accepted
 
 
 def test_out(tmp_path: Path):

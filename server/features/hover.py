@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, level_of
-from torch_logs_lsp.core.family import since
+from torch_logs_lsp.core.family import FIELD_DOCS, format_fields, since
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.parser import Item
 from torch_logs_lsp.core.registry import Registry
@@ -141,6 +141,26 @@ def variable_doc(
     return doc
 
 
+def _field_hover(
+    state: DocumentState, span: ValueSpan, index: int, markdown: bool
+) -> types.Hover | None:
+    """Hover on a ``%(name)`` field of a TORCH_LOGS_FORMAT value: what the LogRecord
+    attribute holds (or that it is not one)."""
+    value = span.value or ""
+    for name, start, end in format_fields(value):
+        if start <= index <= end:
+            doc = Doc(f"**%({name})** · logging.LogRecord")
+            if name in FIELD_DOCS:
+                doc.para(FIELD_DOCS[name])
+            else:
+                doc.para(f"`{name}` is not a LogRecord attribute (see TL407).")
+            kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+            text = doc.markdown() if markdown else doc.plaintext()
+            rng = state.mapper.range(*span.document_range(start, end))
+            return types.Hover(contents=types.MarkupContent(kind=kind, value=text), range=rng)
+    return None
+
+
 def hover(
     state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
 ) -> types.Hover | None:
@@ -156,6 +176,8 @@ def hover(
         index = span.value_index(offset)
         if index is None or analysis is None:
             return None
+        if span.variable == "TORCH_LOGS_FORMAT":
+            return _field_hover(state, span, index, markdown)
         item = _item_at(analysis, index)
         if item is None or not item.name:
             return None

@@ -97,3 +97,16 @@ async def test_named_formats_completed(vscode: LanguageClient):
     result = await complete(vscode, ENV_URI, 0, 20)
     assert isinstance(result, types.CompletionList)
     assert [i.label for i in result.items] == ["short", "basic"]
+
+
+async def test_hover_on_a_format_field(vscode: LanguageClient):
+    await open_and_wait(vscode, ENV_URI, "TORCH_LOGS_FORMAT=%(levelname)s %(message)s\n")
+    h = await vscode.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=ENV_URI),
+            position=types.Position(line=0, character=22),
+        )
+    )
+    assert h is not None and isinstance(h.contents, types.MarkupContent)
+    assert "levelname" in h.contents.value and "DEBUG" in h.contents.value
+    assert (h.range.start.character, h.range.end.character) == (20, 29)
