@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The variables of the TORCH_LOGS family that hosts report. Hosts report an assignment of
-#: any of these; analysis decides what to do with each.
-FAMILY: frozenset[str] = frozenset(
-    {
-        "TORCH_LOGS",
-        "TORCH_LOGS_OUT",
-        "TORCH_LOGS_FORMAT",
-        "TORCH_TRACE",
-        "TORCH_LOGS_TRACE_ID_FILTER",
-        "TORCH_COMPILE_DEBUG",
-    }
+#: The variables of the TORCH_LOGS family, in the order completion offers them. Hosts
+#: report an assignment of any of these; analysis decides what to do with each.
+FAMILY_ORDER: tuple[str, ...] = (
+    "TORCH_LOGS",
+    "TORCH_LOGS_OUT",
+    "TORCH_LOGS_FORMAT",
+    "TORCH_TRACE",
+    "TORCH_LOGS_TRACE_ID_FILTER",
+    "TORCH_COMPILE_DEBUG",
 )
+FAMILY: frozenset[str] = frozenset(FAMILY_ORDER)
 
 
 @dataclass(frozen=True)

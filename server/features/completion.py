@@ -8,7 +8,7 @@ import re
 from lsprotocol import types
 
 from torch_logs_lsp.core.family import LOG_RECORD_FIELDS, NAMED_FORMATS, since
-from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.base import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import fallback_finder
 
@@ -127,7 +127,7 @@ def variable_completions(
     edit_range = state.mapper.range(offset - len(word), end)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     items = []
-    for n, name in enumerate(sorted(FAMILY, key=_FAMILY_ORDER.index)):
+    for n, name in enumerate(FAMILY_ORDER):
         text = registry.description(name, locale)
         text += " " + label("since", locale, first=since(name)) + "."
         items.append(
@@ -144,14 +144,6 @@ def variable_completions(
     return types.CompletionList(is_incomplete=False, items=items)
 
 
-_FAMILY_ORDER = [
-    "TORCH_LOGS",
-    "TORCH_LOGS_OUT",
-    "TORCH_LOGS_FORMAT",
-    "TORCH_TRACE",
-    "TORCH_LOGS_TRACE_ID_FILTER",
-    "TORCH_COMPILE_DEBUG",
-]
 _FIELD_START = re.compile(r"%\((\w*)$")
 
 
