@@ -12,10 +12,10 @@ import asyncio
 import logging
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from importlib import metadata
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -34,6 +34,9 @@ from .features import hover as hover_feature
 from .settings import Settings, parse_settings
 
 log = logging.getLogger(__name__)
+
+P = TypeVar("P")
+R = TypeVar("R")
 
 try:
     VERSION = metadata.version("torch-logs-lsp")
@@ -244,54 +247,69 @@ def did_change_configuration(
         ls.publish(uri)
 
 
+def _answer(
+    ls: TorchLogsServer,
+    uri: str,
+    params: P,
+    compute: Callable[[TorchLogsServer, DocumentState, P], R],
+) -> R | None:
+    """Answer a request about an open document: ``None`` when it cannot be read; an
+    exception inside a feature is logged and answered with ``None`` (never a crash)."""
+    state = ls.state(uri)
+    if state is None:
+        return None
+    try:
+        return compute(ls, state, params)
+    except Exception:
+        log.exception("%s failed for %s", compute.__name__.strip("_"), uri)
+        return None
+
+
+def _completion(
+    ls: TorchLogsServer, state: DocumentState, params: types.CompletionParams
+) -> types.CompletionList | None:
+    caps = ls.client_capabilities.text_document
+    item_caps = caps.completion.completion_item if caps and caps.completion else None
+    markdown = ls.markdown(item_caps.documentation_format if item_caps else None)
+    offset = state.mapper.offset(params.position)
+    registry = ls.registry_of(state)
+    return completion_feature.completions(state, offset, registry, ls.locale, markdown)
+
+
+def _hover(
+    ls: TorchLogsServer, state: DocumentState, params: types.HoverParams
+) -> types.Hover | None:
+    caps = ls.client_capabilities.text_document
+    formats = caps.hover.content_format if caps and caps.hover else None
+    offset = state.mapper.offset(params.position)
+    registry = ls.registry_of(state)
+    return hover_feature.hover(state, offset, registry, ls.locale, ls.markdown(formats))
+
+
+def _code_action(
+    ls: TorchLogsServer, state: DocumentState, params: types.CodeActionParams
+) -> list[types.CodeAction] | None:
+    caps = ls.client_capabilities.workspace
+    edit_caps = caps.workspace_edit if caps else None
+    versioned = bool(edit_caps and edit_caps.document_changes)
+    registry = ls.registry_of(state)
+    return code_actions_feature.code_actions(state, params, registry, ls.settings, versioned)
+
+
 async def completion(
     ls: TorchLogsServer, params: types.CompletionParams
 ) -> types.CompletionList | None:
-    state = ls.state(params.text_document.uri)
-    if state is None:
-        return None
-    try:
-        caps = ls.client_capabilities.text_document
-        item_caps = caps.completion.completion_item if caps and caps.completion else None
-        markdown = ls.markdown(item_caps.documentation_format if item_caps else None)
-        offset = state.mapper.offset(params.position)
-        registry = ls.registry_of(state)
-        return completion_feature.completions(state, offset, registry, ls.locale, markdown)
-    except Exception:
-        log.exception("completion failed at %s", params.position)
-        return None
+    return _answer(ls, params.text_document.uri, params, _completion)
 
 
 async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
-    state = ls.state(params.text_document.uri)
-    if state is None:
-        return None
-    try:
-        caps = ls.client_capabilities.text_document
-        formats = caps.hover.content_format if caps and caps.hover else None
-        offset = state.mapper.offset(params.position)
-        registry = ls.registry_of(state)
-        return hover_feature.hover(state, offset, registry, ls.locale, ls.markdown(formats))
-    except Exception:
-        log.exception("hover failed at %s", params.position)
-        return None
+    return _answer(ls, params.text_document.uri, params, _hover)
 
 
 async def code_action(
     ls: TorchLogsServer, params: types.CodeActionParams
 ) -> list[types.CodeAction] | None:
-    state = ls.state(params.text_document.uri)
-    if state is None:
-        return None
-    try:
-        caps = ls.client_capabilities.workspace
-        edit_caps = caps.workspace_edit if caps else None
-        versioned = bool(edit_caps and edit_caps.document_changes)
-        registry = ls.registry_of(state)
-        return code_actions_feature.code_actions(state, params, registry, ls.settings, versioned)
-    except Exception:
-        log.exception("code actions failed for %s", params.range)
-        return None
+    return _answer(ls, params.text_document.uri, params, _code_action)
 
 
 STATUS_REQUEST = "torchLogs/status"
