@@ -32,6 +32,7 @@ from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import hover as hover_feature
 from .settings import Settings, parse_settings
+from .wire import Encoded, JsonProtocol
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ class TorchLogsServer(LanguageServer):
     """pygls server holding the settings, the client's preferences and document states."""
 
     def __init__(self) -> None:
-        super().__init__("torch-logs-lsp", VERSION)
+        super().__init__("torch-logs-lsp", VERSION, protocol_cls=JsonProtocol)
         self.settings = Settings()
         self.client_locale = ""
         self.states: dict[str, DocumentState] = {}
@@ -267,13 +268,13 @@ def _answer(
 
 def _completion(
     ls: TorchLogsServer, state: DocumentState, params: types.CompletionParams
-) -> types.CompletionList | None:
+) -> types.CompletionList | Encoded | None:
     caps = ls.client_capabilities.text_document
     item_caps = caps.completion.completion_item if caps and caps.completion else None
     markdown = ls.markdown(item_caps.documentation_format if item_caps else None)
     offset = state.mapper.offset(params.position)
     registry = ls.registry_of(state)
-    return completion_feature.completions(state, offset, registry, ls.locale, markdown)
+    return completion_feature.answer(state, offset, registry, ls.locale, markdown)
 
 
 def _hover(
@@ -298,7 +299,7 @@ def _code_action(
 
 async def completion(
     ls: TorchLogsServer, params: types.CompletionParams
-) -> types.CompletionList | None:
+) -> types.CompletionList | Encoded | None:
     return _answer(ls, params.text_document.uri, params, _completion)
 
 

@@ -3,8 +3,11 @@ and fields / named formats in a TORCH_LOGS_FORMAT value."""
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 
+import cattrs
 from lsprotocol import types
 
 from torch_logs_lsp.core.family import LOG_RECORD_FIELDS, NAMED_FORMATS, since
@@ -14,6 +17,8 @@ from torch_logs_lsp.core.torch_context import fallback_finder
 
 from ..documents import DocumentState
 from ..texts import label
+from ..wire import Encoded, range_json
+from .memo import PerRegistry
 
 TRIGGER_CHARACTERS = ["=", ",", "+", "-", '"', "'", "("]
 _WORD = re.compile(r"[\w.]")
@@ -203,6 +208,15 @@ def completions(
     ``None`` outside a value (and for values that are not static). Each item's textEdit
     replaces exactly the name being typed (the word around the cursor, prefix excluded).
     """
+    result = answer(state, offset, registry, locale, markdown)
+    return result.to_lsp() if isinstance(result, NameCompletions) else result
+
+
+def answer(
+    state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
+) -> types.CompletionList | NameCompletions | None:
+    """What the server sends for :func:`completions`: the same list, except that names
+    in a TORCH_LOGS value come as :class:`NameCompletions`, which encode themselves."""
     span = state.span_at(offset) or _after_trailing_blanks(state, offset)
     if span is None:
         return variable_completions(state, offset, registry, locale, markdown)
@@ -228,7 +242,38 @@ def completions(
     if "." in word:
         return module_completions(state, word, edit_range, locale)
     used = _used_names(value[:start] + value[end:])
-    items: list[types.CompletionItem] = []
+    return NameCompletions(_CATALOGS.get(registry, locale, markdown), used, edit_range)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """The parts of a name's completion item that depend only on the registry."""
+
+    name: str
+    rank: str
+    kind: types.CompletionItemKind
+    detail: str
+    label_details: types.CompletionItemLabelDetails
+    documentation: types.MarkupContent
+
+    def item(self, sort_text: str, edit_range: types.Range) -> types.CompletionItem:
+        """The completion item with this sort text and textEdit range."""
+        return types.CompletionItem(
+            label=self.name,
+            kind=self.kind,
+            detail=self.detail,
+            label_details=self.label_details,
+            documentation=self.documentation,
+            sort_text=sort_text,
+            filter_text=self.name,
+            text_edit=types.TextEdit(range=edit_range, new_text=self.name),
+        )
+
+
+def _entries(registry: Registry, locale: str, markdown: bool) -> list[_Entry]:
+    """Every offered name's static item parts, in the order completion lists them."""
+    doc_kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    out: list[_Entry] = []
     for name in registry.offered_names():
         kind = registry.kind(name)
         if kind == "artifact":
@@ -246,23 +291,107 @@ def completions(
                 else types.CompletionItemKind.Keyword
             )
             rank = "0"
-        if name in used:
-            rank = "9"
-        description = registry.description(name, locale)
-        documentation = types.MarkupContent(
-            kind=types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText,
-            value=description,
-        )
-        items.append(
-            types.CompletionItem(
-                label=name,
+        out.append(
+            _Entry(
+                name=name,
+                rank=rank,
                 kind=item_kind,
                 detail=detail,
                 label_details=types.CompletionItemLabelDetails(description=detail),
-                documentation=documentation,
-                sort_text=f"{rank}_{name}",
-                filter_text=name,
-                text_edit=types.TextEdit(range=edit_range, new_text=name),
+                documentation=types.MarkupContent(
+                    kind=doc_kind, value=registry.description(name, locale)
+                ),
             )
         )
-    return types.CompletionList(is_incomplete=False, items=items)
+    return out
+
+
+#: Markers of the per-request parts in the JSON of a template item (a name never holds
+#: a NUL; a JSON string never holds an unescaped quote, so the range text is unique).
+_SORT_MARK = "\0sort"
+_RANGE_MARK = types.Range(
+    start=types.Position(line=0x7FFFFFF0, character=1),
+    end=types.Position(line=0x7FFFFFF0, character=2),
+)
+
+
+@dataclass(frozen=True)
+class _Pieces:
+    """One item's JSON split around its sort text and its textEdit range."""
+
+    name: str
+    head: str
+    sort: str
+    used: str
+    middle: str
+    tail: str
+
+
+class _Catalog:
+    """The names completion offers for one (registry, locale, format): item parts for
+    the lsprotocol form, and JSON pieces (encoded on first use) for the wire."""
+
+    def __init__(self, registry: Registry, locale: str, markdown: bool) -> None:
+        self.entries = _entries(registry, locale, markdown)
+        self._pieces: list[_Pieces] | None = None
+        self._envelope: tuple[str, str] | None = None
+
+    def pieces(self, converter: cattrs.Converter) -> tuple[list[_Pieces], tuple[str, str]]:
+        """Each item's JSON pieces and the list's JSON before and after the items, all
+        written by ``converter`` and ``json.dumps`` exactly as pygls would."""
+        if self._pieces is None or self._envelope is None:
+            sort_mark = json.dumps(_SORT_MARK)
+            range_mark = json.dumps(converter.unstructure(_RANGE_MARK))
+            pieces = []
+            for e in self.entries:
+                text = json.dumps(converter.unstructure(e.item(_SORT_MARK, _RANGE_MARK)))
+                head, rest = _split_once(text, sort_mark)
+                middle, tail = _split_once(rest, range_mark)
+                sort = json.dumps(f"{e.rank}_{e.name}")
+                used = json.dumps(f"9_{e.name}")
+                pieces.append(_Pieces(e.name, head, sort, used, middle, tail))
+            empty = json.dumps(
+                converter.unstructure(types.CompletionList(is_incomplete=False, items=[]))
+            )
+            before, after = _split_once(empty, "[]")
+            self._envelope = (before + "[", "]" + after)
+            self._pieces = pieces
+        return self._pieces, self._envelope
+
+
+def _split_once(text: str, mark: str) -> tuple[str, str]:
+    before, found, after = text.partition(mark)
+    if not found or mark in after:
+        raise ValueError(f"{mark!r} is not in the template exactly once")
+    return before, after
+
+
+_CATALOGS = PerRegistry(_Catalog)
+
+
+@dataclass(frozen=True)
+class NameCompletions(Encoded):
+    """Every offered name, those in ``used`` ranked last, each replacing ``edit_range``."""
+
+    catalog: _Catalog
+    used: set[str]
+    edit_range: types.Range
+
+    def to_lsp(self) -> types.CompletionList:
+        """The completion list as lsprotocol objects."""
+        items = [
+            e.item(f"{'9' if e.name in self.used else e.rank}_{e.name}", self.edit_range)
+            for e in self.catalog.entries
+        ]
+        return types.CompletionList(is_incomplete=False, items=items)
+
+    def to_json(self, converter: cattrs.Converter) -> str:
+        """The JSON of :meth:`to_lsp`, joined from the catalog's pieces."""
+        pieces, (before, after) = self.catalog.pieces(converter)
+        rng = range_json(self.edit_range)
+        used = self.used
+        items = ", ".join(
+            p.head + (p.used if p.name in used else p.sort) + p.middle + rng + p.tail
+            for p in pieces
+        )
+        return before + items + after
