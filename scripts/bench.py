@@ -240,6 +240,8 @@ def median_of(runs: list[dict], key: str, q: int | None = None) -> float:
 
 async def main_async(args: argparse.Namespace) -> dict:
     server = [sys.executable, "-m", "torch_logs_lsp.server"]
+    if args.profile:
+        server[1:1] = ["-m", "pyinstrument", "-r", "text", "--show-all", "-o", str(args.profile)]
     results: dict[str, Any] = {"runs": args.runs, "inputs": {}}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -293,6 +295,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per input (median)")
     parser.add_argument("--only", nargs="*", help="input names to run")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--profile", type=Path, help="run the server under pyinstrument; write its report here"
+    )
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
     print_table(results)

@@ -14,7 +14,6 @@ import os
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from importlib import metadata
 from typing import Any, TypeVar
 
 from lsprotocol import types
@@ -39,17 +38,22 @@ log = logging.getLogger(__name__)
 P = TypeVar("P")
 R = TypeVar("R")
 
-try:
-    VERSION = metadata.version("torch-logs-lsp")
-except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
-    VERSION = "0"
+#: The package version (``serverInfo``, ``--version``). A constant: reading it with
+#: ``importlib.metadata`` costs ~40 ms of start-up; tests/test_startup.py holds it equal to
+#: the installed distribution's version (pyproject.toml).
+VERSION = "0.1.0"
 
 
 class TorchLogsServer(LanguageServer):
     """pygls server holding the settings, the client's preferences and document states."""
 
     def __init__(self) -> None:
-        super().__init__("torch-logs-lsp", VERSION, protocol_cls=JsonProtocol)
+        super().__init__(
+            "torch-logs-lsp",
+            VERSION,
+            protocol_cls=JsonProtocol,
+            converter_factory=diagnostics_feature.make_converter,
+        )
         self.settings = Settings()
         self.client_locale = ""
         self.states: dict[str, DocumentState] = {}
@@ -185,7 +189,7 @@ class TorchLogsServer(LanguageServer):
             log.exception("diagnostics failed for %s", uri)
             diags = []
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=state.version)
+            diagnostics_feature.PreparedDiagnostics.of(uri, state.version, diags)
         )
 
     def apply_settings(self, raw: Any) -> None:

@@ -48,12 +48,18 @@ class PositionMapper:
 
     def position(self, offset: int) -> types.Position:
         """LSP position of a document offset (code points)."""
+        line, character = self.line_character(offset)
+        return types.Position(line=line, character=character)
+
+    def line_character(self, offset: int) -> tuple[int, int]:
+        """``(line, character)`` of a document offset (code points): the fields of its LSP
+        position, without building a ``Position`` (the diagnostics' fast path)."""
         offset = max(0, min(offset, len(self.text)))
         line, column = self.index.position(offset)
         if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
-            return types.Position(line=line, character=column)
+            return line, column
         units = self._line_units(line)
-        return types.Position(line=line, character=units[column] if units else column)
+        return line, units[column] if units else column
 
     def _line_units(self, line: int) -> list[int] | None:
         """Cumulative code units of a line (``None`` for an ASCII line), built once per

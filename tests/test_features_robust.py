@@ -81,7 +81,9 @@ def test_features_never_raise(host: str, opener: int, tail: str, encoding: str):
     event(f"spans: {min(len(state.entries), 2)}")
     lines = text.count("\n") + text.count("\r") + 1
     for d in document_diagnostics(state, Settings()):
-        assert _within(d.range, lines)
+        r = d["range"]
+        start, end = types.Position(**r["start"]), types.Position(**r["end"])
+        assert _within(types.Range(start=start, end=end), lines)
     for offset in range(0, len(text) + 1):
         result = completions(state, offset, registry, "en", True)
         if result is not None:

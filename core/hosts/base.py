@@ -8,7 +8,7 @@ two). Converting to LSP positions happens only in ``torch_logs_lsp.server``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
 
 #: The variables of the TORCH_LOGS family, in the order completion offers them. Hosts
 #: report an assignment of any of these; analysis decides what to do with each.
@@ -23,7 +23,11 @@ FAMILY_ORDER: tuple[str, ...] = (
 FAMILY: frozenset[str] = frozenset(FAMILY_ORDER)
 
 
-@dataclass(frozen=True)
+_FIELDS: tuple[str, ...] = ("variable", "host", "name_start", "name_end", "value")
+_FIELDS += ("char_starts", "char_ends", "content_start", "content_end", "raw_start", "raw_end")
+_FIELDS += ("quote", "terminated")
+
+
 class ValueSpan:
     """One assignment of a family variable found in a host document.
 
@@ -49,21 +53,141 @@ class ValueSpan:
             or ``"'"``; ``None`` for concatenations of differently quoted parts.
         terminated: ``False`` when an opening quote has no closing quote (the user is
             still typing); the span then runs to the end of the line.
+
+    Immutable and compared by value. :meth:`moved` makes a copy at another place in O(1):
+    the offset maps are kept as built and the move is added on access, because an edit
+    moves every span after it and a large document has thousands.
     """
 
+    __slots__ = (
+        "_ends",
+        "_shift",
+        "_starts",
+        "content_end",
+        "content_start",
+        "host",
+        "name_end",
+        "name_start",
+        "quote",
+        "raw_end",
+        "raw_start",
+        "terminated",
+        "value",
+        "variable",
+    )
     variable: str
     host: str
     name_start: int
     name_end: int
     value: str | None
-    char_starts: tuple[int, ...]
-    char_ends: tuple[int, ...]
     content_start: int
     content_end: int
     raw_start: int
     raw_end: int
-    quote: str | None = ""
-    terminated: bool = True
+    quote: str | None
+    terminated: bool
+    _starts: tuple[int, ...]
+    _ends: tuple[int, ...]
+    _shift: int
+
+    def __init__(
+        self,
+        variable: str,
+        host: str,
+        name_start: int,
+        name_end: int,
+        value: str | None,
+        char_starts: tuple[int, ...],
+        char_ends: tuple[int, ...],
+        content_start: int,
+        content_end: int,
+        raw_start: int,
+        raw_end: int,
+        quote: str | None = "",
+        terminated: bool = True,
+    ) -> None:
+        init = object.__setattr__
+        for name, value_ in (
+            ("variable", variable),
+            ("host", host),
+            ("name_start", name_start),
+            ("name_end", name_end),
+            ("value", value),
+            ("_starts", tuple(char_starts)),
+            ("_ends", tuple(char_ends)),
+            ("_shift", 0),
+            ("content_start", content_start),
+            ("content_end", content_end),
+            ("raw_start", raw_start),
+            ("raw_end", raw_end),
+            ("quote", quote),
+            ("terminated", terminated),
+        ):
+            init(self, name, value_)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ValueSpan is immutable (cannot set {name})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"ValueSpan is immutable (cannot delete {name})")
+
+    @property
+    def char_starts(self) -> tuple[int, ...]:
+        """Document offset where each decoded code point's source starts."""
+        d = self._shift
+        return tuple(s + d for s in self._starts) if d else self._starts
+
+    @property
+    def char_ends(self) -> tuple[int, ...]:
+        """Document offset just after each decoded code point's source."""
+        d = self._shift
+        return tuple(e + d for e in self._ends) if d else self._ends
+
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self.variable,
+            self.host,
+            self.name_start,
+            self.name_end,
+            self.value,
+            self.char_starts,
+            self.char_ends,
+            self.content_start,
+            self.content_end,
+            self.raw_start,
+            self.raw_end,
+            self.quote,
+            self.terminated,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ValueSpan):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{n}={v!r}" for n, v in zip(_FIELDS, self._key(), strict=True))
+        return f"ValueSpan({body})"
+
+    def moved(self, delta: int) -> ValueSpan:
+        """This span ``delta`` code points later in the document (earlier when negative):
+        every offset moves; the value and the offset maps are shared, so the cost does not
+        depend on the value's length."""
+        if delta == 0:
+            return self
+        span = object.__new__(ValueSpan)
+        init = object.__setattr__
+        for name in ("variable", "host", "value", "_starts", "_ends", "quote", "terminated"):
+            init(span, name, getattr(self, name))
+        init(span, "_shift", self._shift + delta)
+        for name in ("name_start", "name_end", "content_start", "content_end"):
+            init(span, name, getattr(self, name) + delta)
+        init(span, "raw_start", self.raw_start + delta)
+        init(span, "raw_end", self.raw_end + delta)
+        return span
 
     @property
     def is_static(self) -> bool:
@@ -85,8 +209,8 @@ class ValueSpan:
         if n == 0:
             return self.content_start
         if index == n:
-            return self.char_ends[n - 1]
-        return self.char_starts[index]
+            return self._ends[n - 1] + self._shift
+        return self._starts[index] + self._shift
 
     def document_range(self, start: int, end: int) -> tuple[int, int]:
         """Map the decoded range ``[start, end)`` to a document range ``(start, end)``.
@@ -101,7 +225,7 @@ class ValueSpan:
             raise ValueError("span has no static value")
         if not (0 <= start < end <= len(self.value)):
             raise IndexError((start, end))
-        return self.char_starts[start], self.char_ends[end - 1]
+        return self._starts[start] + self._shift, self._ends[end - 1] + self._shift
 
     def value_index(self, offset: int) -> int | None:
         """The decoded index for a cursor at document ``offset``, or ``None``.
@@ -115,13 +239,11 @@ class ValueSpan:
             return None
         if offset < self.content_start or offset > self.content_end:
             return None
-        count = 0
-        for s in self.char_starts:
-            if s >= offset:
-                break
-            count += 1
+        # Offsets are compared before the move (see :meth:`moved`).
+        offset -= self._shift
+        count = bisect_left(self._starts, offset)
         # A cursor inside an escape (start < offset < end) belongs to that code point's start.
-        if count and self.char_ends[count - 1] > offset:
+        if count and self._ends[count - 1] > offset:
             count -= 1
         return count
 
