@@ -14,6 +14,7 @@ from torch_logs_lsp.core.versions import RENAMED, history, holds
 
 from ..documents import DocumentState
 from ..texts import Doc, label
+from .memo import PerRegistry
 
 
 def _item_at(analysis: Analysis, index: int) -> Item | None:
@@ -181,10 +182,33 @@ def hover(
         item = _item_at(analysis, index)
         if item is None or not item.name:
             return None
-        doc = item_doc(item, analysis, registry, locale, state.context)
         start, end = span.document_range(item.start, item.end)
-    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+        if registry.kind(item.name) is not None:
+            text = _known_doc(item, analysis, registry, locale, markdown)
+            return _hover(text, markdown, state.mapper.range(start, end))
+        doc = item_doc(item, analysis, registry, locale, state.context)
     text = doc.markdown() if markdown else doc.plaintext()
-    return types.Hover(
-        contents=types.MarkupContent(kind=kind, value=text), range=state.mapper.range(start, end)
-    )
+    return _hover(text, markdown, state.mapper.range(start, end))
+
+
+def _hover(text: str, markdown: bool, rng: types.Range) -> types.Hover:
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    return types.Hover(contents=types.MarkupContent(kind=kind, value=text), range=rng)
+
+
+#: Rendered docs of registered names, per (registry, locale, format), by (name, level):
+#: they depend on nothing else (see :func:`item_doc`).
+_KNOWN_DOCS: PerRegistry[dict[tuple[str, int], str]] = PerRegistry(lambda *_: {})
+
+
+def _known_doc(
+    item: Item, analysis: Analysis, registry: Registry, locale: str, markdown: bool
+) -> str:
+    """The rendered :func:`item_doc` of a name the registry knows, cached."""
+    docs = _KNOWN_DOCS.get(registry, locale, markdown)
+    key = (item.name, level_of(item.prefix))
+    text = docs.get(key)
+    if text is None:
+        doc = item_doc(item, analysis, registry, locale)
+        text = docs[key] = doc.markdown() if markdown else doc.plaintext()
+    return text
