@@ -8,6 +8,7 @@ A bad setting never stops the server: it is reported and its default is used.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 import cattrs
@@ -34,11 +35,15 @@ class Settings:
     python: str = ""
 
 
-_converter = cattrs.Converter(forbid_extra_keys=False)
-_converter.register_structure_hook(
-    Settings,
-    make_dict_structure_fn(Settings, _converter, torch_version=override(rename="torchVersion")),
-)
+@cache
+def _converter() -> cattrs.Converter:
+    """The settings converter, built on first use (most sessions never send settings)."""
+    converter = cattrs.Converter(forbid_extra_keys=False)
+    converter.register_structure_hook(
+        Settings,
+        make_dict_structure_fn(Settings, converter, torch_version=override(rename="torchVersion")),
+    )
+    return converter
 
 
 def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
@@ -50,16 +55,17 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
         raw = raw["torchLogs"]
     if not isinstance(raw, dict):
         return Settings(), []
+    converter = _converter()
     problems: list[str] = []
     clean: dict[str, Any] = {}
     for key, value in raw.items():
         try:
-            _converter.structure({key: value}, Settings)
+            converter.structure({key: value}, Settings)
         except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
             problems.append(f"torchLogs.{key}: ignored ({type(exc).__name__})")
             continue
         clean[key] = value
-    settings = _converter.structure(clean, Settings)
+    settings = converter.structure(clean, Settings)
     if settings.locale not in ("auto", "en", "ru"):
         problems.append(f"torchLogs.locale: unknown locale {settings.locale!r}, using auto")
         settings = replace(settings, locale="auto")

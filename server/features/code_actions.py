@@ -8,18 +8,21 @@ they become LSP ranges here, through the document's :class:`~..positions.Positio
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from torch_logs_lsp.core.analysis import Diagnostic
-from torch_logs_lsp.core.fixer import DocumentFix, fix_all_edits, span_fixes
 from torch_logs_lsp.core.hosts.base import ValueSpan
-from torch_logs_lsp.core.hosts.edits import TextEdit
 from torch_logs_lsp.core.registry import Registry
 
 from ..documents import DocumentState
 from ..settings import Settings
 from .diagnostics import SOURCE
+
+if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
+    from torch_logs_lsp.core.fixer import DocumentFix
+    from torch_logs_lsp.core.hosts.edits import TextEdit
 
 FIX_ALL = "source.fixAll.torch-logs"
 
@@ -109,6 +112,8 @@ def code_actions(
     it, refactors of the items it touches, and fix-all for the document; filtered by
     ``context.only``. Diagnostics turned ``off`` in the settings get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
+    from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
+
     if state.host is None:
         return []
     only = params.context.only

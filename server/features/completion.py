@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import cattrs
 from lsprotocol import types
@@ -245,8 +245,7 @@ def answer(
     return NameCompletions(_CATALOGS.get(registry, locale, markdown), used, edit_range)
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     """The parts of a name's completion item that depend only on the registry."""
 
     name: str
@@ -315,8 +314,7 @@ _RANGE_MARK = types.Range(
 )
 
 
-@dataclass(frozen=True)
-class _Pieces:
+class _Pieces(NamedTuple):
     """One item's JSON split around its sort text and its textEdit range."""
 
     name: str
@@ -369,13 +367,15 @@ def _split_once(text: str, mark: str) -> tuple[str, str]:
 _CATALOGS = PerRegistry(_Catalog)
 
 
-@dataclass(frozen=True)
 class NameCompletions(Encoded):
     """Every offered name, those in ``used`` ranked last, each replacing ``edit_range``."""
 
-    catalog: _Catalog
-    used: set[str]
-    edit_range: types.Range
+    __slots__ = ("catalog", "edit_range", "used")
+
+    def __init__(self, catalog: _Catalog, used: set[str], edit_range: types.Range) -> None:
+        self.catalog = catalog
+        self.used = used
+        self.edit_range = edit_range
 
     def to_lsp(self) -> types.CompletionList:
         """The completion list as lsprotocol objects."""
