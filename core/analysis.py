@@ -14,7 +14,7 @@ All offsets are code points into the decoded value.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import Literal
 
@@ -262,6 +262,11 @@ def _duplicate_diagnostics(
                 Diagnostic(OVERLAPPING_LOGGERS, Severity.INFORMATION, msg, before.start, before.end)
             )
     return out
+
+
+def with_diagnostic(analysis: Analysis, diagnostic: Diagnostic) -> Analysis:
+    """A copy of ``analysis`` with ``diagnostic`` added after its own."""
+    return replace(analysis, diagnostics=(*analysis.diagnostics, diagnostic))
 
 
 def analyse(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 
-from .analysis import Analysis, analyse
+from .analysis import Analysis, Diagnostic, analyse, with_diagnostic
 from .modules import ModuleFinder
 from .registry import Registry
 from .torch_context import fallback_finder
@@ -58,6 +58,7 @@ class AnalysisCache:
         self._entries: OrderedDict[tuple[str, int, int], tuple[Registry, ModuleFinder, Analysis]]
         self._entries = OrderedDict()
         self._prints: dict[int, tuple[ModuleFinder, tuple[int, ...]]] = {}
+        self._hinted: dict[tuple[int, Diagnostic], tuple[Analysis, Analysis]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -65,6 +66,7 @@ class AnalysisCache:
         """Forget every analysis."""
         self._entries.clear()
         self._prints.clear()
+        self._hinted.clear()
 
     def refresh(self, finder: ModuleFinder | None) -> None:
         """Drop every analysis if ``finder``'s search directories changed since last seen."""
@@ -90,4 +92,17 @@ class AnalysisCache:
             self._entries[key] = (registry, finder, result)
             if len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
+        return result
+
+    def with_diagnostic(self, analysis: Analysis, diagnostic: Diagnostic) -> Analysis:
+        """``with_diagnostic(analysis, diagnostic)``, the same object for the same pair
+        (a hint across variables repeats on every version of a document)."""
+        key = (id(analysis), diagnostic)
+        entry = self._hinted.get(key)
+        if entry is not None and entry[0] is analysis:
+            return entry[1]
+        result = with_diagnostic(analysis, diagnostic)
+        if len(self._hinted) >= self.max_entries:
+            self._hinted.clear()
+        self._hinted[key] = (analysis, result)
         return result

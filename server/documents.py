@@ -114,6 +114,6 @@ def build_state(
             analyses.refresh(finder)
         for span in spans:
             entries.append((span, analyse_span(span, registry, finder, analyses, base_dir)))
-        entries = with_cross_hints(entries)
+        entries = with_cross_hints(entries, analyses)
     mapper = PositionMapper(text, encoding)
     return DocumentState(uri, version, host, text, mapper, entries, context)

@@ -180,11 +180,18 @@ class ValueSpan:
             return self
         span = object.__new__(ValueSpan)
         init = object.__setattr__
-        for name in ("variable", "host", "value", "_starts", "_ends", "quote", "terminated"):
-            init(span, name, getattr(self, name))
+        init(span, "variable", self.variable)
+        init(span, "host", self.host)
+        init(span, "value", self.value)
+        init(span, "_starts", self._starts)
+        init(span, "_ends", self._ends)
+        init(span, "quote", self.quote)
+        init(span, "terminated", self.terminated)
         init(span, "_shift", self._shift + delta)
-        for name in ("name_start", "name_end", "content_start", "content_end"):
-            init(span, name, getattr(self, name) + delta)
+        init(span, "name_start", self.name_start + delta)
+        init(span, "name_end", self.name_end + delta)
+        init(span, "content_start", self.content_start + delta)
+        init(span, "content_end", self.content_end + delta)
         init(span, "raw_start", self.raw_start + delta)
         init(span, "raw_end", self.raw_end + delta)
         return span

@@ -146,7 +146,10 @@ def _binding(text: str, pos: int, spans: list[ValueSpan], fragile: list[int] | N
         if char == "#":
             key, key_start = None, pos
         else:
-            m = _match(_single_quoted_key if char == "'" else _unquoted_key, text, pos)
+            quoted = char == "'"
+            if quoted and fragile is not None and _single_quoted_key.match(text, pos) is None:
+                fragile.append(pos)  # searched to the end for a closing quote (any line)
+            m = _match(_single_quoted_key if quoted else _unquoted_key, text, pos)
             key, key_start, pos = m.group(1), m.start(1), m.end()
         pos = _match(_whitespace, text, pos).end()
         span: ValueSpan | None = None

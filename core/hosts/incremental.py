@@ -121,6 +121,11 @@ class DocumentCache:
         self.text, self.spans, self.state = text, spans, state
         self._by_start = {s.name_start: (s, contexts.get(s.name_start)) for s in spans}
 
+    def context_of(self, name_start: int) -> object:
+        """The context stored for the previous span at ``name_start`` (old offsets)."""
+        entry = self._by_start.get(name_start)
+        return entry[1] if entry is not None else None
+
     def reusable(
         self, edit: Edit | None, variable: str, name_start: int, value_start: int, context: object
     ) -> ValueSpan | None:

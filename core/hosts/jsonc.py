@@ -22,94 +22,25 @@ import re
 
 import tree_sitter
 
-from ._ts import Source, query
+from ._ts import Parsed, Source, edit_tree, query
 from .base import FAMILY, ValueSpan
-from .incremental import DocumentCache
+from .incremental import DocumentCache, diff
+from .json_strings import scan_string
 
 HOST = "jsonc"
 _PLATFORMS = frozenset({"linux", "windows", "osx"})
-_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n"}
-_SIMPLE_ESCAPES.update({"r": "\r", "t": "\t"})
-_HEX = frozenset("0123456789abcdefABCDEF")
 _ANY = "*"  # an array element in a path
-
-
-class ScannedString:
-    """A JSON string decoded from the document, with offsets (see :func:`scan_string`)."""
-
-    __slots__ = ("content_end", "ends", "raw_end", "starts", "terminated", "valid", "value")
-
-    def __init__(self) -> None:
-        self.value = ""
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.content_end = 0
-        self.raw_end = 0
-        self.terminated = True
-        self.valid = True
-
-
-def _hex4(text: str, pos: int) -> int | None:
-    digits = text[pos : pos + 4]
-    if len(digits) == 4 and all(c in _HEX for c in digits):
-        return int(digits, 16)
-    return None
-
-
-def scan_string(text: str, quote: int) -> ScannedString:
-    """Decode the JSON string whose opening ``"`` is at code point offset ``quote``.
-
-    The string ends at the next unescaped ``"``; a line break (CR or LF) or the end of the
-    text first makes it unterminated (``terminated=False``, ends at the line end), as in VS
-    Code's JSONC scanner. An invalid escape sets ``valid=False``. Never raises.
-    """
-    out: list[str] = []
-    res = ScannedString()
-    i = quote + 1
-    n = len(text)
-    while True:
-        if i >= n or text[i] in "\r\n":
-            res.terminated = False
-            res.content_end = res.raw_end = i
-            break
-        c = text[i]
-        if c == '"':
-            res.content_end, res.raw_end = i, i + 1
-            break
-        if c != "\\":
-            out.append(c)
-            res.starts.append(i)
-            res.ends.append(i + 1)
-            i += 1
-            continue
-        nxt = text[i + 1 : i + 2]
-        simple = _SIMPLE_ESCAPES.get(nxt)
-        if simple is not None:
-            out.append(simple)
-            width = 2
-        elif nxt == "u" and (cp := _hex4(text, i + 2)) is not None:
-            width = 6
-            if 0xD800 <= cp < 0xDC00 and text[i + 6 : i + 8] == "\\u":
-                low = _hex4(text, i + 8)
-                if low is not None and 0xDC00 <= low < 0xE000:
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
-                    width = 12
-            out.append(chr(cp))
-        else:
-            res.valid = False
-            i += 1 if nxt in ("", "\r", "\n") else 2
-            continue
-        res.starts.append(i)
-        res.ends.append(i + width)
-        i += width
-    res.value = "".join(out)
-    return res
 
 
 def _decode_key(src: Source, node: tree_sitter.Node) -> str | None:
     start = src.cp(node.start_byte)
     if src.text[start : start + 1] != '"':
         return None
+    end = src.cp(node.end_byte)
+    inner = src.text[start + 1 : end - 1]
+    plain = '"' not in inner and "\\" not in inner and inner.isprintable()
+    if end - start >= 2 and src.text[end - 1] == '"' and plain:
+        return inner  # nothing to decode (the common case)
     s = scan_string(src.text, start)
     return s.value if s.terminated and s.valid else None
 
@@ -199,13 +130,34 @@ def _error_kid(src: Source, f: _Frame, kid: tree_sitter.Node, out: list[Candidat
     return here
 
 
+def _loose(root: tree_sitter.Node) -> set[int]:
+    """Ids of the ERROR nodes holding loose tokens, and of their ancestors: the nodes the
+    walk must visit. An ERROR that holds only commas (a trailing comma, which VS Code
+    accepts and every launch.json has) changes no path and holds no pair, so the subtree
+    around it is left to the query like an error-free one."""
+    found: set[int] = set()
+    if not root.has_error:
+        return found
+    for _, captures in tree_sitter.QueryCursor(query("json", "(ERROR) @e")).matches(root):
+        node: tree_sitter.Node | None = captures["e"][0]
+        assert node is not None
+        if all(kid.type == "," for kid in node.children):
+            continue
+        while node is not None and node.id not in found:
+            found.add(node.id)
+            node = node.parent
+    return found
+
+
 def _candidates(src: Source, root: tree_sitter.Node) -> list[Candidate]:
     """Walk the tree top-down, tracking each container's path from the root. Subtrees
-    without syntax errors are not walked in Python: a tree-sitter query finds their
-    family pairs (see :func:`_query_candidates`); the walk covers ERROR regions only."""
+    without loose tokens (:func:`_loose`) are not walked in Python: a tree-sitter query
+    finds their family pairs (see :func:`_query_candidates`); the walk covers ERROR
+    regions only."""
     out: list[Candidate] = []
-    clean: dict[int, _Path] = {}  # node id -> its frame path, for error-free subtrees
-    if not root.has_error:
+    clean: dict[int, _Path] = {}  # node id -> its frame path, for subtrees not walked
+    loose = _loose(root)
+    if root.id not in loose:
         clean[root.id] = None
         return _query_candidates(src, root, clean, out)
     stack = [_Frame(root, None)]
@@ -238,13 +190,13 @@ def _candidates(src: Source, root: tree_sitter.Node) -> list[Candidate]:
                 and _is_env(path)
             ):
                 out.append((child.key or "", key, value))
-            if not kid.has_error:
+            if kid.id not in loose:
                 clean[kid.id] = path
             else:
                 child.kids = [k for k in kid.children if k != key]
                 stack.append(child)
         elif kid.type in _CONTAINERS and kid.child_count:
-            if not kid.has_error:
+            if kid.id not in loose:
                 clean[kid.id] = path
             else:
                 stack.append(_Frame(kid, path))
@@ -350,12 +302,21 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     and any non-string value (number, ``null``, object) has ``value=None``. A string cut
     off by the end of its line gives ``terminated=False``. Broken documents (missing
     braces, trailing commas, text being typed) are tolerated. With ``cache`` (one per
-    open document) the previous version's tree and spans are reused (see
-    :mod:`.incremental`); the result is the same. Never raises.
+    open document) the previous version's tree and spans are reused: an edit inside a
+    string value is not parsed at all (:func:`_extract_in_string`), any other edit
+    re-parses incrementally (see :mod:`.incremental`); the result is the same. Never raises.
     """
     src = Source(text)
     edit = cache.edit_for(HOST, text) if cache is not None else None
-    tree = src.parse("json", cache.state if cache is not None and edit is not None else None)
+    state = cache.state if cache is not None and edit is not None else None
+    if cache is not None and isinstance(state, Parsed):
+        moved = _extract_in_string(src, cache, state)
+        if moved is not None:
+            return moved
+    if isinstance(state, Parsed):
+        tree = src.parse("json", (state.data, state.tree), stale=state.stale)
+    else:
+        tree = src.parse("json")
     spans: list[ValueSpan] = []
     contexts: dict[int, object] = {}
     for variable, key, value in _candidates(src, tree.root_node):
@@ -363,12 +324,75 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
         if name_start in contexts:
             continue  # an ERROR region can offer one pair twice (loose tokens and a pair)
         span = None
-        if cache is not None:
+        if cache is not None and value.type == "string":
+            # Only a string's extent is fixed by its own text; that of another value (a
+            # number, an ERROR) can grow with what is typed after it.
             span = cache.reusable(edit, variable, name_start, src.cp(value.start_byte), value.type)
         spans.append(span or _span(src, variable, key, value))
         contexts[name_start] = value.type
     spans.sort(key=lambda s: s.name_start)
     if cache is not None:
         cache.computed = len(spans) - cache.reused
-        cache.store(text, spans, (src.data, tree), contexts)
+        cache.store(text, spans, Parsed(src.data, tree), contexts)
+    return spans
+
+
+#: Bytes whose insertion or removal can change where a JSON string ends or what it is.
+_STRING_BREAKERS = re.compile(rb'["\\\x00-\x1f]')
+
+
+def _extract_in_string(src: Source, cache: DocumentCache, parsed: Parsed) -> list[ValueSpan] | None:
+    """:func:`extract` for an edit strictly inside one string that is not a key, changing
+    no quote, backslash or control character: the tokens, hence the tree's shape and every
+    pair, stay as they were, so the tree is only told about the edit (not re-parsed), the
+    spans after it move and the span holding the edit (if any) is decoded again. ``None``
+    for any other edit (nothing is changed then)."""
+    old_text, old_spans = cache.text, cache.spans
+    if old_text is None or old_spans is None:
+        return None
+    edit = diff(parsed.data, src.data)
+    if edit is None:
+        return None
+    old_bytes = parsed.data[edit.start : edit.old_end]
+    new_bytes = src.data[edit.start : edit.new_end]
+    if _STRING_BREAKERS.search(old_bytes) or _STRING_BREAKERS.search(new_bytes):
+        return None
+    node: tree_sitter.Node | None = parsed.tree.root_node.descendant_for_byte_range(
+        edit.start, edit.old_end
+    )
+    while node is not None and node.type != "string":
+        node = node.parent
+    if node is None or node.has_error or parsed.data[node.end_byte - 1 : node.end_byte] != b'"':
+        return None
+    if not node.start_byte < edit.start <= edit.old_end < node.end_byte:
+        return None
+    parent = node.parent
+    if parent is None or parent.type == "ERROR" or parent.child_by_field_name("key") == node:
+        return None
+    start = src.cp(edit.start)
+    string = (src.cp(node.start_byte), src.cp(node.end_byte))  # old = new: before the edit
+    for span in old_spans:
+        if span.raw_start < start < span.raw_end and (span.raw_start, span.raw_end) != string:
+            return None  # a value that is not this string (an ERROR region) holds the edit
+    delta = len(src.text) - len(old_text)
+    edit_tree(parsed, src.data, edit)
+    spans: list[ValueSpan] = []
+    contexts: dict[int, object] = {}
+    for span in old_spans:
+        context = cache.context_of(span.name_start)
+        if span.raw_start < start < span.raw_end:  # the edited value: decode it again
+            value = parsed.tree.root_node.descendant_for_byte_range(edit.start, edit.new_end)
+            while value is not None and value.type != "string":
+                value = value.parent
+            key = value.parent.child_by_field_name("key") if value and value.parent else None
+            if value is None or key is None:
+                return None  # cannot happen: the tree's shape did not change
+            span = _span(src, span.variable, key, value)
+        elif span.name_start >= start:
+            span = span.moved(delta)
+        contexts[span.name_start] = context
+        spans.append(span)
+    cache.reused = len(spans)
+    cache.computed = 0
+    cache.store(src.text, spans, parsed, contexts)
     return spans

@@ -18,9 +18,11 @@ longer text), and for ``env`` operands (ordinary words) unquoted glob or brace c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import tree_sitter
 
+from . import toplevel
 from ._ts import Source, query
 from .base import FAMILY, ValueSpan
 from .incremental import DocumentCache
@@ -371,35 +373,20 @@ _QUERY = (
 )
 
 
-def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
-    """Find the TORCH_LOGS-family assignments in a shell script.
+#: An assignment found in the tree: (variable, name start, value start, static, command
+#: operand); offsets are code points into the document.
+Found = tuple[str, int, int, bool, bool]
 
-    Returns one :class:`ValueSpan` (``host="shell"``) per assignment, in document order,
-    with every offset a code point index into ``text``. The decoded value is what bash 5.2
-    assigns (see the module docstring for what counts as non-static, ``value=None``). A
-    quote left open (the user typing) gives ``terminated=False`` and a span to the end of
-    its line. With ``cache`` (one per open document) the previous version's tree and spans
-    are reused (see :mod:`.incremental`); the result is the same. Never raises.
-    """
-    src = Source(text)
-    edit = cache.edit_for(HOST, text) if cache is not None else None
-    tree = src.parse("bash", cache.state if cache is not None and edit is not None else None)
-    spans: list[ValueSpan] = []
-    contexts: dict[int, object] = {}
 
-    def add(var: str, name_start: int, value_start: int, static: bool, command: bool) -> None:
-        context = (static, command)
-        span = cache.reusable(edit, var, name_start, value_start, context) if cache else None
-        if span is None:
-            span = _span(text, var, name_start, value_start, static=static, command_word=command)
-        contexts[name_start] = context
-        spans.append(span)
-
+def _assignments(src: Source, root: tree_sitter.Node, base: int = 0) -> list[Found]:
+    """The family assignments under ``root``, in tree order; ``src`` is the text ``root``
+    was parsed from and ``base`` the code point offset of that text in the document."""
+    found: list[Found] = []
     cursor = tree_sitter.QueryCursor(query("bash", _QUERY))
-    for pattern, captures in cursor.matches(tree.root_node):
+    for pattern, captures in cursor.matches(root):
         if pattern == 1:
             for var, name_start, value_start in _env_operands(src, captures["cmd"][0]):
-                add(var, name_start, value_start, True, True)
+                found.append((var, base + name_start, base + value_start, True, True))
             continue
         node = captures["var"][0]
         parent = node.parent
@@ -413,18 +400,111 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
         if decl is not None and decl.type == "declaration_command":
             static = static and not _declaration_transforms(src, decl)
         var = src.data[node.start_byte : node.end_byte].decode()
-        add(var, src.cp(node.start_byte), src.cp(op.end_byte), static, False)
+        name_start, value_start = src.cp(node.start_byte), src.cp(op.end_byte)
+        found.append((var, base + name_start, base + value_start, static, False))
+    return found
+
+
+def _spans(
+    text: str, found: list[Found], reuse: Callable[[Found], ValueSpan | None]
+) -> tuple[list[ValueSpan], dict[int, object]]:
+    """Spans of the ``found`` assignments (``reuse`` may offer a previous one), plus the
+    assignments tree-sitter misses after a line continuation; and each span's context."""
+    spans: list[ValueSpan] = []
+    contexts: dict[int, object] = {}
+
+    def add(item: Found) -> None:
+        var, name_start, value_start, static, command = item
+        span = reuse(item)
+        if span is None:
+            span = _span(text, var, name_start, value_start, static=static, command_word=command)
+        contexts[name_start] = (static, command)
+        spans.append(span)
+
+    for item in found:
+        add(item)
     # tree-sitter-bash splits a word at a line continuation (``a\\<newline>b``) and then
     # takes the assignments after it for arguments: follow the words after each value.
     seen = {span.name_start for span in spans}
     for span in list(spans):
         for var, name_start, value_start in _following_assignments(text, span.raw_end, seen):
-            add(var, name_start, value_start, True, False)
+            add((var, name_start, value_start, True, False))
     spans.sort(key=lambda s: s.name_start)
+    return spans, contexts
+
+
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+    """Find the TORCH_LOGS-family assignments in a shell script.
+
+    Returns one :class:`ValueSpan` (``host="shell"``) per assignment, in document order,
+    with every offset a code point index into ``text``. The decoded value is what bash 5.2
+    assigns (see the module docstring for what counts as non-static, ``value=None``). A
+    quote left open (the user typing) gives ``terminated=False`` and a span to the end of
+    its line. With ``cache`` (one per open document) the previous version's statements and
+    spans are reused: only the edited statements are parsed again when that is safe (see
+    :mod:`.toplevel`), else the whole tree incrementally (see :mod:`.incremental`); the
+    result is the same. Never raises.
+    """
+    src = Source(text)
+    edit = cache.edit_for(HOST, text) if cache is not None else None
+    if cache is not None and edit is not None and isinstance(cache.state, toplevel.Statements):
+        spans = _extract_window(src, cache, cache.state)
+        if spans is not None:
+            return spans
+    state = cache.state if cache is not None and edit is not None else None
+    if isinstance(state, toplevel.Statements):
+        old = state.parsed
+        tree = src.parse("bash", (old.data, old.tree), stale=old.stale)
+    else:
+        tree = src.parse("bash")
+
+    def reuse(item: Found) -> ValueSpan | None:
+        if cache is None:
+            return None
+        var, name_start, value_start, static, command = item
+        return cache.reusable(edit, var, name_start, value_start, (static, command))
+
+    spans, contexts = _spans(text, _assignments(src, tree.root_node), reuse)
     if cache is not None:
         cache.computed = len(spans) - cache.reused
-        cache.store(text, spans, (src.data, tree), contexts)
+        cache.store(text, spans, toplevel.Statements.of(src.data, tree), contexts)
     return spans
+
+
+def _extract_window(
+    src: Source, cache: DocumentCache, st: toplevel.Statements
+) -> list[ValueSpan] | None:
+    """:func:`extract` by re-parsing only the edited statements; ``None`` when
+    :func:`toplevel.window` declines (nothing is changed then)."""
+    old_text, old_spans = cache.text, cache.spans
+    if old_text is None or old_spans is None:
+        return None
+    win = toplevel.window(st, src.data)
+    if win is None:
+        return None
+    text = src.text
+    start = src.cp(win.start)
+    delta = len(text) - len(old_text)
+    new_end = src.cp(win.new_end)
+    old_end = new_end - delta
+    wsrc = Source(text[start:new_end])
+    inside, contexts = _spans(text, _assignments(wsrc, win.tree.root_node, start), _no_reuse)
+    before = [s for s in old_spans if s.name_start < start]
+    after = [s.moved(delta) for s in old_spans if s.name_start >= old_end]
+    for span in before:
+        contexts[span.name_start] = cache.context_of(span.name_start)
+    for span in after:
+        contexts[span.name_start] = cache.context_of(span.name_start - delta)
+    spans = before + inside + after
+    toplevel.apply(st, src.data, win)
+    cache.reused = len(before) + len(after)
+    cache.computed = len(inside)
+    cache.store(text, spans, st, contexts)
+    return spans
+
+
+def _no_reuse(item: Found) -> None:
+    return None
 
 
 _ASSIGNMENT = re.compile(r"(?:[ \t]|\\\n)*([A-Za-z_][A-Za-z0-9_]*)=")
