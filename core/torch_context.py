@@ -28,6 +28,8 @@ import re
 import shutil
 import sys
 import sysconfig
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -65,6 +67,8 @@ class TorchContext:
 
 def find_pin(text: str) -> str | None:
     """The release a pin comment names (``"2.4"``), or ``None``. Only the first pin counts."""
+    if "torch-logs:" not in text:  # a substring search is ~20x faster than the regex
+        return None
     m = PIN_RE.search(text)
     return parse_release(m.group(1)) if m else None
 
@@ -97,6 +101,33 @@ def packaged_torch_modules() -> tuple[str, list[str]]:
     return str(data["release"]), [str(n) for n in data["modules"]]
 
 
+_PREFETCHED: dict[str, Future[PythonEnv | None]] = {}
+
+
+def prefetch(python: str | None) -> None:
+    """Start finding ``python``'s environment in a thread: asking an interpreter takes
+    ~100 ms, mostly waiting for its process, and the server's own start-up can hide that.
+    The first :meth:`TorchResolver.env` for ``python`` (in any resolver) takes the answer.
+    Only for an interpreter that may be run (``python3`` on PATH, a configured one)."""
+    if not python or python in _PREFETCHED:
+        return
+    future: Future[PythonEnv | None] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(find_env(python))
+        except BaseException as exc:  # handed to the caller of env()
+            future.set_exception(exc)
+
+    _PREFETCHED[python] = future
+    threading.Thread(target=run, name="torch-logs-prefetch", daemon=True).start()
+
+
+def path_python() -> str | None:
+    """``python3`` (else ``python``) on PATH, the last interpreter of the resolution order."""
+    return shutil.which("python3") or shutil.which("python")
+
+
 class TorchResolver:
     """Finds and caches the user's torch. One per server / CLI run."""
 
@@ -105,6 +136,7 @@ class TorchResolver:
         self._torch: dict[str, tuple[tuple[int, int], Registry, tuple[str, ...]]] = {}
         self._finders: dict[tuple[str, ...], ModuleFinder] = {}
         self._fallback: ModuleFinder | None = None
+
 
     # -- cached pieces -----------------------------------------------------------------
     def env(self, python: str, may_run: bool = True) -> PythonEnv | None:
@@ -117,7 +149,11 @@ class TorchResolver:
         cached = self._envs.get(python)
         if cached is not None and cached[0] == _env_key(python, cached[1]):
             return cached[1]
-        env = find_env(python) if may_run else static_env(python)
+        prefetched = _PREFETCHED.pop(python, None)
+        if prefetched is not None and may_run and cached is None:
+            env = prefetched.result()
+        else:
+            env = find_env(python) if may_run else static_env(python)
         self._envs[python] = (_env_key(python, env), env)
         return env
 
@@ -189,7 +225,7 @@ class TorchResolver:
         if python:
             return [(python, True)]
         out = [(p, False) for p in workspace_interpreters(workspace)] if workspace else []
-        on_path = shutil.which("python3") or shutil.which("python")
+        on_path = path_python()
         if on_path:
             out.append((on_path, True))
         return out

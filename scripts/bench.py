@@ -23,8 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
+from rawlsp import RawClient
 
 BARE_SERVER = """
 from pygls.lsp.server import LanguageServer
@@ -79,14 +78,14 @@ INPUTS = {
 }
 
 
-def value_positions(text: str, limit: int) -> list[types.Position]:
-    """Positions just after ``TORCH_LOGS=`` / ``"TORCH_LOGS": "`` plus 3 characters."""
-    out: list[types.Position] = []
+def value_positions(text: str, limit: int) -> list[dict[str, int]]:
+    """LSP positions just after ``TORCH_LOGS=`` / ``"TORCH_LOGS": "`` plus 3 characters."""
+    out: list[dict[str, int]] = []
     for line_no, line in enumerate(text.splitlines()):
         for marker in ('TORCH_LOGS="', "TORCH_LOGS=", '"TORCH_LOGS": "'):
             at = line.find(marker)
             if at >= 0:
-                out.append(types.Position(line=line_no, character=at + len(marker) + 3))
+                out.append({"line": line_no, "character": at + len(marker) + 3})
                 break
         if len(out) >= limit:
             break
@@ -111,106 +110,47 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-class Client(LanguageClient):
-    def __init__(self) -> None:
-        super().__init__("bench", "0")
-        self.waiters: dict[tuple[str, int | None], asyncio.Future[Any]] = {}
-
-
-def _on_diagnostics(client: Client, params: types.PublishDiagnosticsParams) -> None:
-    fut = client.waiters.pop((params.uri, params.version), None)
-    if fut is not None and not fut.done():
-        fut.set_result(params)
-
-
-async def start(cmd: list[str]) -> tuple[Client, float]:
-    client = Client()
-    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(
-        lambda params: _on_diagnostics(client, params)
-    )
-    t0 = time.perf_counter()
-    await client.start_io(*cmd)
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                general=types.GeneralClientCapabilities(
-                    position_encodings=[types.PositionEncodingKind.Utf16]
-                )
-            ),
-            process_id=None,
-        )
-    )
-    client.initialized(types.InitializedParams())
-    return client, (time.perf_counter() - t0) * 1000
-
-
-async def stop(client: Client) -> float:
-    t0 = time.perf_counter()
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
-    return (time.perf_counter() - t0) * 1000
-
-
-def expect(client: Client, uri: str, version: int) -> asyncio.Future[Any]:
-    fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-    client.waiters[(uri, version)] = fut
-    return fut
-
-
 async def bench_input(server: list[str], name: str, rel: str, text: str, root: Path) -> dict:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     uri = path.as_uri()
-    client, init_ms = await start(server)
-    pid = client._server.pid if client._server else 0
-    fut = expect(client, uri, 1)
+    language = {".sh": "shellscript", ".json": "jsonc"}.get(path.suffix, "dotenv")
+    client, init_ms = await RawClient.start(server, root.as_uri())
+    fut = client.diagnostics(uri, 1)
     t0 = time.perf_counter()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="", version=1, text=text)
-        )
-    )
+    item = {"uri": uri, "languageId": language, "version": 1, "text": text}
+    client.notify("textDocument/didOpen", {"textDocument": item})
     await asyncio.wait_for(fut, 60)
     open_ms = (time.perf_counter() - t0) * 1000
-    doc = types.TextDocumentIdentifier(uri=uri)
+    doc = {"uri": uri}
     positions = value_positions(text, 200)
     comp, hov = [], []
     for i in range(200):
         pos = positions[i % len(positions)]
         t0 = time.perf_counter()
-        await client.text_document_completion_async(
-            types.CompletionParams(text_document=doc, position=pos)
-        )
+        await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
         comp.append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
-        await client.text_document_hover_async(types.HoverParams(text_document=doc, position=pos))
+        await client.request("textDocument/hover", {"textDocument": doc, "position": pos})
         hov.append((time.perf_counter() - t0) * 1000)
     edit_comp, edit_diag = [], []
     for i in range(50):
         version = i + 2
         pos = positions[(i * 7) % len(positions)]
-        fut = expect(client, uri, version)
+        fut = client.diagnostics(uri, version)
         t0 = time.perf_counter()
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(start=pos, end=pos), text="x"
-                    )
-                ],
-            )
+        change = {"range": {"start": pos, "end": pos}, "text": "x"}
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
         )
-        await client.text_document_completion_async(
-            types.CompletionParams(text_document=doc, position=pos)
-        )
+        await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
         edit_comp.append((time.perf_counter() - t0) * 1000)
         await asyncio.wait_for(fut, 60)
         edit_diag.append((time.perf_counter() - t0) * 1000)
-    rss = peak_rss_mb(pid)
-    shutdown_ms = await stop(client)
+    rss = peak_rss_mb(client.proc.pid)
+    shutdown_ms = await client.stop()
     return {
         "input": name,
         "bytes": len(text.encode()),
@@ -228,8 +168,8 @@ async def bench_input(server: list[str], name: str, rel: str, text: str, root: P
 async def bare_initialize_ms(root: Path) -> float:
     script = root / "bare_server.py"
     script.write_text(BARE_SERVER)
-    client, ms = await start([sys.executable, str(script)])
-    await stop(client)
+    client, ms = await RawClient.start([sys.executable, str(script)], root.as_uri())
+    await client.stop()
     return ms
 
 

@@ -27,6 +27,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # collector's sight (gc.freeze).
     gc.disable()
     try:
+        if not args.version:
+            # Asking python3 on PATH for its torch takes ~100 ms of waiting: let it run
+            # while the rest imports (it is the resolution order's last resort; a
+            # configured interpreter is started at initialize).
+            from torch_logs_lsp.core.torch_context import path_python, prefetch
+
+            prefetch(path_python())
         from .app import VERSION, create_server
 
         if args.version:

@@ -22,7 +22,7 @@ from pygls.lsp.server import LanguageServer
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry, releases
-from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver
+from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
 from torch_logs_lsp.core.versions import parse_release
 
 from .documents import DocumentState, build_state, uri_path
@@ -227,6 +227,11 @@ def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
         ls.workspace_root = params.root_path
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
+    if ls.settings.torch_version == "auto" and ls.settings.python:
+        # The first document needs the user's torch: asking the configured interpreter
+        # takes ~100 ms; start now, while the client sends the document. (python3 on PATH
+        # was started at launch, see __main__.)
+        prefetch(ls.settings.python)
 
 
 def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -219,3 +219,17 @@ def test_workspace_interpreter_is_never_executed(tmp_path: Path):
     ctx = TorchResolver().context(text="TORCH_LOGS=+dynamo", workspace=str(tmp_path / "ws"))
     assert not marker.exists()
     assert ctx.registry.release  # fell through to PATH / packaged, still a registry
+
+
+def test_prefetched_environment_is_the_one_env_returns():
+    """The server asks python3 on PATH at launch (prefetch); the resolver then takes that
+    answer instead of asking again, and it is the same as asking directly."""
+    from torch_logs_lsp.core import torch_context
+
+    python = sys.executable
+    torch_context._PREFETCHED.pop(python, None)
+    torch_context.prefetch(python)
+    assert python in torch_context._PREFETCHED
+    env = TorchResolver().env(python)
+    assert python not in torch_context._PREFETCHED  # consumed
+    assert env == find_env(python)
