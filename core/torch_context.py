@@ -137,7 +137,6 @@ class TorchResolver:
         self._finders: dict[tuple[str, ...], ModuleFinder] = {}
         self._fallback: ModuleFinder | None = None
 
-
     # -- cached pieces -----------------------------------------------------------------
     def env(self, python: str, may_run: bool = True) -> PythonEnv | None:
         """The environment of ``python`` (cached; re-found when its mtimes change).
