@@ -21,6 +21,7 @@ import os
 from collections import OrderedDict
 
 from .analysis import Analysis, Diagnostic, analyse, with_diagnostic
+from .family import output_code_hint
 from .modules import ModuleFinder
 from .registry import Registry
 from .torch_context import fallback_finder
@@ -58,7 +59,8 @@ class AnalysisCache:
         self._entries: OrderedDict[tuple[str, int, int], tuple[Registry, ModuleFinder, Analysis]]
         self._entries = OrderedDict()
         self._prints: dict[int, tuple[ModuleFinder, tuple[int, ...]]] = {}
-        self._hinted: dict[tuple[int, Diagnostic], tuple[Analysis, Analysis]] = {}
+        self._hinted: dict[tuple[int, int], tuple[Analysis, Diagnostic, Analysis]] = {}
+        self._output_code: dict[int, tuple[Analysis, Diagnostic | None]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -67,6 +69,7 @@ class AnalysisCache:
         self._entries.clear()
         self._prints.clear()
         self._hinted.clear()
+        self._output_code.clear()
 
     def refresh(self, finder: ModuleFinder | None) -> None:
         """Drop every analysis if ``finder``'s search directories changed since last seen."""
@@ -95,14 +98,27 @@ class AnalysisCache:
         return result
 
     def with_diagnostic(self, analysis: Analysis, diagnostic: Diagnostic) -> Analysis:
-        """``with_diagnostic(analysis, diagnostic)``, the same object for the same pair
-        (a hint across variables repeats on every version of a document)."""
-        key = (id(analysis), diagnostic)
+        """``with_diagnostic(analysis, diagnostic)``, the same object for the same pair of
+        objects (a hint across variables repeats on every version of a document)."""
+        key = (id(analysis), id(diagnostic))
         entry = self._hinted.get(key)
-        if entry is not None and entry[0] is analysis:
-            return entry[1]
+        if entry is not None and entry[0] is analysis and entry[1] is diagnostic:
+            return entry[2]
         result = with_diagnostic(analysis, diagnostic)
         if len(self._hinted) >= self.max_entries:
             self._hinted.clear()
-        self._hinted[key] = (analysis, result)
+        self._hinted[key] = (analysis, diagnostic, result)
         return result
+
+    def output_code_hint(self, analysis: Analysis | None) -> Diagnostic | None:
+        """:func:`.family.output_code_hint`, one object per analysis."""
+        if analysis is None:
+            return None
+        entry = self._output_code.get(id(analysis))
+        if entry is not None and entry[0] is analysis:
+            return entry[1]
+        hint = output_code_hint(analysis)
+        if len(self._output_code) >= self.max_entries:
+            self._output_code.clear()
+        self._output_code[id(analysis)] = (analysis, hint)
+        return hint

@@ -131,7 +131,8 @@ def with_cross_hints(
     :func:`.family.cross_hints`) added to the analyses they are about (through ``cache``,
     which keeps one hinted copy per analysis and hint, when given)."""
     out = list(entries)
-    for i, diag in cross_hints(entries):
+    hints = cross_hints(entries, cache.output_code_hint) if cache else cross_hints(entries)
+    for i, diag in hints:
         span, analysis = out[i]
         if analysis is not None:
             if cache is not None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .analysis import Analysis, Diagnostic, Severity
 from .hosts.base import ValueSpan
@@ -301,43 +301,48 @@ def since(variable: str) -> str:
     return "2.1" if key is None else fact(key).since
 
 
+def output_code_hint(analysis: Analysis | None) -> Diagnostic | None:
+    """TL411 for a TORCH_LOGS analysis that enables ``output_code`` (on that item), to be
+    given when the document sets no TORCH_LOGS_OUT; ``None`` otherwise."""
+    if analysis is None or analysis.config is None:
+        return None
+    if "output_code" not in analysis.config.artifacts:
+        return None
+    for item in analysis.parsed.items:
+        if item.name == "output_code":
+            return Diagnostic(
+                OUTPUT_CODE_NO_FILE,
+                Severity.INFORMATION,
+                "`output_code` prints all generated code (very long); "
+                "set TORCH_LOGS_OUT=<file> to also keep it in a file",
+                item.start,
+                item.end,
+            )
+    return None
+
+
 def cross_hints(
     entries: Sequence[tuple[ValueSpan, Analysis | None]],
+    output_code: Callable[[Analysis | None], Diagnostic | None] = output_code_hint,
 ) -> list[tuple[int, Diagnostic]]:
     """Information-level hints across the variables of one document: ``(index into
-    entries, diagnostic on that span's value)``."""
+    entries, diagnostic on that span's value)``. ``output_code``: :func:`output_code_hint`
+    or a memoized version of it (a document repeats the same values)."""
     present = {s.variable for s, _ in entries if s.value != ""}
+    variables = {s.variable for s, _ in entries}
     out: list[tuple[int, Diagnostic]] = []
     for i, (span, analysis) in enumerate(entries):
         if span.value is None:
             continue
-        if (
-            span.variable == "TORCH_LOGS"
-            and analysis is not None
-            and analysis.config is not None
-            and "output_code" in analysis.config.artifacts
-            and "TORCH_LOGS_OUT" not in present
-        ):
-            for item in analysis.parsed.items:
-                if item.name == "output_code":
-                    out.append(
-                        (
-                            i,
-                            Diagnostic(
-                                OUTPUT_CODE_NO_FILE,
-                                Severity.INFORMATION,
-                                "`output_code` prints all generated code (very long); "
-                                "set TORCH_LOGS_OUT=<file> to also keep it in a file",
-                                item.start,
-                                item.end,
-                            ),
-                        )
-                    )
-                    break
+        if span.variable == "TORCH_LOGS":
+            if "TORCH_LOGS_OUT" not in present:
+                hint = output_code(analysis)
+                if hint is not None:
+                    out.append((i, hint))
         elif (
             span.variable == "TORCH_LOGS_TRACE_ID_FILTER"
             and span.value.strip(" ,")
-            and "TORCH_LOGS_FORMAT" in {s.variable for s, _ in entries}
+            and "TORCH_LOGS_FORMAT" in variables
         ):
             out.append(
                 (
@@ -399,5 +404,6 @@ __all__ = [
     "cross_hints",
     "format_fields",
     "format_valid",
+    "output_code_hint",
     "since",
 ]

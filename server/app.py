@@ -52,7 +52,6 @@ class TorchLogsServer(LanguageServer):
             "torch-logs-lsp",
             VERSION,
             protocol_cls=JsonProtocol,
-            converter_factory=diagnostics_feature.make_converter,
         )
         self.settings = Settings()
         self.client_locale = ""
@@ -70,6 +69,8 @@ class TorchLogsServer(LanguageServer):
         #: for its last version. 0 coalesces the edits already received.
         self.debounce_s = 0.0
         self._pending: dict[str, asyncio.TimerHandle] = {}
+        #: Diagnostics already written as JSON (see features/diagnostics), for every document.
+        self.diagnostic_memo: diagnostics_feature.Memo = {}
 
     # -- preferences ---------------------------------------------------------------
     @property
@@ -184,7 +185,7 @@ class TorchLogsServer(LanguageServer):
         if state is None:
             return
         try:
-            diags = diagnostics_feature.document_diagnostics(state, self.settings)
+            diags = diagnostics_feature.diagnostic_json(state, self.settings, self.diagnostic_memo)
         except Exception:
             log.exception("diagnostics failed for %s", uri)
             diags = []

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 class Encoded(ABC):
-    """A request result that can encode itself as JSON."""
+    """A request result, or a notification's params, that can encode itself as JSON."""
 
     @abstractmethod
     def to_lsp(self) -> Any:
@@ -50,8 +50,9 @@ def range_json(rng: types.Range) -> str:
 
 
 class JsonProtocol(LanguageServerProtocol):
-    """pygls' protocol, except that a response whose result is :class:`Encoded` is
-    written from its own JSON (header and write as pygls' ``JsonRPCProtocol._send_data``)."""
+    """pygls' protocol, except that a response whose result (or a notification whose
+    params) is :class:`Encoded` is written from its own JSON (header and write as pygls'
+    ``JsonRPCProtocol._send_data``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -60,19 +61,28 @@ class JsonProtocol(LanguageServerProtocol):
 
     def _send_data(self, data: Any) -> None:
         result = getattr(data, "result", None)
-        if not isinstance(result, Encoded) or self.writer is None:
+        params = getattr(data, "params", None)
+        field = "result" if isinstance(result, Encoded) else "params"
+        encoded = result if isinstance(result, Encoded) else params
+        if not isinstance(encoded, Encoded) or self.writer is None:
             super()._send_data(data)
             return
         try:
-            text = result.to_json(self._converter)
+            text = encoded.to_json(self._converter)
         except Exception:
-            log.exception("encoding a %s failed; sending it the slow way", type(result).__name__)
-            super()._send_data(attrs.evolve(data, result=result.to_lsp()))
+            log.exception("encoding a %s failed; sending it the slow way", type(encoded).__name__)
+            super()._send_data(attrs.evolve(data, **{field: encoded.to_lsp()}))
             return
-        body = (
-            f'{{"id": {json.dumps(data.id)}, "jsonrpc": {json.dumps(data.jsonrpc)}, '
-            f'"result": {text}}}'
-        )
+        if field == "result":
+            body = (
+                f'{{"id": {json.dumps(data.id)}, "jsonrpc": {json.dumps(data.jsonrpc)}, '
+                f'"result": {text}}}'
+            )
+        else:  # a notification (publishDiagnostics), in pygls' field order
+            body = (
+                f'{{"params": {text}, "method": {json.dumps(data.method)}, '
+                f'"jsonrpc": {json.dumps(data.jsonrpc)}}}'
+            )
         log.debug("Sending data: %s", body)
         payload = body.encode(self.CHARSET)
         if self._include_headers:

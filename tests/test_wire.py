@@ -125,3 +125,24 @@ def test_a_failing_encoding_sends_the_lsprotocol_form():
         "jsonrpc": "2.0",
         "result": {"isIncomplete": False, "items": [{"label": "a"}]},
     }
+
+
+@pytest.mark.parametrize("uri", sorted(DOCS))
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8"])
+def test_encoded_diagnostics_are_what_lsprotocol_would_send(uri: str, encoding: str):
+    """publishDiagnostics params written from the memoized JSON pieces decode to the same
+    JSON as the lsprotocol form of the same diagnostics, on a fresh and a reused memo."""
+    from torch_logs_lsp.server.features.diagnostics import PreparedDiagnostics, diagnostic_json
+    from torch_logs_lsp.server.settings import Settings
+
+    converter = default_converter()
+    text = DOCS[uri] + "\n" + DOCS[uri].replace("TORCH_LOGS", "TORCH_TRACE")
+    state = build_state(uri, 3, text, "", load_registry(), encoding)
+    memo: dict = {}
+    for _ in range(2):
+        params = PreparedDiagnostics.of(uri, 3, diagnostic_json(state, Settings(), memo))
+        assert params.pieces
+        assert json.loads(params.to_json(converter)) == converter.unstructure(params.to_lsp())
+        assert len(memo) == len(params.pieces)
+    unversioned = PreparedDiagnostics.of(uri, None, [])
+    assert json.loads(unversioned.to_json(converter)) == {"uri": uri, "diagnostics": []}

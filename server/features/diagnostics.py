@@ -2,100 +2,119 @@
 
 A large document can carry thousands of diagnostics and every edit republishes all of
 them. Building an ``lsprotocol`` ``Diagnostic`` (with its ``Range`` and two ``Position``
-objects) and letting cattrs unstructure it again costs about 30 µs each, so diagnostics
-are built directly as the JSON objects the specification defines and sent in a
-:class:`PreparedDiagnostics`, which :func:`make_converter`'s converter passes through
-unchanged (about 2 µs a diagnostic; `scripts/bench.py` measures the whole path).
+objects) and letting cattrs and ``json`` encode it again costs about 40 µs each, so each
+diagnostic is written once as the JSON text the specification defines and kept (keyed by
+the core diagnostic and its position; the same value on the same line gives the same
+text in the next version), and :class:`PreparedDiagnostics` joins the pieces into the
+notification (sent by :class:`~..wire.JsonProtocol`). `scripts/bench.py` measures it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
 from typing import Any
 
 import attrs
 import cattrs
-from lsprotocol import types
-from pygls.protocol import default_converter
+from lsprotocol import converters, types
+
+from torch_logs_lsp.core.analysis import Diagnostic
 
 from ..documents import DocumentState
 from ..settings import Settings
+from ..wire import Encoded
 
 SOURCE = "torch-logs"
 
 _OVERRIDES = {
-    "error": types.DiagnosticSeverity.Error,
-    "warning": types.DiagnosticSeverity.Warning,
-    "information": types.DiagnosticSeverity.Information,
-    "hint": types.DiagnosticSeverity.Hint,
+    "error": int(types.DiagnosticSeverity.Error),
+    "warning": int(types.DiagnosticSeverity.Warning),
+    "information": int(types.DiagnosticSeverity.Information),
+    "hint": int(types.DiagnosticSeverity.Hint),
 }
 
+#: A diagnostic's JSON text by (core diagnostic id, start line, start character, end line,
+#: end character, severity); the diagnostic itself is kept to check the id's owner.
+Memo = dict[tuple[int, int, int, int, int, int], tuple[Diagnostic, str]]
+#: Most pieces a memo keeps (it is emptied when full; about 300 bytes each).
+MAX_MEMO = 50_000
 
-def document_diagnostics(state: DocumentState, settings: Settings) -> list[dict[str, Any]]:
-    """Every diagnostic of a document version as a JSON object shaped like the LSP
-    ``Diagnostic`` (``range`` with ``line``/``character`` in the negotiated encoding,
-    ``severity`` 1-4, ``code``, ``source`` ``"torch-logs"``, ``message``; ``data`` carries
-    the suggested replacement names, ``{"suggestions": [...]}``, for quick fixes).
-    ``settings.severity`` overrides a code's severity or drops it (``"off"``)."""
-    out: list[dict[str, Any]] = []
+
+def _encode(d: Diagnostic, key: tuple[int, int, int, int, int, int]) -> str:
+    _, start_line, start_character, end_line, end_character, severity = key
+    text = (
+        f'{{"range": {{"start": {{"line": {start_line}, "character": {start_character}}}, '
+        f'"end": {{"line": {end_line}, "character": {end_character}}}}}, '
+        f'"message": {json.dumps(d.message)}, "severity": {severity}, '
+        f'"code": {json.dumps(d.code)}, "source": "{SOURCE}"'
+    )
+    if d.suggestions:
+        text += f', "data": {json.dumps({"suggestions": list(d.suggestions)})}'
+    return text + "}"
+
+
+def diagnostic_json(
+    state: DocumentState, settings: Settings, memo: Memo | None = None
+) -> list[str]:
+    """Every diagnostic of a document version as the JSON text of an LSP ``Diagnostic``:
+    ``range`` with ``line``/``character`` in the negotiated encoding, ``message``,
+    ``severity`` 1-4, ``code``, ``source`` ``"torch-logs"`` and, for quick fixes, ``data``
+    ``{"suggestions": [...]}`` (replacement names). ``settings.severity`` overrides a
+    code's severity or drops it (``"off"``). ``memo`` (kept by the caller across
+    versions) returns the text already written for the same diagnostic and position."""
+    out: list[str] = []
     at = state.mapper.line_character
+    memo = {} if memo is None else memo
+    if len(memo) > MAX_MEMO:
+        memo.clear()
+    overrides = settings.severity
     for span, analysis in state.entries:
         if analysis is None:
             continue
         for d in analysis.diagnostics:
-            override = settings.severity.get(d.code)
+            override = overrides.get(d.code) if overrides else None
             if override == "off":
                 continue
             severity = _OVERRIDES.get(override or "", int(d.severity))
             start, end = span.document_range(d.start, d.end)
-            start_line, start_character = at(start)
-            end_line, end_character = at(end)
-            diagnostic: dict[str, Any] = {
-                "range": {
-                    "start": {"line": start_line, "character": start_character},
-                    "end": {"line": end_line, "character": end_character},
-                },
-                "severity": int(severity),
-                "code": d.code,
-                "source": SOURCE,
-                "message": d.message,
-            }
-            if d.suggestions:
-                diagnostic["data"] = {"suggestions": list(d.suggestions)}
-            out.append(diagnostic)
+            key = (id(d), *at(start), *at(end), severity)
+            entry = memo.get(key)
+            if entry is None or entry[0] is not d:
+                entry = memo[key] = (d, _encode(d, key))
+            out.append(entry[1])
     return out
 
 
-@attrs.define
-class PreparedDiagnostics(types.PublishDiagnosticsParams):
-    """``PublishDiagnosticsParams`` whose JSON is already built: ``payload`` is sent as the
-    notification's params as it is (``uri``, ``version`` and ``diagnostics`` in it).
-    Only a converter from :func:`make_converter` knows to do that."""
+def document_diagnostics(state: DocumentState, settings: Settings) -> list[dict[str, Any]]:
+    """:func:`diagnostic_json` decoded: the LSP ``Diagnostic`` objects as dicts."""
+    return [json.loads(text) for text in diagnostic_json(state, settings)]
 
-    payload: dict[str, Any] = attrs.field(factory=dict)
+
+@attrs.define
+class PreparedDiagnostics(types.PublishDiagnosticsParams, Encoded):
+    """``PublishDiagnosticsParams`` whose diagnostics are already JSON text (``pieces``,
+    from :func:`diagnostic_json`); :class:`~..wire.JsonProtocol` writes them as they are."""
+
+    pieces: list[str] = attrs.field(factory=list)
 
     @classmethod
-    def of(
-        cls, uri: str, version: int | None, diagnostics: list[dict[str, Any]]
-    ) -> PreparedDiagnostics:
-        """Params for ``uri``'s ``diagnostics`` (from :func:`document_diagnostics`);
-        ``version`` is omitted when ``None``."""
-        payload: dict[str, Any] = {"uri": uri, "diagnostics": diagnostics}
-        if version is not None:
-            payload["version"] = version
-        return cls(uri=uri, diagnostics=[], version=version, payload=payload)
+    def of(cls, uri: str, version: int | None, pieces: list[str]) -> PreparedDiagnostics:
+        """Params for ``uri`` at ``version`` (omitted when ``None``)."""
+        return cls(uri=uri, diagnostics=[], version=version, pieces=pieces)
 
+    def to_json(self, converter: cattrs.Converter) -> str:
+        """The params' JSON text (``uri``, ``diagnostics``, ``version``)."""
+        version = "" if self.version is None else f', "version": {self.version}'
+        return (
+            f'{{"uri": {json.dumps(self.uri)}, "diagnostics": [{", ".join(self.pieces)}]{version}}}'
+        )
 
-def make_converter() -> cattrs.Converter:
-    """pygls' default converter, except that :class:`PreparedDiagnostics` unstructures to
-    its ``payload`` (for pygls' ``converter_factory``)."""
-    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
-    default: Callable[[Any], Any] = converter.get_unstructure_hook(types.PublishDiagnosticsParams)
-
-    def unstructure(params: types.PublishDiagnosticsParams) -> Any:
-        if isinstance(params, PreparedDiagnostics):
-            return params.payload
-        return default(params)
-
-    converter.register_unstructure_hook(types.PublishDiagnosticsParams, unstructure)
-    return converter
+    def to_lsp(self) -> types.PublishDiagnosticsParams:
+        """The same params as lsprotocol objects (the slow path, if encoding fails)."""
+        converter = converters.get_converter()
+        diagnostics = [
+            converter.structure(json.loads(piece), types.Diagnostic) for piece in self.pieces
+        ]
+        return types.PublishDiagnosticsParams(
+            uri=self.uri, diagnostics=diagnostics, version=self.version
+        )
