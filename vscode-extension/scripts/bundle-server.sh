@@ -42,6 +42,28 @@ cp -a "$STAGE/project/torch_logs_lsp" "$STAGE"/project/torch_logs_lsp*.dist-info
 find "$OUT" -name __pycache__ -type d -prune -exec rm -rf {} +
 rm -rf "$OUT/bin"
 
+# Bytecode for every supported CPython found on this machine, so that the first start does
+# not compile lsprotocol's 0.5 MB of types (a second or more on a slow machine). The
+# files carry the source's hash and are used without checking it (unchecked-hash): the
+# bundle never changes after installation, whatever the unpacked files' times are.
+# A CPython that is not here simply compiles on its first start, as before.
+compiled=()
+for pyver in "${PYTHONS[@]}"; do
+  interp=""
+  for cand in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$pyver".*/bin/python"$pyver" \
+      "$(command -v "python$pyver" || true)"; do
+    if [ -x "$cand" ] && "$cand" -c 'pass' 2>/dev/null; then interp=$cand; break; fi
+  done
+  [ -n "$interp" ] || continue
+  if "$interp" -m compileall -q --invalidation-mode unchecked-hash "$OUT" >/dev/null; then
+    compiled+=("$pyver")
+  else
+    echo "bytecode for Python $pyver: some files did not compile (they compile on first start)" >&2
+    compiled+=("$pyver(partly)")
+  fi
+done
+echo "bytecode included for: ${compiled[*]:-none}"
+
 # Smoke test with this machine's Python when it can load the target's wheels.
 if [ "$TARGET" = linux-x64 ] && [ "$(uname -m)" = x86_64 ] && [ "$(uname -s)" = Linux ]; then
   PYTHONPATH="$OUT" PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 "$PY" -c '
