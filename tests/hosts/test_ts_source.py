@@ -1,0 +1,36 @@
+"""Byte offset -> code point offset in :class:`Source` (the sparse map for mostly-ASCII
+text) against the plain definition: the number of code points whose bytes start before
+or at the offset, minus one, rounded down inside a multi-byte sequence."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torch_logs_lsp.core.hosts._ts import Source
+
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.sampled_from("ab =\n\"'"), st.sampled_from("éж€😀\ud800"), st.characters()
+    ),
+    max_size=60,
+)
+
+
+def _expected(text: str, byte_offset: int) -> int:
+    at = 0
+    for i, ch in enumerate(text):
+        # a lone surrogate is sent to tree-sitter as U+FFFD: 3 bytes, like any BMP char
+        width = 3 if "\ud800" <= ch <= "\udfff" else len(ch.encode("utf-8"))
+        if byte_offset < at + width:
+            return i
+        at += width
+    return len(text) + (byte_offset - at)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT)
+def test_cp_matches_the_definition(text: str) -> None:
+    src = Source(text)
+    for b in range(len(src.data) + 2):
+        assert src.cp(b) == _expected(text, b), (text, b)
