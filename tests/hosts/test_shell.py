@@ -183,3 +183,50 @@ def test_matches_bash(cases: list[tuple[str, str]]) -> None:
         compared += 1
         assert span.value.encode("utf-8", "surrogateescape") == record, stmt
     assert compared > len(statements) // 3
+
+
+_ORACLE_QUERY = (
+    '((variable_name) @var (#any-of? @var "TORCH_COMPILE_DEBUG" "TORCH_LOGS" '
+    '"TORCH_LOGS_FORMAT" "TORCH_LOGS_OUT" "TORCH_LOGS_TRACE_ID_FILTER" "TORCH_TRACE"))\n'
+    '((command name: (command_name) @cmd_name (#any-of? @cmd_name "/bin/env" "/usr/bin/env" '
+    '"env")) @cmd)'
+)
+_SHELL_PIECES = st.sampled_from(
+    [
+        *"\"'\\{}()[]$`;&|<>#=\n \t-+xé😀",
+        "TORCH_LOGS",
+        "TORCH_LOGS_OUT",
+        "TORCH_TRACE",
+        "XTORCH_LOGS",
+        "env ",
+        "/usr/bin/env ",
+        "export ",
+        "declare -i ",
+        "${",
+        "$(",
+        "<<EOF\n",
+        "EOF\n",
+        "arr[",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(_SHELL_PIECES, max_size=40).map("".join))
+def test_byte_search_finds_what_a_tree_query_finds(text: str) -> None:
+    """shell._nodes (byte search confirmed by the tree) finds exactly the nodes of the
+    tree-sitter query it replaced (family variable names, env commands)."""
+    import tree_sitter
+
+    from torch_logs_lsp.core.hosts import shell
+    from torch_logs_lsp.core.hosts._ts import Source, query
+
+    src = Source(text)
+    root = src.parse("bash").root_node
+    want = set()
+    for pattern, captures in tree_sitter.QueryCursor(query("bash", _ORACLE_QUERY)).matches(root):
+        node = captures["cmd" if pattern == 1 else "var"][0]
+        want.add((pattern == 1, node.start_byte, node.end_byte, node.type))
+    got = [(is_env, n.start_byte, n.end_byte, n.type) for is_env, n in shell._nodes(src, root)]
+    assert set(got) == want
+    assert len(got) == len(set(got))
