@@ -125,11 +125,14 @@ ParsedState = tuple[bytes, tree_sitter.Tree]
 @dataclass
 class Parsed:
     """A document's bytes and its tree; ``stale`` when the tree has been edited to match
-    ``data`` (:func:`edit_tree`) without being re-parsed."""
+    ``data`` (:func:`edit_tree`) without being re-parsed; ``settled`` see below."""
 
     data: bytes
     tree: tree_sitter.Tree
     stale: bool = False
+    #: The host found the tree's errors (if any) to be of a kind an edit elsewhere cannot
+    #: change (for JSONC: trailing commas), which its edit shortcuts require.
+    settled: bool = False
 
 
 def edit_tree(parsed: Parsed, new: bytes, edit: Edit) -> None:

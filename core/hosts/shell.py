@@ -516,6 +516,8 @@ def _extract_window(
     old_end = new_end - delta
     wsrc = Source(text[start:new_end])
     inside, contexts = _spans(text, _assignments(wsrc, win.tree.root_node, start), _no_reuse)
+    if any(span.raw_end > new_end for span in inside):
+        return None  # bash reads a value past the window (``$'...\\'``): parse it all
     before = [s for s in old_spans if s.name_start < start]
     after = [s.moved(delta) for s in old_spans if s.name_start >= old_end]
     for span in before:

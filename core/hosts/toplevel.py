@@ -7,19 +7,23 @@ edit that holds only whole top-level statements of the previous parse (a *window
 the window, parsed on its own, is free of errors, the document outside it parses as before
 and only the window's assignments need to be found again.
 
-That holds because bash reads a script statement by statement: the text before a
-statement boundary at a line start is not influenced by what follows, and unchanged text
-after the window starts at a statement boundary again, as long as nothing carries state
-across it. What could (a here-document, whose body follows its line; a backslash-newline
-that joins two lines; anything tree-sitter marks as an error) makes :func:`window` decline,
-and the caller parses the whole document incrementally. Tested: random edit sequences
-give exactly the spans of a fresh parse (``tests/hosts/test_incremental.py``).
+That holds because bash reads a script statement by statement, and tree-sitter-bash does
+too as long as the edit only changes characters inside words (:data:`_WORDISH`: typing a
+value); anything else (a quote, whose token tree-sitter's lexer may look for far past the
+window; a blank, ``=`` or operator, which can make tree-sitter join the next line to a
+command) makes :func:`window` decline. It also declines when the window holds a
+here-document (whose body follows its line) or ends in a backslash-newline, when the
+window parsed alone has an error, and when the statement after the window, parsed with
+it, is no longer the same statement (the edit reached past the window). Then the caller
+parses the whole document. Tested: random edit sequences give exactly the spans of a
+fresh parse (``tests/hosts/test_incremental.py``).
 
 All offsets here are **bytes** of the UTF-8 document (tree-sitter's unit).
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
@@ -27,6 +31,13 @@ import tree_sitter
 
 from ._ts import Parsed, edit_tree, parse_bytes
 from .incremental import Edit, diff
+
+#: What an edit may remove and insert for a window: characters that only ever continue a
+#: word (typing a value). Quotes, backslashes, ``$``, ``=``, blanks and operators can move
+#: where tree-sitter-bash ends a token or a command, even past the window (its lexer
+#: reads ahead to the next quote; a newline after an assignment-only command can join the
+#: next line): found by the property test, so such edits re-parse the whole document.
+_WORDISH = re.compile(rb"[A-Za-z0-9_,.+\-/:@%]*")
 
 #: A window larger than this (bytes) is not worth it: the whole document is re-parsed.
 MAX_WINDOW = 64 * 1024
@@ -79,9 +90,27 @@ def _spanning(st: Statements, pos: int) -> int | None:
     return None
 
 
-def _bounds(st: Statements, edit: Edit) -> tuple[int, int]:
+def _line_end_after(st: Statements, pos: int) -> int:
+    """The first line end at or after ``pos`` that is a statement boundary not preceded
+    by a backslash-newline (the position after its ``\\n``, or the end of the data)."""
+    data = st.parsed.data
+    end = pos
+    while True:
+        nl = data.find(b"\n", end)
+        if nl < 0:
+            return len(data)
+        end = nl + 1
+        reach = _spanning(st, end)
+        if reach is not None:
+            end = reach
+        elif not (end >= 2 and data[end - 2 : end] == b"\\\n"):
+            return end
+
+
+def _bounds(st: Statements, edit: Edit) -> tuple[int, int, int | None]:
     """The smallest line-aligned range of the old bytes around ``edit`` whose ends are
-    statement boundaries not preceded by a backslash-newline."""
+    statement boundaries not preceded by a backslash-newline, extended by the statement
+    that follows it (the *guard*, whose index is returned; ``None`` at the end)."""
     data = st.parsed.data
     start = data.rfind(b"\n", 0, edit.start) + 1
     while True:
@@ -92,19 +121,11 @@ def _bounds(st: Statements, edit: Edit) -> tuple[int, int]:
             start = data.rfind(b"\n", 0, start - 1) + 1
         else:
             break
-    end = edit.old_end
-    while True:
-        nl = data.find(b"\n", end)
-        if nl < 0:
-            return start, len(data)
-        end = nl + 1
-        reach = _spanning(st, end)
-        if reach is not None:
-            end = reach
-        elif end >= 2 and data[end - 2 : end] == b"\\\n":
-            continue
-        else:
-            return start, end
+    end = _line_end_after(st, edit.old_end)
+    guard = bisect_left(st.starts, end)
+    if guard >= len(st.starts):
+        return start, end, None
+    return start, _line_end_after(st, st.ends[guard]), guard
 
 
 def window(st: Statements, new: bytes) -> Window | None:
@@ -115,7 +136,10 @@ def window(st: Statements, new: bytes) -> Window | None:
     edit = diff(st.parsed.data, new)
     if edit is None:
         return None
-    start, old_end = _bounds(st, edit)
+    removed, inserted = st.parsed.data[edit.start : edit.old_end], new[edit.start : edit.new_end]
+    if not (_WORDISH.fullmatch(removed) and _WORDISH.fullmatch(inserted)):
+        return None
+    start, old_end, guard = _bounds(st, edit)
     new_end = old_end + edit.delta
     if new_end - start > MAX_WINDOW:
         return None
@@ -123,8 +147,16 @@ def window(st: Statements, new: bytes) -> Window | None:
     if b"<<" in old_bytes or b"<<" in new_bytes or new_bytes.endswith(b"\\\n"):
         return None
     tree = parse_bytes("bash", new_bytes)
-    if tree.root_node.has_error:
+    root = tree.root_node
+    if root.has_error:
         return None
+    if guard is not None:
+        # The statement after the edited ones is unchanged text: it must still be a
+        # statement of its own, where it was (else the edit reaches past the window, e.g.
+        # a newline that tree-sitter-bash now reads as part of a longer command).
+        at = (st.starts[guard] + edit.delta - start, st.ends[guard] + edit.delta - start)
+        if not any((k.start_byte, k.end_byte) == at for k in root.children):
+            return None
     return Window(start, old_end, new_end, tree, edit)
 
 

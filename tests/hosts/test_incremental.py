@@ -120,6 +120,27 @@ def test_small_edit_reuses_spans(host: str) -> None:
     assert cache.reused >= len(reusable) - 12, (cache.reused, cache.computed, len(first))
 
 
+_typing = st.lists(
+    st.tuples(
+        st.floats(0, 1),
+        st.sampled_from([0.0, 0.0, 0.0, 0.001, 0.01]),
+        st.text(alphabet="abx_+,-.:/09=\"' \n$\\", max_size=3),
+    ),
+    min_size=1,
+    max_size=15,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=_typing, repeat=st.integers(1, 3))
+def test_typing_in_a_clean_script_equals_fresh(
+    edits: list[tuple[float, float, str]], repeat: int
+) -> None:
+    """Mostly word characters (the edits that go through toplevel windows), now and then a
+    character that makes a window decline; incremental equals fresh after every edit."""
+    check_sequence("shell-clean")((edits, repeat))
+
+
 def test_shell_edit_parses_only_its_statements() -> None:
     """A window is used for an edit inside a value of a clean script (few spans computed,
     the tree not re-parsed), and declined for one that opens a quote (whole re-parse)."""
