@@ -169,18 +169,19 @@ def _binding(text: str, pos: int, spans: list[ValueSpan], fragile: list[int] | N
                     if wanted:
                         spans.append(_unterminated(text, key or "", key_start, pos))
                     raise _Error
-                escapes = _single_quote_escapes if char == "'" else _double_quote_escapes
-                value, starts, ends = _decode(text, qm.start(1), qm.end(1), escapes)
-                span = _span(
-                    key or "",
-                    key_start,
-                    value,
-                    starts,
-                    ends,
-                    (qm.start(1), qm.end(1)),
-                    (qm.start(), qm.end()),
-                    char,
-                )
+                if wanted:  # another key's value is only skipped over, not decoded
+                    escapes = _single_quote_escapes if char == "'" else _double_quote_escapes
+                    value, starts, ends = _decode(text, qm.start(1), qm.end(1), escapes)
+                    span = _span(
+                        key or "",
+                        key_start,
+                        value,
+                        starts,
+                        ends,
+                        (qm.start(1), qm.end(1)),
+                        (qm.start(), qm.end()),
+                        char,
+                    )
                 if wanted and _line_end.search(text, qm.start(1), qm.end(1)):
                     # If the binding fails, the user is probably still typing this value.
                     pending = _unterminated(text, key or "", key_start, pos)
@@ -189,13 +190,16 @@ def _binding(text: str, pos: int, spans: list[ValueSpan], fragile: list[int] | N
                 span = _span(key or "", key_start, "", [], [], (pos, pos), (pos, pos), "")
             else:
                 m = _match(_unquoted_value, text, pos)
-                part = m.group(1)
-                cut = _inline_comment.search(part)
-                value = (part[: cut.start()] if cut else part).rstrip()
-                end = pos + len(value)
-                starts = list(range(pos, end))
-                ends = [i + 1 for i in starts]
-                span = _span(key or "", key_start, value, starts, ends, (pos, end), (pos, end), "")
+                if wanted:
+                    part = m.group(1)
+                    cut = _inline_comment.search(part)
+                    value = (part[: cut.start()] if cut else part).rstrip()
+                    end = pos + len(value)
+                    starts = list(range(pos, end))
+                    ends = [i + 1 for i in starts]
+                    span = _span(
+                        key or "", key_start, value, starts, ends, (pos, end), (pos, end), ""
+                    )
                 pos = m.end()
             if not wanted:
                 span = None
