@@ -41,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
         server = create_server()
+        # Free the imports' garbage first (~10 MB that documents then reuse), then freeze
+        # what lives on.
+        gc.collect()
         gc.freeze()
     finally:
         gc.enable()
