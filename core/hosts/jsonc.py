@@ -383,6 +383,8 @@ def _extract_in_string(src: Source, cache: DocumentCache, parsed: Parsed) -> lis
     new_bytes = src.data[edit.start : edit.new_end]
     if _STRING_BREAKERS.search(old_bytes) or _STRING_BREAKERS.search(new_bytes):
         return None
+    if b"\\" in src.data[max(0, edit.start - 6) : edit.start]:
+        return None  # part of an escape (``\\u002b``), or makes one (``"\\u"`` -> ``"\\"``)
     node: tree_sitter.Node | None = parsed.tree.root_node.descendant_for_byte_range(
         edit.start, edit.old_end
     )

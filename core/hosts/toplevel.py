@@ -39,6 +39,9 @@ from .incremental import Edit, diff
 #: next line): found by the property test, so such edits re-parse the whole document.
 _WORDISH = re.compile(rb"[A-Za-z0-9_,.+\-/:@%]*")
 
+#: How far before an edit a backslash can make it part of an escape (``\\u002b``).
+_ESCAPE_REACH = 6
+
 #: A window larger than this (bytes) is not worth it: the whole document is re-parsed.
 MAX_WINDOW = 64 * 1024
 
@@ -139,6 +142,8 @@ def window(st: Statements, new: bytes) -> Window | None:
     removed, inserted = st.parsed.data[edit.start : edit.old_end], new[edit.start : edit.new_end]
     if not (_WORDISH.fullmatch(removed) and _WORDISH.fullmatch(inserted)):
         return None
+    if b"\\" in new[max(0, edit.start - _ESCAPE_REACH) : edit.start]:
+        return None  # the edit is part of an escape, or makes one (``$'\\x2b'`` -> ``$'\\'``)
     start, old_end, guard = _bounds(st, edit)
     new_end = old_end + edit.delta
     if new_end - start > MAX_WINDOW:
