@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import extract
 from .base import ValueSpan
@@ -88,12 +89,19 @@ def encode_value(host: str, value: str, quote: str | None) -> list[str]:
     return out
 
 
-def _reading(host: str, text: str) -> list[tuple[str, str | None, bool]]:
-    return [(s.variable, s.value, s.terminated) for s in extract(host, text)]
+@lru_cache(maxsize=4)
+def _spans(host: str, text: str) -> tuple[ValueSpan, ...]:
+    """The spans of a document, kept for the few texts in use: every fix of a request is
+    verified against the same original text (a ``str`` keeps its hash: a lookup is cheap)."""
+    return tuple(extract(host, text))
+
+
+def _reading(spans: Iterable[ValueSpan]) -> list[tuple[str, str | None, bool]]:
+    return [(s.variable, s.value, s.terminated) for s in spans]
 
 
 def _index(host: str, text: str, span: ValueSpan) -> int | None:
-    for i, s in enumerate(extract(host, text)):
+    for i, s in enumerate(_spans(host, text)):
         if s.name_start == span.name_start and s.variable == span.variable:
             return i
     return None
@@ -107,12 +115,12 @@ def verify(
     index = _index(host, text, span)
     if index is None:
         return False
-    expected = _reading(host, text)
+    expected = _reading(_spans(host, text))
     if new_value is None:
         del expected[index]
     else:
         expected[index] = (span.variable, new_value, True)
-    return _reading(host, apply_text_edits(text, edits)) == expected
+    return _reading(extract(host, apply_text_edits(text, edits))) == expected
 
 
 def _changed_range(old: str, new: str) -> tuple[int, int, str]:

@@ -109,7 +109,8 @@ def code_actions(
     versioned: bool = True,
 ) -> list[types.CodeAction]:
     """Code actions for the requested range: quick fixes of the diagnostics that overlap
-    it, refactors of the items it touches, and fix-all for the document; filtered by
+    it, refactors of the items it touches, and, when ``context.only`` asks for source
+    actions (``source``, ``source.fixAll``, ...), fix-all for the document; filtered by
     ``context.only``. Diagnostics turned ``off`` in the settings get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
     from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
@@ -120,8 +121,14 @@ def code_actions(
     sent = params.context.diagnostics
     off = frozenset(c for c, sev in settings.severity.items() if sev == "off")
     out: list[types.CodeAction] = []
+    # Only the values the range touches are fixed (each fix is verified by reading the
+    # edited document again: doing it for every value made a request take seconds).
+    first = state.mapper.offset(params.range.start)
+    last = state.mapper.offset(params.range.end)
     for span, analysis in state.entries:
         if analysis is None:
+            continue
+        if min(span.name_start, span.raw_start) > last or span.raw_end < first:
             continue
         for fix in span_fixes(state.host, state.text, span, analysis, registry):
             if not wanted(fix.kind, only):
@@ -134,7 +141,7 @@ def code_actions(
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
             if any(_overlaps(r, params.range) for r in ranges):
                 out.append(_action(state, fix, sent, versioned))
-    if wanted(FIX_ALL, only):
+    if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
         if changes:
             out.append(

@@ -164,3 +164,24 @@ def test_diff() -> None:
     assert e is not None and e.delta == -2 and e.start + (4 - e.old_end) <= 4
     e = diff(b"xyz", b"")
     assert e is not None and (e.start, e.old_end, e.new_end) == (0, 3, 0)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # tree-sitter-bash's incremental parse gave a different tree (without an error)
+        # than a fresh parse for these edits (found by a fuzzing user)
+        (
+            "CUDA_VISIBLE_DEVICES=0\\\n  TORCH_LOGS=aot_g python t.py\ncat <<EOF\nx\nEOF\n",
+            "CUDA_VISIBLE_DEVICES=0\\\n  TORCH_LOGS=aot_g pythonx t.py\ncat <<EOF\nx\nEOF\n",
+        ),
+        (
+            "a=a\\\nb= TORCH_LOGS=guards cmd\ncat <<EOF\nx\nEOF\n",
+            "a=a\\\nb= TORCH_LOGS=guardsx cmd\ncat <<EOF\nx\nEOF\n",
+        ),
+    ],
+)
+def test_shell_edit_found_by_fuzzing_equals_fresh(before: str, after: str) -> None:
+    cache = DocumentCache()
+    assert hosts.extract("shell", before, cache) == hosts.extract("shell", before)
+    assert hosts.extract("shell", after, cache) == hosts.extract("shell", after)
