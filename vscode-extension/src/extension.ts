@@ -20,6 +20,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import {
+  bytecodeTag,
   describeSource,
   expandSetting,
   findOnPath,
@@ -321,12 +322,18 @@ class TorchLogsExtension implements vscode.Disposable {
       PYTHONNOUSERSITE: '1',
       PYTHONUTF8: '1',
       PYTHONUNBUFFERED: '1',
-      // Compiled bytecode of the bundled libs goes to the extension's storage (always
-      // writable, one folder per Python version): the first start compiles, later ones load
-      // it (lsprotocol alone takes ~0.5 s more to import without it).
-      PYTHONPYCACHEPREFIX: path.join(this.context.globalStorageUri.fsPath, 'pycache'),
     };
     delete env.PYTHONDONTWRITEBYTECODE;
+    // The bundle ships bytecode for the CPython versions found when it was built; for
+    // another version, compiled bytecode goes to the extension's storage (always writable):
+    // the first start compiles, later ones load it (lsprotocol alone takes ~0.5 s more to
+    // import without it). A cache prefix would hide the shipped bytecode, so it is set only
+    // when there is none for this version.
+    const tag = bytecodeTag(resolution.version);
+    const shipped = tag && fs.existsSync(path.join(libs, 'lsprotocol', '__pycache__', `types.${tag}.pyc`));
+    if (!shipped) {
+      env.PYTHONPYCACHEPREFIX = path.join(this.context.globalStorageUri.fsPath, 'pycache');
+    }
     if (fs.existsSync(libs)) {
       env.PYTHONPATH = libs; // the bundled server and its pinned dependencies come first
     } else {

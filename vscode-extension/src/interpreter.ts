@@ -61,6 +61,15 @@ export function checkVersion(output: string): ProbeResult {
 }
 
 /** The code the probe runs: prints `major.minor.micro`. */
+/**
+ * The tag CPython gives the bytecode files of a version (`3.11.7` -> `cpython-311`), as in
+ * `__pycache__/types.cpython-311.pyc`; undefined for a version it cannot read.
+ */
+export function bytecodeTag(version: string): string | undefined {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  return m ? `cpython-${m[1]}${m[2]}` : undefined;
+}
+
 export const PROBE_CODE = "import sys; print('%d.%d.%d' % sys.version_info[:3])";
 
 /** `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and a leading `~` in the setting. */

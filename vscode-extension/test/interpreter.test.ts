@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { checkVersion, expandSetting, findOnPath, ProbeResult, resolveInterpreter, ResolveInput } from '../src/interpreter';
+import { bytecodeTag, checkVersion, expandSetting, findOnPath, ProbeResult, resolveInterpreter, ResolveInput } from '../src/interpreter';
 
 /** A fake machine: which interpreters exist on PATH and what each probe answers. */
 function machine(opts: {
@@ -171,4 +171,11 @@ test('findOnPath: first executable in PATH order, empty entries skipped', async 
   assert.equal(await findOnPath('python3', undefined, isExe, 'linux'), undefined);
   const win = new Set(['C:\\Py\\python.exe']);
   assert.equal(await findOnPath('python', 'C:\\Windows;C:\\Py', async (f) => win.has(f), 'win32'), 'C:\\Py\\python.exe');
+});
+
+test('bytecode tag of a version names the shipped .pyc files', () => {
+  assert.equal(bytecodeTag('3.11.7'), 'cpython-311');
+  assert.equal(bytecodeTag('3.10.0'), 'cpython-310');
+  assert.equal(bytecodeTag('3.14.0rc1'), 'cpython-314');
+  assert.equal(bytecodeTag('?'), undefined);
 });
