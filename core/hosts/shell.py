@@ -371,20 +371,33 @@ _NAMES = re.compile(
 )
 
 
-def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[bool, tree_sitter.Node]]:
-    """In document order: ``(False, variable_name node)`` for each variable name that is a
-    family name, ``(True, command node)`` for each command whose name is ``env`` (or
-    ``/usr/bin/env``, ``/bin/env``)."""
-    found: list[tuple[bool, tree_sitter.Node]] = []
+def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
+    """In document order: ``("var", variable_name node)`` for each variable name that is
+    a family name; ``("env", command node)`` for each command whose name is ``env`` (or
+    ``/usr/bin/env``, ``/bin/env``); ``("prefix", command node)`` for a command with
+    assignments before it whose words include ``FAMILY_NAME=``, which tree-sitter-bash
+    does not take for an assignment after a line continuation (``A=0\\<newline>
+    TORCH_LOGS=x cmd``: bash does)."""
+    found: list[tuple[str, tree_sitter.Node]] = []
+    prefixed: set[int] = set()
     for m in _NAMES.finditer(src.data):
         start, end = m.span()
         node = root.descendant_for_byte_range(start, end)
-        if node is None or node.start_byte != start or node.end_byte != end:
+        if node is None or node.start_byte != start:
             continue
         word = m.group().decode()
+        if node.end_byte != end:
+            if word in FAMILY and node.type == "word" and src.data[end : end + 1] == b"=":
+                command = node.parent
+                if command is not None and command.type == "command_name":
+                    command = command.parent
+                if command is not None and command.type == "command" and command.id not in prefixed:
+                    prefixed.add(command.id)
+                    found.append(("prefix", command))
+            continue
         if node.type == "variable_name":
             if word in FAMILY:
-                found.append((False, node))
+                found.append(("var", node))
             continue
         name = node.parent if node.type == "word" and word in _ENV_NAMES else None
         if name is None or name.type != "command_name":
@@ -393,8 +406,23 @@ def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[bool, tree_sitter.
             continue
         command = name.parent
         if command is not None and command.child_by_field_name("name") == name:
-            found.append((True, command))
+            found.append(("env", command))
     return found
+
+
+def _after_prefix(src: Source, command: tree_sitter.Node) -> list[tuple[str, int, int]]:
+    """Family assignments that follow a command's last prefix assignment in bash (see
+    :func:`_nodes`): from the end of that assignment's word as bash reads it."""
+    prefix = [kid for kid in command.children if kid.type == "variable_assignment"]
+    if not prefix:
+        return []
+    name = prefix[-1].child_by_field_name("name")
+    if name is None:
+        return []
+    at = src.cp(name.end_byte)
+    at += 2 if src.text[at : at + 2] == "+=" else 1
+    end = scan_word(src.text, at, len(src.text)).end
+    return _following_assignments(src.text, end, set())
 
 
 #: An assignment found in the tree: (variable, name start, value start, static, command
@@ -406,10 +434,14 @@ def _assignments(src: Source, root: tree_sitter.Node, base: int = 0) -> list[Fou
     """The family assignments under ``root``, in tree order; ``src`` is the text ``root``
     was parsed from and ``base`` the code point offset of that text in the document."""
     found: list[Found] = []
-    for is_env, node in _nodes(src, root):
-        if is_env:
+    for kind, node in _nodes(src, root):
+        if kind == "env":
             for var, name_start, value_start in _env_operands(src, node):
                 found.append((var, base + name_start, base + value_start, True, True))
+            continue
+        if kind == "prefix":
+            for var, name_start, value_start in _after_prefix(src, node):
+                found.append((var, base + name_start, base + value_start, True, False))
             continue
         parent = node.parent
         if parent is None or parent.type == "subscript":

@@ -227,6 +227,39 @@ def test_byte_search_finds_what_a_tree_query_finds(text: str) -> None:
     for pattern, captures in tree_sitter.QueryCursor(query("bash", _ORACLE_QUERY)).matches(root):
         node = captures["cmd" if pattern == 1 else "var"][0]
         want.add((pattern == 1, node.start_byte, node.end_byte, node.type))
-    got = [(is_env, n.start_byte, n.end_byte, n.type) for is_env, n in shell._nodes(src, root)]
+    got = [
+        (kind == "env", n.start_byte, n.end_byte, n.type)
+        for kind, n in shell._nodes(src, root)
+        if kind != "prefix"  # not a query's: assignments after a line continuation
+    ]
     assert set(got) == want
     assert len(got) == len(set(got))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # bash ends the word at the blanks after a line continuation: two assignments
+        ("CUDA_VISIBLE_DEVICES=0\\\n  TORCH_LOGS=aot_g python t.py\n", [("TORCH_LOGS", "aot_g")]),
+        ("A=0\\\n TORCH_LOGS=x TORCH_TRACE=/t cmd\n", [("TORCH_LOGS", "x"), ("TORCH_TRACE", "/t")]),
+        # without blanks it is one word: A=0TORCH_LOGS=aot_g
+        ("A=0\\\nTORCH_LOGS=aot_g\n", []),
+        # after the command name, an argument
+        ("A=0 cmd \\\n  TORCH_LOGS=aot_g\n", []),
+    ],
+)
+def test_assignments_after_a_line_continuation(text: str, expected: list) -> None:
+    """Found by a fuzzing user: tree-sitter-bash takes ``TORCH_LOGS=aot_g`` for the
+    command name after ``A=0\\<newline>  ``; bash assigns it (checked with bash below)."""
+    assert [(s.variable, s.value) for s in shell.extract(text)] == expected
+    if shutil.which("bash"):
+        names = " ".join(f'"${{{v}-unset}}"' for v, _ in expected) or "ok"
+        probe = text.replace("python t.py", "").replace("cmd", "")
+        out = subprocess.run(
+            ["bash", "-c", probe.rstrip("\n") + f"\nprintf '%s\\n' {names}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.split()
+        if expected:  # without the command, the assignments stay in the shell
+            assert out == [v for _, v in expected]
