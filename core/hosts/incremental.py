@@ -73,6 +73,17 @@ def diff(old: str | bytes, new: str | bytes) -> Edit | None:
     return Edit(start, len(old) - suffix, len(new) - suffix)
 
 
+#: How far before an edit a backslash can make the edit part of an escape (``\\u002b``).
+ESCAPE_REACH = 6
+
+
+def near_escape(data: bytes, start: int) -> bool:
+    """Whether a backslash lies up to :data:`ESCAPE_REACH` bytes before ``start``: an edit
+    there may change an escape, or make one (deleting ``x2b`` from ``$'\\x2b'`` leaves
+    ``$'\\'``, whose backslash escapes the quote). The edit shortcuts decline it."""
+    return b"\\" in data[max(0, start - ESCAPE_REACH) : start]
+
+
 def shift_span(span: ValueSpan, delta: int) -> ValueSpan:
     """``span`` moved by ``delta`` code points (every offset; O(1), see
     :meth:`ValueSpan.moved`)."""

@@ -24,7 +24,7 @@ import tree_sitter
 
 from ._ts import Parsed, Source, edit_tree, query
 from .base import FAMILY, ValueSpan
-from .incremental import DocumentCache, diff
+from .incremental import DocumentCache, diff, near_escape
 from .json_strings import scan_string
 
 HOST = "jsonc"
@@ -130,6 +130,11 @@ def _error_kid(src: Source, f: _Frame, kid: tree_sitter.Node, out: list[Candidat
     return here
 
 
+def _trailing_comma(error: tree_sitter.Node) -> bool:
+    """Whether an ERROR node holds only commas (a trailing comma, which VS Code accepts)."""
+    return all(kid.type == "," for kid in error.children)
+
+
 def _loose(root: tree_sitter.Node) -> set[int]:
     """Ids of the ERROR nodes holding loose tokens, and of their ancestors: the nodes the
     walk must visit. An ERROR that holds only commas (a trailing comma, which VS Code
@@ -140,8 +145,7 @@ def _loose(root: tree_sitter.Node) -> set[int]:
         return found
     for _, captures in tree_sitter.QueryCursor(query("json", "(ERROR) @e")).matches(root):
         node: tree_sitter.Node | None = captures["e"][0]
-        assert node is not None
-        if all(kid.type == "," for kid in node.children):
+        if node is None or _trailing_comma(node):
             continue
         while node is not None and node.id not in found:
             found.add(node.id)
@@ -352,9 +356,8 @@ def _settled(root: tree_sitter.Node) -> bool:
         return True
     cursor = tree_sitter.QueryCursor(query("json", "(ERROR) @e\n(MISSING) @m"))
     for _, captures in cursor.matches(root):
-        for node in captures.get("e", []):
-            if not all(kid.type == "," for kid in node.children):
-                return False
+        if not all(_trailing_comma(node) for node in captures.get("e", [])):
+            return False
         for node in captures.get("m", []):
             before = node.prev_sibling
             parent = node.parent
@@ -365,6 +368,14 @@ def _settled(root: tree_sitter.Node) -> bool:
 
 #: Bytes whose insertion or removal can change where a JSON string ends or what it is.
 _STRING_BREAKERS = re.compile(rb'["\\\x00-\x1f]')
+
+
+def _string_at(root: tree_sitter.Node, start: int, end: int) -> tree_sitter.Node | None:
+    """The string node holding the bytes ``[start, end]``, if any."""
+    node = root.descendant_for_byte_range(start, end)
+    while node is not None and node.type != "string":
+        node = node.parent
+    return node
 
 
 def _extract_in_string(src: Source, cache: DocumentCache, parsed: Parsed) -> list[ValueSpan] | None:
@@ -383,13 +394,9 @@ def _extract_in_string(src: Source, cache: DocumentCache, parsed: Parsed) -> lis
     new_bytes = src.data[edit.start : edit.new_end]
     if _STRING_BREAKERS.search(old_bytes) or _STRING_BREAKERS.search(new_bytes):
         return None
-    if b"\\" in src.data[max(0, edit.start - 6) : edit.start]:
-        return None  # part of an escape (``\\u002b``), or makes one (``"\\u"`` -> ``"\\"``)
-    node: tree_sitter.Node | None = parsed.tree.root_node.descendant_for_byte_range(
-        edit.start, edit.old_end
-    )
-    while node is not None and node.type != "string":
-        node = node.parent
+    if near_escape(src.data, edit.start):
+        return None
+    node = _string_at(parsed.tree.root_node, edit.start, edit.old_end)
     if node is None or node.has_error or parsed.data[node.end_byte - 1 : node.end_byte] != b'"':
         return None
     if not node.start_byte < edit.start <= edit.old_end < node.end_byte:
@@ -409,9 +416,7 @@ def _extract_in_string(src: Source, cache: DocumentCache, parsed: Parsed) -> lis
     for span in old_spans:
         context = cache.context_of(span.name_start)
         if span.raw_start < start < span.raw_end:  # the edited value: decode it again
-            value = parsed.tree.root_node.descendant_for_byte_range(edit.start, edit.new_end)
-            while value is not None and value.type != "string":
-                value = value.parent
+            value = _string_at(parsed.tree.root_node, edit.start, edit.new_end)
             key = value.parent.child_by_field_name("key") if value and value.parent else None
             if value is None or key is None:
                 return None  # cannot happen: the tree's shape did not change

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ._ts import Parsed, edit_tree, parse_bytes
-from .incremental import Edit, diff
+from ._ts import parse_bytes
+from .incremental import Edit, diff, near_escape
 
 #: What an edit may remove and insert for a window: characters that only ever continue a
 #: word (typing a value). Quotes, backslashes, ``$``, ``=``, blanks and operators can move
@@ -39,23 +39,18 @@ from .incremental import Edit, diff
 #: next line): found by the property test, so such edits re-parse the whole document.
 _WORDISH = re.compile(rb"[A-Za-z0-9_,.+\-/:@%]*")
 
-#: How far before an edit a backslash can make it part of an escape (``\\u002b``).
-_ESCAPE_REACH = 6
-
 #: A window larger than this (bytes) is not worth it: the whole document is re-parsed.
 MAX_WINDOW = 64 * 1024
 
 
 @dataclass
 class Statements:
-    """A parsed shell document (``parsed``: its bytes and tree) and the byte ranges of the
-    root's children (``starts[i]``, ``ends[i]``, end exclusive, sorted, not overlapping).
-
-    The tree is kept edited to match the bytes but is re-parsed only when a window is
-    declined, so it stays usable as the old tree of an incremental parse.
+    """A parsed shell document: its bytes and the byte ranges of its parse's top-level
+    statements (``starts[i]``, ``ends[i]``, end exclusive, sorted, not overlapping). The
+    tree itself is not kept: a declined window means a fresh parse of the whole document.
     ``clean``: the last whole parse had no error, the precondition for windows."""
 
-    parsed: Parsed
+    data: bytes
     starts: list[int]
     ends: list[int]
     clean: bool
@@ -66,7 +61,7 @@ class Statements:
         root = tree.root_node
         kids = root.children
         return cls(
-            Parsed(data, tree),
+            data,
             [k.start_byte for k in kids],
             [k.end_byte for k in kids],
             not root.has_error,
@@ -82,7 +77,6 @@ class Window:
     old_end: int
     new_end: int
     tree: tree_sitter.Tree
-    edit: Edit
 
 
 def _spanning(st: Statements, pos: int) -> int | None:
@@ -96,7 +90,7 @@ def _spanning(st: Statements, pos: int) -> int | None:
 def _line_end_after(st: Statements, pos: int) -> int:
     """The first line end at or after ``pos`` that is a statement boundary not preceded
     by a backslash-newline (the position after its ``\\n``, or the end of the data)."""
-    data = st.parsed.data
+    data = st.data
     end = pos
     while True:
         nl = data.find(b"\n", end)
@@ -114,7 +108,7 @@ def _bounds(st: Statements, edit: Edit) -> tuple[int, int, int | None]:
     """The smallest line-aligned range of the old bytes around ``edit`` whose ends are
     statement boundaries not preceded by a backslash-newline, extended by the statement
     that follows it (the *guard*, whose index is returned; ``None`` at the end)."""
-    data = st.parsed.data
+    data = st.data
     start = data.rfind(b"\n", 0, edit.start) + 1
     while True:
         k = bisect_right(st.starts, start - 1) - 1
@@ -136,19 +130,19 @@ def window(st: Statements, new: bytes) -> Window | None:
     whole document must be re-parsed (see the module docstring). Does not change ``st``."""
     if not st.clean:
         return None
-    edit = diff(st.parsed.data, new)
+    edit = diff(st.data, new)
     if edit is None:
         return None
-    removed, inserted = st.parsed.data[edit.start : edit.old_end], new[edit.start : edit.new_end]
+    removed, inserted = st.data[edit.start : edit.old_end], new[edit.start : edit.new_end]
     if not (_WORDISH.fullmatch(removed) and _WORDISH.fullmatch(inserted)):
         return None
-    if b"\\" in new[max(0, edit.start - _ESCAPE_REACH) : edit.start]:
-        return None  # the edit is part of an escape, or makes one (``$'\\x2b'`` -> ``$'\\'``)
+    if near_escape(new, edit.start):
+        return None
     start, old_end, guard = _bounds(st, edit)
     new_end = old_end + edit.delta
     if new_end - start > MAX_WINDOW:
         return None
-    old_bytes, new_bytes = st.parsed.data[start:old_end], new[start:new_end]
+    old_bytes, new_bytes = st.data[start:old_end], new[start:new_end]
     if b"<<" in old_bytes or b"<<" in new_bytes or new_bytes.endswith(b"\\\n"):
         return None
     tree = parse_bytes("bash", new_bytes)
@@ -162,12 +156,12 @@ def window(st: Statements, new: bytes) -> Window | None:
         at = (st.starts[guard] + edit.delta - start, st.ends[guard] + edit.delta - start)
         if not any((k.start_byte, k.end_byte) == at for k in root.children):
             return None
-    return Window(start, old_end, new_end, tree, edit)
+    return Window(start, old_end, new_end, tree)
 
 
 def apply(st: Statements, new: bytes, win: Window) -> None:
     """Make ``st`` describe ``new``: the window's statements replace the old ones, the
-    later ones move, and the kept tree gets the edit (not re-parsed: stale)."""
+    later ones move."""
     delta = win.new_end - win.old_end
     i = bisect_left(st.starts, win.start)
     j = bisect_left(st.starts, win.old_end)
@@ -176,4 +170,4 @@ def apply(st: Statements, new: bytes, win: Window) -> None:
     ends = [win.start + k.end_byte for k in kids]
     st.starts[i:] = starts + [s + delta for s in st.starts[j:]]
     st.ends[i:] = ends + [e + delta for e in st.ends[j:]]
-    edit_tree(st.parsed, new, win.edit)
+    st.data = new
