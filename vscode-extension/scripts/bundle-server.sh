@@ -48,6 +48,7 @@ rm -rf "$OUT/bin"
 # bundle never changes after installation, whatever the unpacked files' times are.
 # A CPython that is not here simply compiles on its first start, as before.
 compiled=()
+warmed=()
 for pyver in "${PYTHONS[@]}"; do
   interp=""
   for cand in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$pyver".*/bin/python"$pyver" \
@@ -61,8 +62,15 @@ for pyver in "${PYTHONS[@]}"; do
     echo "bytecode for Python $pyver: some files did not compile (they compile on first start)" >&2
     compiled+=("$pyver(partly)")
   fi
+  # The table of code that attrs and cattrs generate at start-up (server/codecache.py):
+  # about half of the server's start; one short session with this Python writes it.
+  if "$interp" scripts/warm-code-cache.py "$OUT" >/dev/null; then
+    warmed+=("$pyver")
+  else
+    echo "generated-code table for Python $pyver not written (the first start writes one)" >&2
+  fi
 done
-echo "bytecode included for: ${compiled[*]:-none}"
+echo "bytecode included for: ${compiled[*]:-none}; generated-code tables for: ${warmed[*]:-none}"
 
 # Smoke test with this machine's Python when it can load the target's wheels.
 if [ "$TARGET" = linux-x64 ] && [ "$(uname -m)" = x86_64 ] && [ "$(uname -s)" = Linux ]; then

@@ -10,7 +10,7 @@ const path = require('path');
 const [url, out] = process.argv.slice(2);
 const descriptions = JSON.parse(fs.readFileSync(process.env.DESCRIPTIONS, 'utf8')).names;
 const t0 = Date.now();
-const lap = (m) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const lap = (m) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s ${new Date().toISOString().slice(11, 23)}] ${m}`);
 const result = { checks: {}, blocked: [], pageErrors: [] };
 let page;
 
@@ -161,6 +161,7 @@ async function framesText(needle, timeout) {
   // 1. open envs/recompiles.env (activates the extension: the time includes the server's start)
   const row = await quickOpen('recompiles.env');
   const tOpen = Date.now();
+  lap('open recompiles.env (click)');
   await row.click();
   let editor = page.locator(editorSel).first();
   await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });

@@ -45,9 +45,15 @@ cat > "$RUN/data/User/settings.json" <<JSON
   "workbench.secondarySideBar.defaultVisibility": "hidden", "workbench.editor.enablePreview": false,
   "security.workspace.trust.enabled": false, "chat.disableAIFeatures": true, "git.enabled": false,
   "files.autoSave": "off", "editor.wordBasedSuggestions": "off", "editor.hover.delay": 300,
-  "editor.quickSuggestionsDelay": 10, "torchLogs.trace.server": "messages",
-  "torchLogs.serverInterpreter": "$SERVER_PY"
+  "editor.quickSuggestionsDelay": 10, "torchLogs.trace.server": "messages"
 }
+JSON
+# torchLogs.serverInterpreter is machine-scoped: code-server (a remote window) takes such
+# settings from the machine's settings and ignores them in the user's (it dropped them
+# after some reloads when they were here).
+mkdir -p "$RUN/data/Machine"
+cat > "$RUN/data/Machine/settings.json" <<JSON
+{ "torchLogs.serverInterpreter": "$SERVER_PY" }
 JSON
 CS_PID=
 cleanup() {
@@ -60,6 +66,9 @@ cleanup() {
   cp "$RUN"/*.log "$ART/" 2>/dev/null || true
   # the extension's own output channel (server log + LSP trace), one per window
   find "$RUN/data/logs" -name '*TORCH_LOGS*' | sort | cat -- /dev/null $(cat) > "$ART/output-channel.log" 2>/dev/null || true
+  find "$RUN/data/logs" > "$ART/logs-list.txt" 2>/dev/null || true
+  # the extension hosts' logs (activation events and times), one per window
+  find "$RUN/data/logs" -name '*exthost*.log' | sort | cat -- /dev/null $(cat) > "$ART/exthost.log" 2>/dev/null || true
   rm -rf "$RUN" 2>/dev/null || { sleep 1; rm -rf "$RUN"; }
 }
 trap cleanup EXIT
