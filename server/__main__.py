@@ -34,10 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Importing pygls and lsprotocol creates ~50,000 objects that live as long as the
     # process: collecting during the imports only slows them down, and scanning them in
     # every later full collection paused requests for 15-50 ms (2-core machine). So no
-    # collection until the server exists, then everything is moved out of the
-    # collector's sight (gc.freeze). The imports' garbage (~17,000 objects, ~10 MB) is
-    # collected once the answer to initialize is sent (app.collect_start_garbage):
-    # collecting it here delayed that answer by ~50 ms.
+    # collection until the server exists, then those objects are moved out of the
+    # collector's sight (gc.freeze). (Collecting the imports' garbage later, after the
+    # handshake, saved ~50 ms of start but the pause then hit the first edits of a big
+    # document, and peak memory grew.)
     gc.disable()
     try:
         if not args.version:
@@ -60,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             # pygls logs every message it sends at INFO; the client's trace shows those
             logging.getLogger("pygls").setLevel(logging.WARNING)
         server = create_server()
+        # Free the imports' garbage first (~10 MB that documents then reuse), then freeze
+        # what lives on.
+        gc.collect()
         gc.freeze()
     finally:
         gc.enable()

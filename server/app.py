@@ -9,7 +9,6 @@ result: bad input never takes the server down.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import os
 import shutil
@@ -235,9 +234,6 @@ def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
         # takes ~100 ms; start now, while the client sends the document. (python3 on PATH
         # was started at launch, see __main__.)
         prefetch(ls.settings.python)
-    # Right after the answer is written: the client takes a while to read it and send the
-    # first document, time the collection hides in.
-    asyncio.get_running_loop().call_soon(collect_start_garbage)
 
 
 def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
@@ -248,16 +244,6 @@ def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
 
 def shutdown(ls: TorchLogsServer, params: None) -> None:
     codecache.save_active()
-
-
-def collect_start_garbage() -> None:
-    """Collect what the imports left behind (``__main__`` froze everything without
-    collecting: ~17,000 objects and ~10 MB that documents then reuse; ~50 ms), then
-    freeze what lives on again, out of the sight of later collections. Scheduled by
-    ``initialize`` to run once its answer is sent."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> None:
