@@ -158,6 +158,27 @@ async function framesText(needle, timeout) {
     return finish(ctx);
   }
 
+  if (process.env.E2E_SCENARIO === 'untrusted') {
+    // restricted mode: diagnostics from the packaged registry; the workspace's own
+    // interpreters (.vscode/settings.json, .venv) are never run
+    await openFile('recompiles.env', 'TORCH_LOGS=aot_g');
+    const editor = page.locator(editorSel).first();
+    await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+    check('squiggle for aot_g in restricted mode', true, null);
+    const status = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
+    await status.waitFor({ timeout: 20000 });
+    const statusHtml = (await status.innerHTML()) || '';
+    check('status bar shows restricted mode (shield) and the packaged release', /codicon-shield/.test(statusHtml) && /torch 2\.15/.test(await status.innerText()), (await status.innerText()).trim());
+    await page.keyboard.press('Control+Shift+M');
+    const rows = page.locator('.markers-panel .monaco-list-row');
+    await rows.filter({ hasText: 'aot_g' }).first().waitFor({ timeout: 20000 });
+    check('Problems row for aot_g in restricted mode', /TL201/.test(await rows.filter({ hasText: 'aot_g' }).first().innerText()), null);
+    const marks = ['evil/python3.RAN', '.venv/bin/python.RAN'].filter((m) => fs.existsSync(path.join(process.env.E2E_WS, m)));
+    check("no interpreter of the workspace ran", marks.length === 0, marks);
+    await page.screenshot({ path: path.join(out, 'untrusted.png') });
+    return finish(ctx);
+  }
+
   // 1. open envs/recompiles.env (activates the extension: the time includes the server's start)
   const row = await quickOpen('recompiles.env');
   const tOpen = Date.now();

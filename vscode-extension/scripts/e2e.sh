@@ -7,7 +7,10 @@
 #   scripts/e2e.sh              build, then test
 #   E2E_SKIP_BUILD=1 scripts/e2e.sh   reuse dist/torch-logs-linux-x64.vsix
 #   E2E_SCENARIO=no-python E2E_PYTHON=/nonexistent scripts/e2e.sh   the error path
-# Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run).
+#   E2E_SCENARIO=untrusted scripts/e2e.sh   restricted mode: a workspace that names its own
+#                                          interpreters, which must never run
+# Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run; a scenario's in
+# e2e-artifacts-<scenario>/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXT_DIR=$PWD
@@ -29,7 +32,8 @@ if [ -z "${E2E_SKIP_BUILD:-}" ] || [ ! -f "$VSIX" ]; then
 fi
 T_BUILD=$(date +%s.%N)
 
-ART=$EXT_DIR/e2e-artifacts
+SCENARIO=${E2E_SCENARIO:-}
+ART=$EXT_DIR/e2e-artifacts${SCENARIO:+-$SCENARIO}
 rm -rf "$ART" && mkdir -p "$ART"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/torch-logs-e2e.XXXXXX")
 mkdir -p "$RUN/data/User" "$RUN/exts" "$RUN/xdg/config" "$RUN/xdg/data" "$RUN/xdg/cache" "$RUN/tmp"
@@ -55,6 +59,28 @@ mkdir -p "$RUN/data/Machine"
 cat > "$RUN/data/Machine/settings.json" <<JSON
 { "torchLogs.serverInterpreter": "$SERVER_PY" }
 JSON
+TRUST_FLAG=(--disable-workspace-trust)
+if [ "$SCENARIO" = untrusted ]; then
+  # Workspace trust on, never asked: the folder opens in restricted mode. The workspace
+  # names interpreters of its own (settings and a .venv); each leaves a mark when it runs.
+  TRUST_FLAG=()
+  python3 - "$RUN/data/User/settings.json" <<'PY'
+import json, sys
+p = sys.argv[1]; s = json.load(open(p))
+s.update({"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never",
+          "security.workspace.trust.emptyWindow": False})
+json.dump(s, open(p, "w"), indent=1)
+PY
+  mkdir -p "$RUN/ws/evil" "$RUN/ws/.venv/bin"
+  for exe in "$RUN/ws/evil/python3" "$RUN/ws/.venv/bin/python"; do
+    printf '#!/bin/sh\ntouch "%s.RAN"\nexec %s "$@"\n' "$exe" "$SERVER_PY" > "$exe"
+    chmod +x "$exe"
+  done
+  printf 'home = %s\nversion = 3.11.0\n' "$(dirname "$SERVER_PY")" > "$RUN/ws/.venv/pyvenv.cfg"
+  cat > "$RUN/ws/.vscode/settings.json" <<JSON
+{ "torchLogs.serverInterpreter": "$RUN/ws/evil/python3", "torchLogs.python": "$RUN/ws/evil/python3" }
+JSON
+fi
 CS_PID=
 cleanup() {
   # code-server runs in its own process group (setsid): stop it with its extension hosts and servers
@@ -80,14 +106,14 @@ export EXTENSIONS_GALLERY='{}'   # no gallery: nothing is fetched
 T_INSTALL=$(date +%s.%N)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 TMPDIR=$RUN/tmp setsid "${CS[@]}" --config "$RUN/config.yaml" --bind-addr "127.0.0.1:$PORT" --auth none \
-  --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
+  --disable-telemetry --disable-update-check "${TRUST_FLAG[@]}" --disable-getting-started-override \
   --ignore-last-opened "$RUN/ws" > "$RUN/code-server.log" 2>&1 &
 CS_PID=$!
 for _ in $(seq 1 240); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.25; done
 T_UP=$(date +%s.%N)
 
 set +e
-E2E_SCENARIO=${E2E_SCENARIO:-} PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../core/data/descriptions.json" \
+E2E_SCENARIO=$SCENARIO E2E_WS=$RUN/ws PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../core/data/descriptions.json" \
   node scripts/e2e.js "http://127.0.0.1:$PORT/?folder=$RUN/ws" "$ART"
 RC=$?
 set -e
