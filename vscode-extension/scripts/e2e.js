@@ -179,6 +179,50 @@ async function framesText(needle, timeout) {
     return finish(ctx);
   }
 
+  if (process.env.E2E_SCENARIO === 'python-extension') {
+    // the server runs with the Python extension's interpreter (environment A, torch 2.4);
+    // switching to environment B (no torch) changes the checked torch without a restart
+    await openFile('recompiles.env', 'TORCH_LOGS=aot_g');
+    const editor = page.locator(editorSel).first();
+    await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+    const status = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
+    await status.waitFor({ timeout: 20000 });
+    const statusShows = async (re) => {
+      for (let i = 0; i < 100 && !re.test(await status.innerText()); i++) await page.waitForTimeout(100);
+      return (await status.innerText()).trim();
+    };
+    const before = await statusShows(/torch 2\.4\b/);
+    check("status bar: torch 2.4 from the Python extension's environment", /torch 2\.4$/.test(before), before);
+    const problem = async (re) => {
+      await page.keyboard.press('Control+Shift+M');
+      const row = page.locator('.markers-panel .monaco-list-row').filter({ hasText: 'aot_g' }).filter({ hasText: re }).first();
+      const ok = await row.waitFor({ timeout: 15000 }).then(() => true, () => false);
+      const text = ok ? (await row.innerText()).replace(/\s+/g, ' ') : null;
+      await page.keyboard.press('Control+Shift+M');
+      return text;
+    };
+    const p1 = await problem(/torch 2\.4\b/);
+    check('diagnostic checks against torch 2.4', !!p1, p1);
+    await runCommand('Stub Python: Switch Environment');
+    const after = await statusShows(/torch 2\.15\b/);
+    check('after switching to an environment without torch: torch 2.15 (packaged)', /torch 2\.15$/.test(after), after);
+    const p2 = await problem(/torch 2\.15\b/);
+    check('diagnostic re-checked against torch 2.15', !!p2, p2);
+    // the extension's log: the server was started once, with environment A's interpreter
+    const logFile = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? logFile(path.join(dir, e.name)) : /TORCH_LOGS\.log$/.test(e.name) ? [path.join(dir, e.name)] : []);
+    let log = '';
+    for (let i = 0; i < 50 && !/Python environment changed/.test(log); i++) {
+      log = logFile(process.env.E2E_LOGS).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+      await page.waitForTimeout(100);
+    }
+    const starts = log.split('\n').filter((l) => l.includes('] starting: '));
+    check("server started once, with the Python extension's interpreter", starts.length === 1 && /envA\/bin\/python -S -m torch_logs_lsp\.server/.test(starts[0]) && /the Python extension's interpreter/.test(log), starts);
+    check('the environment change reached the server without a restart', /Python environment changed: .*envB\/bin\/python/.test(log) && !/stopping the server/.test(log), null);
+    await page.screenshot({ path: path.join(out, 'python-extension.png') });
+    return finish(ctx);
+  }
+
   // 1. open envs/recompiles.env (activates the extension: the time includes the server's start)
   const row = await quickOpen('recompiles.env');
   const tOpen = Date.now();

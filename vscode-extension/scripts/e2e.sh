@@ -9,6 +9,8 @@
 #   E2E_SCENARIO=no-python E2E_PYTHON=/nonexistent scripts/e2e.sh   the error path
 #   E2E_SCENARIO=untrusted scripts/e2e.sh   restricted mode: a workspace that names its own
 #                                          interpreters, which must never run
+#   E2E_SCENARIO=python-extension scripts/e2e.sh   interpreters from the Python extension's API
+#       (a stub of it, scripts/stub-python-extension/: the real one cannot be downloaded here)
 # Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run; a scenario's in
 # e2e-artifacts-<scenario>/).
 set -euo pipefail
@@ -81,6 +83,26 @@ PY
 { "torchLogs.serverInterpreter": "$RUN/ws/evil/python3", "torchLogs.python": "$RUN/ws/evil/python3" }
 JSON
 fi
+if [ "$SCENARIO" = python-extension ]; then
+  # No torchLogs.serverInterpreter: the server runs with the Python extension's interpreter.
+  # Two environments: A has a torch 2.4 (its files only: read, never imported), B none.
+  rm -f "$RUN/data/Machine/settings.json"
+  for env in A B; do python3 -m venv --without-pip "$RUN/env$env"; done
+  SITE=$("$RUN/envA/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+  mkdir -p "$SITE/torch/_logging"
+  : > "$SITE/torch/__init__.py"
+  echo "__version__ = '2.4.1+cpu'" > "$SITE/torch/version.py"
+  cat > "$SITE/torch/_logging/_registrations.py" <<'PY'
+from ._internal import register_artifact, register_log
+register_log("dynamo", ["torch._dynamo"])
+register_artifact("guards", "Prints the guards of every frame")
+register_artifact("aot_graphs", "Prints the FX forward and backward graph")
+PY
+  export STUB_PYTHON_ENVS="$RUN/envA/bin/python:$RUN/envB/bin/python"
+  cp -a scripts/stub-python-extension "$RUN/stub"
+  (cd "$RUN/stub" && "$EXT_DIR/node_modules/.bin/vsce" package --allow-missing-repository --skip-license \
+     --out "$RUN/stub.vsix" >/dev/null 2>&1) || { echo "could not package the Python extension stub" >&2; exit 1; }
+fi
 CS_PID=
 cleanup() {
   # code-server runs in its own process group (setsid): stop it with its extension hosts and servers
@@ -103,6 +125,9 @@ CS=("$CACHE/cs/node_modules/.bin/code-server" --user-data-dir "$RUN/data" --exte
 export XDG_CONFIG_HOME=$RUN/xdg/config XDG_DATA_HOME=$RUN/xdg/data XDG_CACHE_HOME=$RUN/xdg/cache
 export EXTENSIONS_GALLERY='{}'   # no gallery: nothing is fetched
 "${CS[@]}" --install-extension "$VSIX" > "$RUN/install.log" 2>&1 || { cat "$RUN/install.log" >&2; exit 1; }
+if [ -f "$RUN/stub.vsix" ]; then
+  "${CS[@]}" --install-extension "$RUN/stub.vsix" >> "$RUN/install.log" 2>&1 || { cat "$RUN/install.log" >&2; exit 1; }
+fi
 T_INSTALL=$(date +%s.%N)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 TMPDIR=$RUN/tmp setsid "${CS[@]}" --config "$RUN/config.yaml" --bind-addr "127.0.0.1:$PORT" --auth none \
@@ -113,7 +138,7 @@ for _ in $(seq 1 240); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null &
 T_UP=$(date +%s.%N)
 
 set +e
-E2E_SCENARIO=$SCENARIO E2E_WS=$RUN/ws PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../core/data/descriptions.json" \
+E2E_SCENARIO=$SCENARIO E2E_WS=$RUN/ws E2E_LOGS=$RUN/data/logs PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../core/data/descriptions.json" \
   node scripts/e2e.js "http://127.0.0.1:$PORT/?folder=$RUN/ws" "$ART"
 RC=$?
 set -e

@@ -5,8 +5,10 @@ set to the package's seed directory.
     python3.X warm-code-cache.py BUNDLED_LIBS
 
 Runs ``python3.X -m torch_logs_lsp.server`` (this interpreter) with ``PYTHONPATH`` set to
-BUNDLED_LIBS, over stdio: initialize, initialized, didOpen of a ``.env`` with a
-TORCH_LOGS value, hover, completion, codeAction, didChange, shutdown, exit; the server
+BUNDLED_LIBS, over stdio: initialize (VS Code's parameters, from
+vscode-client-capabilities.json), initialized, didOpen of a ``.env`` with a TORCH_LOGS
+value, hover, completion, codeAction, didChangeConfiguration, torchLogs/status, setTrace,
+didChange, shutdown, exit; the server
 writes the table after the handshake and at shutdown. Prints the server's log lines
 about the table; exits 1 when no table was written.
 """
@@ -33,25 +35,36 @@ def at(character: int) -> dict[str, object]:
     return {"textDocument": {"uri": URI}, "position": {"line": 0, "character": character}}
 
 
-CAPABILITIES = {
-    "general": {"positionEncodings": ["utf-16"]},
-    "textDocument": {
-        "completion": {"completionItem": {"documentationFormat": ["markdown", "plaintext"]}},
-        "hover": {"contentFormat": ["markdown", "plaintext"]},
-        "publishDiagnostics": {"versionSupport": True},
-        "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix"]}}},
-    },
-    "workspace": {"configuration": True, "workspaceEdit": {"documentChanges": True}},
-}
+# What VS Code sends (cattrs generates a structure function per class it meets, so the
+# table covers what the editor's own handshake needs).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vscode-client-capabilities.json")) as f:
+    VSCODE = json.load(f)
+SETTINGS = {"torchLogs": {"locale": "auto", "torchVersion": "auto", "severity": {}}}
 whole_line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 31}}
 SESSION = [
-    {"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": CAPABILITIES}},
+    {
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "processId": None,
+            "clientInfo": VSCODE["clientInfo"],
+            "rootUri": "file:///warm",
+            "workspaceFolders": [{"uri": "file:///warm", "name": "warm"}],
+            "capabilities": VSCODE["capabilities"],
+            "initializationOptions": SETTINGS,
+            "trace": "off",
+        },
+    },
     {"method": "initialized", "params": {}},
     {"method": "textDocument/didOpen", "params": {"textDocument": {"uri": URI, "languageId": "dotenv", "version": 1, "text": TEXT}}},
     {"id": 2, "method": "textDocument/hover", "params": at(20)},
     {"id": 3, "method": "textDocument/completion", "params": at(14)},
     {"id": 4, "method": "textDocument/codeAction", "params": {"textDocument": {"uri": URI}, "range": whole_line, "context": {"diagnostics": []}}},
+    {"method": "workspace/didChangeConfiguration", "params": {"settings": SETTINGS}},
+    {"id": 6, "method": "torchLogs/status", "params": {"textDocument": {"uri": URI}}},
+    {"method": "$/setTrace", "params": {"value": "messages"}},
     {"method": "textDocument/didChange", "params": {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": TEXT.replace("aot_g", "aot_graphs")}]}},
+    {"method": "textDocument/didClose", "params": {"textDocument": {"uri": URI}}},
     {"id": 5, "method": "shutdown"},
     {"method": "exit"},
 ]
