@@ -12,6 +12,7 @@ import asyncio
 import logging
 import os
 import shutil
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -72,6 +73,9 @@ class TorchLogsServer(LanguageServer):
         self._pending: dict[str, asyncio.TimerHandle] = {}
         #: Diagnostics already written as JSON (see features/diagnostics), for every document.
         self.diagnostic_memo: diagnostics_feature.Memo = {}
+        #: ``time.perf_counter()`` when the process started (set by ``__main__``), until the
+        #: first diagnostics are published and logged (INFO).
+        self.started_at: float | None = None
 
     # -- preferences ---------------------------------------------------------------
     @property
@@ -182,6 +186,7 @@ class TorchLogsServer(LanguageServer):
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
+        began = time.perf_counter()
         state = self.state(uri)
         if state is None:
             return
@@ -193,6 +198,16 @@ class TorchLogsServer(LanguageServer):
         self.text_document_publish_diagnostics(
             diagnostics_feature.PreparedDiagnostics.of(uri, state.version, diags)
         )
+        if self.started_at is not None:  # the first publication: how the start went
+            now = time.perf_counter()
+            log.info(
+                "first diagnostics published %.0f ms after main() began (%.0f ms for %s, "
+                "finding its torch included)",
+                (now - self.started_at) * 1000,
+                (now - began) * 1000,
+                uri,
+            )
+            self.started_at = None
 
     def apply_settings(self, raw: Any) -> None:
         settings, problems = parse_settings(raw)

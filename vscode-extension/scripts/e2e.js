@@ -231,6 +231,7 @@ async function framesText(needle, timeout) {
   let editor = page.locator(editorSel).first();
   await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
   result.openToSquiggleMs = Date.now() - tOpen;
+  result.windows = [{ click: tOpen, squiggle: Date.now() }];
   lap(`open recompiles.env -> first squiggle: ${result.openToSquiggleMs} ms`);
   const squiggleBox = await editor.locator('.squiggly-error').first().boundingBox();
   const agBox = await textBox('TORCH_LOGS=aot_g', 'aot_g');
@@ -262,6 +263,7 @@ async function framesText(needle, timeout) {
   await row2.click();
   await page.locator(editorSel).first().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
   result.openToSquiggleWarmMs = Date.now() - tOpen2;
+  result.windows.push({ click: tOpen2, squiggle: Date.now() });
   lap(`after reload: open recompiles.env -> first squiggle: ${result.openToSquiggleWarmMs} ms`);
 
   // 4. hover on guards in .env
@@ -361,7 +363,53 @@ async function framesText(needle, timeout) {
   process.exit(2);
 });
 
+/** The extension's log lines (`[HH:MM:SS.mmm] ...`) of every window, for the timelines. */
+function extensionLog() {
+  const files = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(path.join(dir, e.name)) : /TORCH_LOGS\.log$/.test(e.name) ? [path.join(dir, e.name)] : []);
+  return process.env.E2E_LOGS ? files(process.env.E2E_LOGS).sort().map((f) => fs.readFileSync(f, 'utf8')).join('\n') : '';
+}
+
+/**
+ * Where the time from the click to the squiggle went, per window, from the extension's log:
+ * the click, the extension's activation, the server's spawn, its "ready" (imports done),
+ * the answer to initialize ("server running") and the squiggle, in ms after the click.
+ */
+function timelines() {
+  const log = extensionLog();
+  const day = new Date().toISOString().slice(0, 11);
+  const at = (line) => Date.parse(day + line.slice(1, 13) + 'Z');
+  const windows = log.split(/(?=\[\d\d:\d\d:\d\d\.\d{3}\] activating )/).filter((w) => / activating /.test(w));
+  return (result.windows || []).map((w, i) => {
+    const lines = (windows[i] || '').split('\n');
+    const find = (re) => lines.find((l) => re.test(l));
+    const activated = find(/\] activating /);
+    const spawned = find(/\] starting: /);
+    const running = find(/\] server running /);
+    const received = find(/\] first diagnostics received/);
+    const ready = /ready (\d+) ms after main/.exec(find(/ready \d+ ms after main/) || '');
+    const first = /first diagnostics published (\d+) ms after main\(\) began \((\d+) ms/.exec(find(/first diagnostics published/) || '');
+    const rel = (line) => (line ? at(line) - w.click : NaN);
+    return {
+      activate: rel(activated),
+      spawn: rel(spawned),
+      serverImportsMs: ready ? Number(ready[1]) : NaN,
+      serverFirstPublishMs: first ? Number(first[1]) : NaN,
+      firstDocumentMs: first ? Number(first[2]) : NaN,
+      initializeAnswered: rel(running),
+      diagnosticsReceived: rel(received),
+      squiggle: w.squiggle - w.click,
+    };
+  });
+}
+
 async function finish(ctx) {
+  if (result.windows) {
+    result.timelines = timelines();
+    for (const [i, t] of result.timelines.entries()) {
+      lap(`${i ? 'after reload' : 'first window'} (ms after the click): activate ${t.activate}, spawn ${t.spawn}, server ready after ${t.serverImportsMs} of its own, initialize answered ${t.initializeAnswered}, first diagnostics ${t.serverFirstPublishMs} after the server's start (the document: ${t.firstDocumentMs}), received by the extension ${t.diagnosticsReceived}, squiggle ${t.squiggle}`);
+    }
+  }
   result.ok = Object.values(result.checks).every((c) => c.ok) && result.blocked.length === 0;
   result.seconds = (Date.now() - t0) / 1000;
   fs.writeFileSync(path.join(out, 'result.json'), JSON.stringify(result, null, 2));

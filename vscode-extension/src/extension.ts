@@ -357,6 +357,7 @@ class TorchLogsExtension implements vscode.Disposable {
       options: { env },
     };
     const initializationOptions = this.serverSettings();
+    let firstDiagnostics = false;
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
       outputChannel: this.output,
@@ -364,6 +365,15 @@ class TorchLogsExtension implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions,
       markdown: { isTrusted: false, supportHtml: false },
+      middleware: {
+        handleDiagnostics: (uri, diagnostics, next) => {
+          if (!firstDiagnostics) {
+            firstDiagnostics = true; // when a start's first diagnostics reach the editor
+            this.log(`first diagnostics received: ${diagnostics.length} for ${path.basename(uri.fsPath)}`);
+          }
+          next(uri, diagnostics);
+        },
+      },
     };
     const client = new LanguageClient(CLIENT_ID, 'TORCH_LOGS', serverOptions, clientOptions);
     client.onDidChangeState((e) => {
