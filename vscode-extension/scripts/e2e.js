@@ -108,6 +108,29 @@ async function runCommand(title) {
   await row.click();
 }
 
+/** Open `file` (a line of it holds `lineText`) and wait for its first squiggle. */
+async function openUntilSquiggle(file, lineText) {
+  await openFile(file, lineText);
+  await page.locator(editorSel).first().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+}
+
+/** The status bar item (`torch 2.15`), once shown. */
+async function statusItem() {
+  const status = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
+  await status.waitFor({ timeout: 20000 });
+  return status;
+}
+
+/** The Problems panel's row for `aot_g` whose text matches `re` (its text, or null). */
+async function problemRow(re) {
+  await page.keyboard.press('Control+Shift+M');
+  const row = page.locator('.markers-panel .monaco-list-row').filter({ hasText: 'aot_g' }).filter({ hasText: re }).first();
+  const ok = await row.waitFor({ timeout: 15000 }).then(() => true, () => false);
+  const text = ok ? (await row.innerText()).replace(/\s+/g, ' ') : null;
+  await page.keyboard.press('Control+Shift+M');
+  return text;
+}
+
 /** Text of every frame (Markdown previews live in nested webview iframes). */
 async function framesText(needle, timeout) {
   const deadline = Date.now() + timeout;
@@ -161,20 +184,15 @@ async function framesText(needle, timeout) {
   if (process.env.E2E_SCENARIO === 'untrusted') {
     // restricted mode: diagnostics from the packaged registry; the workspace's own
     // interpreters (.vscode/settings.json, .venv) are never run
-    await openFile('recompiles.env', 'TORCH_LOGS=aot_g');
-    const editor = page.locator(editorSel).first();
-    await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+    await openUntilSquiggle('recompiles.env', 'TORCH_LOGS=aot_g');
     check('squiggle for aot_g in restricted mode', true, null);
-    const status = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
-    await status.waitFor({ timeout: 20000 });
+    const status = await statusItem();
     const statusHtml = (await status.innerHTML()) || '';
     check('status bar shows restricted mode (shield) and the packaged release', /codicon-shield/.test(statusHtml) && /torch 2\.15/.test(await status.innerText()), (await status.innerText()).trim());
-    await page.keyboard.press('Control+Shift+M');
-    const rows = page.locator('.markers-panel .monaco-list-row');
-    await rows.filter({ hasText: 'aot_g' }).first().waitFor({ timeout: 20000 });
-    check('Problems row for aot_g in restricted mode', /TL201/.test(await rows.filter({ hasText: 'aot_g' }).first().innerText()), null);
+    const row = await problemRow(/TL201/);
+    check('Problems row for aot_g in restricted mode', !!row, row);
     const marks = ['evil/python3.RAN', '.venv/bin/python.RAN'].filter((m) => fs.existsSync(path.join(process.env.E2E_WS, m)));
-    check("no interpreter of the workspace ran", marks.length === 0, marks);
+    check('no interpreter of the workspace ran', marks.length === 0, marks);
     await page.screenshot({ path: path.join(out, 'untrusted.png') });
     return finish(ctx);
   }
@@ -182,38 +200,25 @@ async function framesText(needle, timeout) {
   if (process.env.E2E_SCENARIO === 'python-extension') {
     // the server runs with the Python extension's interpreter (environment A, torch 2.4);
     // switching to environment B (no torch) changes the checked torch without a restart
-    await openFile('recompiles.env', 'TORCH_LOGS=aot_g');
-    const editor = page.locator(editorSel).first();
-    await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
-    const status = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
-    await status.waitFor({ timeout: 20000 });
+    await openUntilSquiggle('recompiles.env', 'TORCH_LOGS=aot_g');
+    const status = await statusItem();
     const statusShows = async (re) => {
-      for (let i = 0; i < 100 && !re.test(await status.innerText()); i++) await page.waitForTimeout(100);
+      await page.locator('.statusbar-item', { hasText: re }).first().waitFor({ timeout: 10000 }).catch(() => {});
       return (await status.innerText()).trim();
     };
     const before = await statusShows(/torch 2\.4\b/);
     check("status bar: torch 2.4 from the Python extension's environment", /torch 2\.4$/.test(before), before);
-    const problem = async (re) => {
-      await page.keyboard.press('Control+Shift+M');
-      const row = page.locator('.markers-panel .monaco-list-row').filter({ hasText: 'aot_g' }).filter({ hasText: re }).first();
-      const ok = await row.waitFor({ timeout: 15000 }).then(() => true, () => false);
-      const text = ok ? (await row.innerText()).replace(/\s+/g, ' ') : null;
-      await page.keyboard.press('Control+Shift+M');
-      return text;
-    };
-    const p1 = await problem(/torch 2\.4\b/);
+    const p1 = await problemRow(/torch 2\.4\b/);
     check('diagnostic checks against torch 2.4', !!p1, p1);
     await runCommand('Stub Python: Switch Environment');
     const after = await statusShows(/torch 2\.15\b/);
     check('after switching to an environment without torch: torch 2.15 (packaged)', /torch 2\.15$/.test(after), after);
-    const p2 = await problem(/torch 2\.15\b/);
+    const p2 = await problemRow(/torch 2\.15\b/);
     check('diagnostic re-checked against torch 2.15', !!p2, p2);
     // the extension's log: the server was started once, with environment A's interpreter
-    const logFile = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? logFile(path.join(dir, e.name)) : /TORCH_LOGS\.log$/.test(e.name) ? [path.join(dir, e.name)] : []);
     let log = '';
     for (let i = 0; i < 50 && !/Python environment changed/.test(log); i++) {
-      log = logFile(process.env.E2E_LOGS).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+      log = extensionLog();
       await page.waitForTimeout(100);
     }
     const starts = log.split('\n').filter((l) => l.includes('] starting: '));
