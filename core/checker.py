@@ -142,6 +142,32 @@ def with_cross_hints(
     return out
 
 
+#: The code of a quote left open in a saved file (:func:`check_text`; not in an editor,
+#: where the closing quote may simply not be typed yet).
+UNTERMINATED = "TL108"
+_NEVER_SET = {
+    "shell": "bash stops with a syntax error (unexpected end of file)",
+    "dotenv": "python-dotenv cannot read this line and skips it",
+}
+
+
+def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
+    """For a span whose opening quote is never closed in a whole file: an analysis with
+    the single diagnostic :data:`UNTERMINATED` over the value (code points of the value
+    up to the line end), since the variable is then never set. ``None`` for a terminated
+    span, a value that is not static, or a host where the outcome is not certain (JSONC:
+    VS Code's lenient parser may still read such a string)."""
+    reason = _NEVER_SET.get(span.host)
+    if span.terminated or span.value is None or reason is None:
+        return None
+    quote = span.quote or '"'
+    message = f"the closing {quote} is missing: {reason}, so this {span.variable} is never set"
+    diag = Diagnostic(UNTERMINATED, Severity.ERROR, message, 0, len(span.value))
+    parsed = ParsedValue(span.value, (), (), True, 0, len(span.value))
+    # import torch is not affected: it never sees the value
+    return Analysis(span.value, release, parsed, (diag,), "ok", None)
+
+
 def check_text(
     text: str,
     host: str,
@@ -149,15 +175,20 @@ def check_text(
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
 ) -> list[tuple[ValueSpan, Analysis]]:
-    """Extract the spans of ``text`` (a document of ``host`` kind) and analyse each
+    """Extract the spans of ``text`` (a whole file of ``host`` kind) and analyse each
     (relative paths of TORCH_LOGS_OUT / TORCH_TRACE against ``base_dir``; not checked
-    without one).
+    without one). A quote left open to the end of the file is a finding here
+    (:func:`unterminated_analysis`), unlike in an editor.
 
     Never raises for any input text.
     """
     reg = registry or load_registry()
     entries: list[tuple[ValueSpan, Analysis | None]] = [
-        (span, analyse_span(span, reg, finder, base_dir=base_dir))
+        (
+            span,
+            unterminated_analysis(span, reg.release)
+            or analyse_span(span, reg, finder, base_dir=base_dir),
+        )
         for span in hosts.extract(host, text)
     ]
     return [(s, a) for s, a in with_cross_hints(entries) if a is not None]
@@ -238,6 +269,7 @@ def read_document(path: Path) -> str | None:
 
 
 __all__ = [
+    "UNTERMINATED",
     "Finding",
     "LineIndex",
     "Severity",

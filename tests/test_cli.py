@@ -12,6 +12,8 @@ import pytest
 
 from torch_logs_lsp.core.cli import main
 
+from .oracles import read_torch_logs
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
@@ -181,3 +183,36 @@ def test_broken_pipe_is_quiet():
         check=False,
     )
     assert "Traceback" not in proc.stderr
+
+
+UNTERMINATED = [
+    ("shell", "a.sh", 'echo hi\nexport TORCH_LOGS="+dynamo,aot_g\n', 2, 20),
+    ("shell", "b.sh", "TORCH_LOGS='dynamo python train.py\n", 1, 13),
+    ("dotenv", "c.env", 'A=1\nTORCH_LOGS="+dynamo\nB=2\n', 2, 13),
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("host", "name", "text", "line", "column"), UNTERMINATED)
+def test_a_quote_left_open_in_a_file_is_tl108(
+    tmp_path: Path, host: str, name: str, text: str, line: int, column: int
+):
+    # the oracle: bash stops with a syntax error, python-dotenv skips the line
+    if host == "shell":
+        with pytest.raises(subprocess.CalledProcessError):
+            read_torch_logs(host, text)
+    else:
+        assert read_torch_logs(host, text) is None
+    (tmp_path / name).write_text(text)
+    proc = run("check", str(tmp_path / name))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1, lines  # only this: not the findings of a value never set
+    assert lines[0].startswith(f"{tmp_path / name}:{line}:{column}: TL108 the closing ")
+    assert "never set" in lines[0]
+
+
+def test_a_quote_closed_on_a_later_line_is_not_tl108(tmp_path: Path):
+    (tmp_path / "a.sh").write_text('export TORCH_LOGS="dynamo\n"\n')
+    proc = run("check", str(tmp_path / "a.sh"))
+    assert "TL108" not in proc.stdout and "TL101" in proc.stdout
