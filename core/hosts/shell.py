@@ -144,8 +144,27 @@ def _ansi_c(text: str, i: int, limit: int, w: Word) -> int:
                 cp, width = int(text[i + 2 : j], 16), j - i
                 if (nxt == "x" and cp >= 0x80) or cp > 0x10FFFF or 0xD800 <= cp < 0xE000:
                     w.static = False  # a raw byte, or no character
-        elif nxt == "c" and i + 2 < limit and text[i + 2].isascii():
+        elif nxt == "c" and i + 2 < limit:
+            # bash's lexer first finds the closing quote (a backslash pairs with any next
+            # character), then decodes the body (lib/sh/strtrans.c, TOCTRL)
             ctl = text[i + 2]
+            if ctl == "'":  # the quote closes the string: "\c" at its end stays as is
+                if not nul:
+                    w.add("\\", i, i + 1)
+                    w.add("c", i + 1, i + 2)
+                return i + 3
+            if ctl == "\\":
+                # control-backslash; $'\c\\' takes both backslashes (POSIX); otherwise the
+                # character paired with this backslash stays literal ($'\c\'' is 0x1c, ')
+                after = text[i + 3] if i + 3 < limit else ""
+                if not nul and w.static:
+                    w.add("\x1c", i, i + (4 if after == "\\" else 3))
+                if after and after != "\\" and not nul:
+                    w.add(after, i + 3, i + 4)
+                i += 4 if after else 3
+                continue
+            if not ctl.isascii():
+                w.static = False  # bash takes the first byte of a multibyte character
             cp, width = (0x7F if ctl == "?" else ord(ctl.upper()) & 0x1F), 3
         if cp is None:  # not an escape: the backslash stays
             if not nul:

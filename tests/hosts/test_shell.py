@@ -110,6 +110,10 @@ _ANSI = [
     "\\U0001F600",
     "\\cA",
     "\\c?",
+    "\\c",
+    "\\c\\\\",
+    "\\c\\x",
+    "\\c\\'",
     "\\z",
     "\\e",
     "\\?",
@@ -183,6 +187,34 @@ def test_matches_bash(cases: list[tuple[str, str]]) -> None:
         compared += 1
         assert span.value.encode("utf-8", "surrogateescape") == record, stmt
     assert compared > len(statements) // 3
+
+
+# $'\c…': the control character of the next character, as bash decodes it after its lexer
+# has found the closing quote (a backslash pairs with any next character).
+CONTROL_ESCAPES = [
+    r"$'\c\\'",
+    r"$'\cA'",
+    r"$'\c'",
+    r"$'x\c'y",
+    r"$'\c\\x'",
+    r"$'a\c?b'",
+    r"$'\c\''",
+    r"$'\c\x'",
+    r"$'\c\'x'",
+    r"$'\c@zz'",
+    r"$'\c\\\\'",
+    r"$'\c\c'",
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(BASH is None, reason="bash not installed")
+def test_control_escapes_match_bash() -> None:
+    statements = [f"TORCH_LOGS={word}" for word in CONTROL_ESCAPES]
+    for stmt, record in zip(statements, _run_bash(statements), strict=True):
+        (span,) = shell.extract(stmt)
+        assert span.terminated and span.value is not None, stmt
+        assert span.value.encode("utf-8", "surrogateescape") == record, stmt
 
 
 _ORACLE_QUERY = (
