@@ -84,9 +84,10 @@ class CodeCache:
         self._used: set[_Key] = set()
 
     def install(self) -> None:
-        """Import attrs and cattrs' generators (cheap next to lsprotocol), read the table
-        for their releases and this CPython, and shadow ``compile`` in :data:`MODULES`.
-        Never raises: without a usable table, every text is compiled as before."""
+        """Read the table of this CPython (the directory's, else the package's seed),
+        import attrs and cattrs' generators (cheap next to lsprotocol) and shadow
+        ``compile`` in :data:`MODULES`. Without a usable table, every text is compiled as
+        before."""
         import importlib
 
         name = f"code-{sys.implementation.cache_tag or 'nocache'}.marshal"
@@ -181,7 +182,19 @@ def _read(path: str) -> dict[_Key, CodeType]:
         return {}
     if not isinstance(table, dict):
         return {}
-    return table
+    # Only what compile() could have returned for the key: a code object of that file
+    # name (an entry of another shape, or a code object under another file's key, e.g.
+    # from a damaged or edited file, is dropped and compiled again).
+    return {
+        key: code
+        for key, code in table.items()
+        if isinstance(key, tuple)
+        and len(key) == 2
+        and isinstance(key[0], str)
+        and isinstance(key[1], str)
+        and isinstance(code, CodeType)
+        and code.co_filename == key[1]
+    }
 
 
 def _unlink(path: str) -> None:

@@ -128,3 +128,18 @@ def test_save_drops_texts_no_longer_generated(tmp_path: Path):
     assert cache._compile("y = 1", "<new>", "exec") is code and cache.hits == 1
     assert cache.save(force=True)
     assert set(marshal.loads((tmp_path / "t.marshal").read_bytes())) == {("y = 1", "<new>")}
+
+
+def test_entries_compile_could_not_have_returned_are_dropped(tmp_path: Path):
+    good = compile("a = 1", "<a>", "exec")
+    table = {
+        ("a = 1", "<a>"): good,
+        ("b = 2", "<b>"): 5,  # not a code object
+        ("c = 3", "<c>"): compile("d = 4", "<d>", "exec"),  # another file's code
+        ("e = 5",): good,  # not a (source, file name) key
+    }
+    path = tmp_path / "t.marshal"
+    path.write_bytes(marshal.dumps(table))
+    assert codecache._read(str(path)) == {("a = 1", "<a>"): good}
+    path.write_bytes(marshal.dumps([1, 2]))
+    assert codecache._read(str(path)) == {}
