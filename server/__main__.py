@@ -40,6 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # document, and peak memory grew.)
     gc.disable()
     try:
+        logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
+        if logging.getLogger().level > logging.DEBUG:
+            # pygls logs every message it sends at INFO; the client's trace shows those
+            logging.getLogger("pygls").setLevel(logging.WARNING)
         if not args.version:
             # Asking python3 on PATH for its torch takes ~100 ms of waiting: let it run
             # while the rest imports (it is the resolution order's last resort; a
@@ -55,10 +59,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.version:
             print(f"torch-logs-lsp {VERSION}")
             return 0
-        logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
-        if logging.getLogger().level > logging.DEBUG:
-            # pygls logs every message it sends at INFO; the client's trace shows those
-            logging.getLogger("pygls").setLevel(logging.WARNING)
         server = create_server()
         server.started_at = started
         # Free the imports' garbage first (~10 MB that documents then reuse), then freeze
@@ -73,7 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         VERSION,
         (time.perf_counter() - started) * 1000,
         sys.version.split()[0],
-        f"{cache.hits} from {cache.source}, {cache.misses} compiled" if cache else "no cache",
+        f"{cache.hits} from {cache.source or 'no table'}, {cache.misses} compiled"
+        if cache
+        else "no cache",
     )
     if args.tcp:
         server.start_tcp(args.host, args.port)

@@ -218,6 +218,9 @@ class TorchLogsServer(LanguageServer):
             )
             settings = replace(settings, torch_version="auto")
         python = settings.python
+        if python and python.startswith("~"):  # as a shell would (editors pass it as written)
+            python = os.path.expanduser(python)
+            settings = replace(settings, python=python)
         if python and not (os.path.exists(python) or shutil.which(python)):
             problems.append(
                 f"torchLogs.python: no interpreter at {python!r}; names are checked against "

@@ -12,8 +12,10 @@ objects kept with :mod:`marshal` (the format of ``.pyc`` files):
   first time (or one that changes between runs: attrs puts ``hash()`` of a string into
   ``__hash__`` methods, which differs per process) is compiled as before;
 * one file per CPython bytecode version (``code-<cache_tag>.marshal``, e.g.
-  ``code-cpython-311.marshal``), so a table is never read by another Python; a file that
-  cannot be read is ignored (and then replaced);
+  ``code-cpython-311.marshal``) whose header holds the bytecode magic number and a
+  CRC-32 of the table, so a table is never read by another Python nor when damaged; a
+  file that cannot be read, and any entry that is not a code object of its key's file
+  name, is ignored (and then replaced);
 * the table is written (atomically) when enough new texts were compiled, at the points
   the server chooses (after ``initialized`` and at ``shutdown``); entries no longer
   generated (after an upgrade of attrs or cattrs) are dropped then. Failures to write
@@ -36,7 +38,10 @@ import contextlib
 import logging
 import marshal
 import os
+import stat
 import sys
+import zlib
+from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
 
@@ -75,7 +80,7 @@ class CodeCache:
     def __init__(self, directory: str) -> None:
         self.directory = directory
         self.path = ""
-        #: The file the table was read from: :attr:`path`, or the package's seed.
+        #: The file the table was read from: :attr:`path`, the package's seed, or "".
         self.source = ""
         self.table: dict[_Key, CodeType] = {}
         self.hits = 0
@@ -93,10 +98,11 @@ class CodeCache:
         name = f"code-{sys.implementation.cache_tag or 'nocache'}.marshal"
         self.path = os.path.join(self.directory, name)
         self.table = _read(self.path)
-        self.source = self.path
+        self.source = self.path if self.table else ""
         if not self.table:  # the table shipped with the package (VS Code extension), if any
-            self.source = os.path.join(SEED_DIRECTORY, name)
-            self.table = _read(self.source)
+            seed = os.path.join(SEED_DIRECTORY, name)
+            self.table = _read(seed)
+            self.source = seed if self.table else ""
         for name in MODULES:
             try:
                 module = importlib.import_module(name)
@@ -132,8 +138,9 @@ class CodeCache:
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
             os.makedirs(self.directory, exist_ok=True)
+            payload = marshal.dumps(self.table)
             with open(tmp, "wb") as f:
-                marshal.dump(self.table, f)
+                f.write(_header(payload) + payload)
             os.replace(tmp, self.path)
         except OSError as exc:
             log.info("code cache not written to %s: %s", self.path, exc)
@@ -170,11 +177,25 @@ def save_active() -> None:
         ACTIVE.save()
 
 
+def _header(payload: bytes) -> bytes:
+    """What precedes the marshalled table in the file: a tag, the bytecode magic number
+    of this CPython (as in ``.pyc`` files) and a CRC-32 of the table: marshal trusts its
+    input, and damaged bytecode can crash the interpreter when it runs."""
+    return b"TLCC" + MAGIC_NUMBER + zlib.crc32(payload).to_bytes(4, "little")
+
+
 def _read(path: str) -> dict[_Key, CodeType]:
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            log.info("code cache %s not read: not a regular file", path)
+            return {}
         with open(path, "rb") as f:
             data = f.read()  # marshal.load(f) reads in small pieces: 6x slower
-        table = marshal.loads(data)
+        size = len(_header(b""))
+        if len(data) < size or data[:size] != _header(data[size:]):
+            log.info("code cache %s not read: damaged or written by another Python", path)
+            return {}
+        table = marshal.loads(data[size:])
     except FileNotFoundError:
         return {}
     except (OSError, EOFError, ValueError, TypeError) as exc:

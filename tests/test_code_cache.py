@@ -16,7 +16,20 @@ from typing import Any
 from torch_logs_lsp.server import codecache
 
 TAG = sys.implementation.cache_tag
-READY = re.compile(r"generated code: (?:(\d+) from (\S+), (\d+) compiled|no cache)")
+READY = re.compile(r"generated code: (?:(\d+) from (.+?), (\d+) compiled|no cache)")
+
+
+def _load(path: Path) -> Any:
+    """The table in a file written by the server (after its header)."""
+    data = path.read_bytes()
+    size = len(codecache._header(b""))
+    assert data[:size] == codecache._header(data[size:])
+    return marshal.loads(data[size:])
+
+
+def _store(path: Path, table: Any) -> None:
+    payload = marshal.dumps(table)
+    path.write_bytes(codecache._header(payload) + payload)
 
 
 def _frame(message: dict[str, Any]) -> bytes:
@@ -70,17 +83,13 @@ def _run(cache: str | None) -> tuple[re.Match[str], dict[int, Any]]:
     return match, _responses(proc.stdout)
 
 
-def _seed() -> str:
-    return os.path.join(codecache.SEED_DIRECTORY, f"code-{TAG}.marshal")
-
-
 def test_the_first_start_writes_the_table_and_the_next_one_is_served_from_it(tmp_path):
     first, answers1 = _run(str(tmp_path))
     table = tmp_path / f"code-{TAG}.marshal"
-    assert first.group(1) == "0" and first.group(2) in (str(table), _seed())
+    assert first.group(1) == "0" and first.group(2) == "no table"
     assert int(first.group(3)) > 300  # lsprotocol's classes
     assert table.is_file()
-    entries = marshal.loads(table.read_bytes())
+    entries = _load(table)
     assert isinstance(entries, dict) and len(entries) >= int(first.group(3))
 
     second, answers2 = _run(str(tmp_path))
@@ -104,7 +113,7 @@ def test_an_unreadable_table_is_ignored_and_replaced(tmp_path):
     match, answers = _run(str(tmp_path))
     assert match.group(1) == "0"
     assert answers[1]["capabilities"]["completionProvider"]
-    assert isinstance(marshal.loads(table.read_bytes()), dict)
+    assert isinstance(_load(table), dict)
 
 
 def test_a_directory_that_cannot_be_written_is_only_logged(tmp_path):
@@ -127,7 +136,7 @@ def test_save_drops_texts_no_longer_generated(tmp_path: Path):
     assert namespace["y"] == 1
     assert cache._compile("y = 1", "<new>", "exec") is code and cache.hits == 1
     assert cache.save(force=True)
-    assert set(marshal.loads((tmp_path / "t.marshal").read_bytes())) == {("y = 1", "<new>")}
+    assert set(_load(tmp_path / "t.marshal")) == {("y = 1", "<new>")}
 
 
 def test_entries_compile_could_not_have_returned_are_dropped(tmp_path: Path):
@@ -139,7 +148,29 @@ def test_entries_compile_could_not_have_returned_are_dropped(tmp_path: Path):
         ("e = 5",): good,  # not a (source, file name) key
     }
     path = tmp_path / "t.marshal"
-    path.write_bytes(marshal.dumps(table))
+    _store(path, table)
     assert codecache._read(str(path)) == {("a = 1", "<a>"): good}
-    path.write_bytes(marshal.dumps([1, 2]))
+    _store(path, [1, 2])
     assert codecache._read(str(path)) == {}
+    path.write_bytes(marshal.dumps(table))  # no header: an older or foreign file
+    assert codecache._read(str(path)) == {}
+
+
+def test_a_damaged_table_is_not_run(tmp_path: Path):
+    # one flipped byte inside a code object could crash the interpreter when it runs
+    _run(str(tmp_path))
+    table = tmp_path / f"code-{TAG}.marshal"
+    data = bytearray(table.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    table.write_bytes(bytes(data))
+    match, answers = _run(str(tmp_path))
+    assert match.group(1) == "0"
+    assert answers[1]["capabilities"]["hoverProvider"]
+    assert isinstance(_load(table), dict)  # replaced by a good one
+
+
+def test_a_fifo_in_place_of_the_table_does_not_block(tmp_path: Path):
+    os.mkfifo(tmp_path / f"code-{TAG}.marshal")
+    match, answers = _run(str(tmp_path))  # (a read would block: _run has a timeout)
+    assert match.group(1) == "0"
+    assert answers[1]["capabilities"]["hoverProvider"]

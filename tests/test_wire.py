@@ -146,3 +146,16 @@ def test_encoded_diagnostics_are_what_lsprotocol_would_send(uri: str, encoding: 
         assert len(memo) == len(params.pieces)
     unversioned = PreparedDiagnostics.of(uri, None, [])
     assert json.loads(unversioned.to_json(converter)) == {"uri": uri, "diagnostics": []}
+
+
+def test_a_python_setting_under_home_is_expanded(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "py").write_text("")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    server = create_server()
+    sink = _Sink()
+    server.protocol.set_writer(sink)
+    server.apply_settings({"torchLogs": {"python": "~/py"}})
+    assert server.settings.python == str(tmp_path / "py")
+    assert sink.data == b""  # found: no "no interpreter at" message
+    server.apply_settings({"torchLogs": {"python": "~/missing"}})
+    assert b"no interpreter at" in sink.data

@@ -145,7 +145,13 @@ class TorchLogsExtension implements vscode.Disposable {
       selectedPython: this.pythonEnvironment,
       serverPython: this.serverPython,
       newestRelease: newestRelease(this.packagedReleases()),
+      expand: (value) => expandSetting(value, this.settingVariables()),
     });
+  }
+
+  /** What `${workspaceFolder}`, `${userHome}`/`~` and `${env:NAME}` stand for in path settings. */
+  private settingVariables(): Parameters<typeof expandSetting>[1] {
+    return { workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, home: os.homedir(), env: process.env };
   }
 
   private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
@@ -290,11 +296,7 @@ class TorchLogsExtension implements vscode.Disposable {
     this.setState('starting');
     this.settings = this.readSettings();
     const trusted = vscode.workspace.isTrusted;
-    const setting = expandSetting(this.settings.serverInterpreter, {
-      workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      home: os.homedir(),
-      env: process.env,
-    });
+    const setting = expandSetting(this.settings.serverInterpreter, this.settingVariables());
     const resolution = await resolveInterpreter({
       setting,
       trusted,

@@ -40,6 +40,11 @@ export interface Environment {
   serverPython?: string;
   /** The newest packaged release (package.json's enum of torchLogs.torchVersion). */
   newestRelease: string;
+  /**
+   * Expands `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and `~` in a path setting
+   * (see `expandSetting`); identity when omitted.
+   */
+  expand?: (value: string) => string;
 }
 
 /** Read the settings through a getter (`vscode.WorkspaceConfiguration.get` for `torchLogs`). */
@@ -80,14 +85,15 @@ export function toServerSettings(s: ExtensionSettings, env: Environment): Server
     torchVersion: s.torchVersion,
     severity: { ...s.severity },
   };
+  const configured = s.python && env.expand ? env.expand(s.python) : s.python;
   if (env.trusted) {
-    const python = s.python || env.selectedPython;
+    const python = configured || env.selectedPython;
     if (python) {
       inner.python = python;
     }
   } else {
     // torchLogs.python is a restricted setting: here it holds only the user-level value
-    const python = s.python || env.serverPython;
+    const python = configured || env.serverPython;
     if (python) {
       inner.python = python;
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { expandSetting } from '../src/interpreter';
 import { Environment, ExtensionSettings, needsRestart, parseTorchStatus, readSettings, releaseInUse, sameServerSettings, toServerSettings } from '../src/settings';
 
 const get = (values: Record<string, unknown>) => (key: string) => values[key];
@@ -92,4 +93,15 @@ test('parseTorchStatus', () => {
   assert.deepEqual(parseTorchStatus({ release: '2.15' }), { release: '2.15', how: '', python: undefined });
   assert.equal(parseTorchStatus(null), undefined);
   assert.equal(parseTorchStatus({ how: 'x' }), undefined);
+});
+
+test('torchLogs.python is expanded like serverInterpreter (${workspaceFolder}, ~, ${env:NAME})', () => {
+  const s: ExtensionSettings = { serverInterpreter: '', python: '${workspaceFolder}/.venv/bin/python', torchVersion: 'auto', locale: 'auto', severity: {} };
+  const expand = (v: string) => expandSetting(v, { workspaceFolder: '/ws', home: '/home/u', env: { PY: '/opt/py' } });
+  assert.equal(toServerSettings(s, { ...TRUSTED, expand }).torchLogs.python, '/ws/.venv/bin/python');
+  assert.equal(toServerSettings({ ...s, python: '~/py/bin/python' }, { ...TRUSTED, expand }).torchLogs.python, '/home/u/py/bin/python');
+  const untrusted: Environment = { trusted: false, serverPython: '/usr/bin/python3', newestRelease: '2.15', expand };
+  assert.equal(toServerSettings({ ...s, python: '${env:PY}' }, untrusted).torchLogs.python, '/opt/py');
+  // without an expander (unit use) the value is passed on as written
+  assert.equal(toServerSettings(s, TRUSTED).torchLogs.python, '${workspaceFolder}/.venv/bin/python');
 });
