@@ -60,7 +60,7 @@ export function namesMarkdown(items: readonly NameItem[], release: string, origi
   const out = [
     `# TORCH_LOGS names — torch ${release}`,
     '',
-    `${rows.length} names (${origin}). Prefix a name with \`+\` for DEBUG or \`-\` for ERROR; ` +
+    `${rows.length} names; ${origin}. Prefix a name with \`+\` for DEBUG or \`-\` for ERROR; ` +
       'a bare name is INFO. Separate items with commas.',
     '',
     '| name | kind | description |',
@@ -105,7 +105,7 @@ export interface StatusInput {
 export function statusText(s: StatusInput): { text: string; tooltip: string } {
   const icon = s.state === 'failed' ? '$(error)' : s.state === 'starting' ? '$(loading~spin)' : s.trusted ? '$(flame)' : '$(shield)';
   const text = `${icon} torch ${s.release}`;
-  const lines = [`TORCH_LOGS names of torch ${s.release} (${s.origin}).`];
+  const lines = [`TORCH_LOGS names of torch ${s.release}: ${s.origin}.`];
   if (!s.trusted) {
     lines.push('Restricted mode: no workspace interpreter is run; the packaged registry is used.');
   }

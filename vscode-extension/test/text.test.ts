@@ -35,7 +35,7 @@ test('namesMarkdown: sorted table with kind and description, pipes escaped', () 
   );
   const lines = md.split('\n');
   assert.equal(lines[0], '# TORCH_LOGS names — torch 2.15');
-  assert.match(md, /2 names \(packaged default\)/);
+  assert.match(md, /2 names; packaged default\./);
   const rows = lines.filter((l) => l.startsWith('| `'));
   assert.deepEqual(rows, ['| `dynamo` | component | TorchDynamo \\| bytecode tracing |', '| `guards` | artifact | Guards that were built. |']);
 });
@@ -52,7 +52,7 @@ test('hoverMarkdown handles every Hover.contents shape', () => {
 test('statusText', () => {
   const ok = statusText({ release: '2.15', origin: 'packaged default', trusted: true, state: 'running', interpreter: '/usr/bin/python3 (Python 3.11.2, PATH)' });
   assert.equal(ok.text, '$(flame) torch 2.15');
-  assert.match(ok.tooltip, /torch 2\.15 \(packaged default\)/);
+  assert.match(ok.tooltip, /torch 2\.15: packaged default\./);
   assert.match(ok.tooltip, /Server: \/usr\/bin\/python3/);
   const restricted = statusText({ release: '2.13', origin: 'setting', trusted: false, state: 'running' });
   assert.equal(restricted.text, '$(shield) torch 2.13');
