@@ -9,6 +9,8 @@
 #   E2E_SCENARIO=no-python E2E_PYTHON=/nonexistent scripts/e2e.sh   the error path
 #   E2E_SCENARIO=untrusted scripts/e2e.sh   restricted mode: a workspace that names its own
 #                                          interpreters, which must never run
+#   E2E_SCENARIO=floor scripts/e2e.sh   the same open -> squiggle measurement with a server
+#       that answers at once (scripts/floor-server.py): the editor's and machine's share
 #   E2E_SCENARIO=python-extension scripts/e2e.sh   interpreters from the Python extension's API
 #       (a stub of it, scripts/stub-python-extension/: the real one cannot be downloaded here)
 # Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run; a scenario's in
@@ -43,6 +45,14 @@ cp -a ../examples "$RUN/ws"   # a copy: the test types into files
 # The server's Python, set explicitly: VS Code takes PATH from the login shell, where a pyenv
 # shim (slower to start) may come first. The PATH lookup order is covered by the unit tests.
 SERVER_PY=${E2E_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
+if [ "${E2E_SCENARIO:-}" = floor ]; then
+  # the "interpreter" answers the extension's version probe, and runs the floor server
+  # whatever arguments the extension passes
+  REAL_PY=$SERVER_PY SERVER_PY=$RUN/floor-python
+  printf '#!/bin/sh\ncase "$1" in -I) exec %s "$@";; esac\nexec %s -S %s\n' \
+    "$REAL_PY" "$REAL_PY" "$EXT_DIR/scripts/floor-server.py" > "$SERVER_PY"
+  chmod +x "$SERVER_PY"
+fi
 cat > "$RUN/data/User/settings.json" <<JSON
 {
   "telemetry.telemetryLevel": "off", "update.mode": "none",
