@@ -20,22 +20,42 @@ while True:
     n = None
     while True:
         line = inp.readline()
-        if not line: sys.exit(0)
-        if line in (b"\r\n", b"\n"): break
-        if line.lower().startswith(b"content-length:"): n = int(line.split(b":")[1])
+        if not line:
+            sys.exit(0)
+        if line in (b"\r\n", b"\n"):
+            break
+        if line.lower().startswith(b"content-length:"):
+            n = int(line.split(b":")[1])
     msg = json.loads(inp.read(n))
     m = msg.get("method")
     if m == "initialize":
-        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+        send(
+            {"jsonrpc": "2.0", "id": msg["id"], "result": {"capabilities": {"textDocumentSync": 1}}}
+        )
     elif m == "textDocument/didOpen":
         doc = msg["params"]["textDocument"]
         diags = []
-        for i, l in enumerate(doc["text"].splitlines()):
-            c = l.find("aot_g")
+        for i, line_text in enumerate(doc["text"].splitlines()):
+            c = line_text.find("aot_g")
             if c >= 0:
-                diags.append({"range": {"start": {"line": i, "character": c}, "end": {"line": i, "character": c + 5}}, "message": "floor", "severity": 1})
+                diags.append(
+                    {
+                        "range": {
+                            "start": {"line": i, "character": c},
+                            "end": {"line": i, "character": c + 5},
+                        },
+                        "message": "floor",
+                        "severity": 1,
+                    }
+                )
                 break
-        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": doc["uri"], "diagnostics": diags}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/publishDiagnostics",
+                "params": {"uri": doc["uri"], "diagnostics": diags},
+            }
+        )
     elif m == "shutdown":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
     elif m == "exit":

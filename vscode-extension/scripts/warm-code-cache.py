@@ -37,7 +37,9 @@ def at(character: int) -> dict[str, object]:
 
 # What VS Code sends (cattrs generates a structure function per class it meets, so the
 # table covers what the editor's own handshake needs).
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vscode-client-capabilities.json")) as f:
+with open(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "vscode-client-capabilities.json")
+) as f:
     VSCODE = json.load(f)
 SETTINGS = {"torchLogs": {"locale": "auto", "torchVersion": "auto", "severity": {}}}
 whole_line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 31}}
@@ -56,14 +58,33 @@ SESSION = [
         },
     },
     {"method": "initialized", "params": {}},
-    {"method": "textDocument/didOpen", "params": {"textDocument": {"uri": URI, "languageId": "dotenv", "version": 1, "text": TEXT}}},
+    {
+        "method": "textDocument/didOpen",
+        "params": {
+            "textDocument": {"uri": URI, "languageId": "dotenv", "version": 1, "text": TEXT}
+        },
+    },
     {"id": 2, "method": "textDocument/hover", "params": at(20)},
     {"id": 3, "method": "textDocument/completion", "params": at(14)},
-    {"id": 4, "method": "textDocument/codeAction", "params": {"textDocument": {"uri": URI}, "range": whole_line, "context": {"diagnostics": []}}},
+    {
+        "id": 4,
+        "method": "textDocument/codeAction",
+        "params": {
+            "textDocument": {"uri": URI},
+            "range": whole_line,
+            "context": {"diagnostics": []},
+        },
+    },
     {"method": "workspace/didChangeConfiguration", "params": {"settings": SETTINGS}},
     {"id": 6, "method": "torchLogs/status", "params": {"textDocument": {"uri": URI}}},
     {"method": "$/setTrace", "params": {"value": "messages"}},
-    {"method": "textDocument/didChange", "params": {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": TEXT.replace("aot_g", "aot_graphs")}]}},
+    {
+        "method": "textDocument/didChange",
+        "params": {
+            "textDocument": {"uri": URI, "version": 2},
+            "contentChanges": [{"text": TEXT.replace("aot_g", "aot_graphs")}],
+        },
+    },
     {"method": "textDocument/didClose", "params": {"textDocument": {"uri": URI}}},
     {"id": 5, "method": "shutdown"},
     {"method": "exit"},
