@@ -104,7 +104,8 @@ export interface StatusInput {
 
 export function statusText(s: StatusInput): { text: string; tooltip: string } {
   const icon = s.state === 'failed' ? '$(error)' : s.state === 'starting' ? '$(loading~spin)' : s.trusted ? '$(flame)' : '$(shield)';
-  const text = `${icon} torch ${s.release}`;
+  // a failed server checks nothing: no release is shown then
+  const text = s.state === 'failed' ? `${icon} TORCH_LOGS: no server` : `${icon} torch ${s.release}`;
   const lines = [`TORCH_LOGS names of torch ${s.release}: ${s.origin}.`];
   if (!s.trusted) {
     lines.push('Restricted mode: no workspace interpreter is run; the packaged registry is used.');

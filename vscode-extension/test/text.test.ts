@@ -57,5 +57,7 @@ test('statusText', () => {
   const restricted = statusText({ release: '2.13', origin: 'setting', trusted: false, state: 'running' });
   assert.equal(restricted.text, '$(shield) torch 2.13');
   assert.match(restricted.tooltip, /Restricted mode/);
-  assert.equal(statusText({ release: '2.15', origin: 'x', trusted: true, state: 'failed' }).text, '$(error) torch 2.15');
+  const failed = statusText({ release: '2.15', origin: 'x', trusted: true, state: 'failed' });
+  assert.equal(failed.text, '$(error) TORCH_LOGS: no server');
+  assert.match(failed.tooltip, /The server is not running: see the output\./);
 });
