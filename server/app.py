@@ -73,7 +73,7 @@ class TorchLogsServer(LanguageServer):
         self._pending: dict[str, asyncio.TimerHandle] = {}
         #: Diagnostics already written as JSON (see features/diagnostics), for every document.
         self.diagnostic_memo: diagnostics_feature.Memo = {}
-        #: ``time.perf_counter()`` when the process started (set by ``__main__``), until the
+        #: ``time.perf_counter()`` when ``__main__.main()`` began (set there), until the
         #: first diagnostics are published and logged (INFO).
         self.started_at: float | None = None
 
