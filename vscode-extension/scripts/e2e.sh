@@ -92,6 +92,10 @@ PY
   cat > "$RUN/ws/.vscode/settings.json" <<JSON
 { "torchLogs.serverInterpreter": "$RUN/ws/evil/python3", "torchLogs.python": "$RUN/ws/evil/python3" }
 JSON
+  # a setting of the user's own that points into the workspace must not run it either
+  cat > "$RUN/data/Machine/settings.json" <<JSON
+{ "torchLogs.serverInterpreter": "$SERVER_PY", "torchLogs.python": "\${workspaceFolder}/evil/python3" }
+JSON
 fi
 if [ "$SCENARIO" = python-extension ]; then
   # No torchLogs.serverInterpreter: the server runs with the Python extension's interpreter.

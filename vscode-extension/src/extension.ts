@@ -146,7 +146,38 @@ class TorchLogsExtension implements vscode.Disposable {
       serverPython: this.serverPython,
       newestRelease: newestRelease(this.packagedReleases()),
       expand: (value) => expandSetting(value, this.settingVariables()),
+      insideWorkspace: (file) => this.insideWorkspace(file),
     });
+  }
+
+  /** Whether `file` (symbolic links resolved) lies inside a workspace folder. */
+  private insideWorkspace(file: string): boolean {
+    const real = (p: string) => {
+      try {
+        return fs.realpathSync(p);
+      } catch {
+        return path.resolve(p);
+      }
+    };
+    const target = real(file);
+    return (vscode.workspace.workspaceFolders ?? []).some((folder) => {
+      const root = real(folder.uri.fsPath);
+      return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+    });
+  }
+
+  /**
+   * In an untrusted workspace, why an interpreter may not run: it lies inside the workspace
+   * (a bare name is looked up on PATH first, which may hold the workspace's `.venv/bin`).
+   */
+  private async untrustedReason(command: string): Promise<string | undefined> {
+    if (vscode.workspace.isTrusted) {
+      return undefined;
+    }
+    const file = /[\\/]/.test(command) ? command : await findOnPath(command, process.env.PATH, (f) => this.isExecutable(f));
+    return file && this.insideWorkspace(file)
+      ? 'it is inside the workspace, which is not trusted (Restricted Mode runs no interpreter from the workspace)'
+      : undefined;
   }
 
   /** What `${workspaceFolder}`, `${userHome}`/`~` and `${env:NAME}` stand for in path settings. */
@@ -301,8 +332,11 @@ class TorchLogsExtension implements vscode.Disposable {
       setting,
       trusted,
       pythonExtension: () => this.pythonExtensionInterpreter(),
-      which: (name) => findOnPath(name, process.env.PATH, (f) => this.isExecutable(f)),
+      // untrusted: PATH entries inside the workspace (an activated .venv/bin) are skipped
+      which: (name) =>
+        findOnPath(name, process.env.PATH, async (f) => (await this.isExecutable(f)) && (trusted || !this.insideWorkspace(f))),
       probe: (c) => this.probe(c),
+      forbidden: (c) => this.untrustedReason(c),
     });
     for (const a of resolution.attempts) {
       this.log(`interpreter ${a.command} (${describeSource(a.source)}): ${a.error ?? 'Python ' + a.version}`);

@@ -40,6 +40,11 @@ export interface ResolveInput {
   which: (name: string) => Promise<string | undefined>;
   /** Run `python -c ...` and report its version. */
   probe: (command: string) => Promise<ProbeResult>;
+  /**
+   * Why a candidate may not be run at all (in an untrusted workspace: it lies inside the
+   * workspace), or undefined. Checked before the probe, which would already run it.
+   */
+  forbidden?: (command: string) => Promise<string | undefined>;
 }
 
 export type Resolution =
@@ -97,7 +102,8 @@ export async function resolveInterpreter(input: ResolveInput): Promise<Resolutio
   const tryOne = async (command: string, source: InterpreterSource): Promise<Attempt> => {
     let result: ProbeResult;
     try {
-      result = await input.probe(command);
+      const reason = input.forbidden ? await input.forbidden(command) : undefined;
+      result = reason ? { error: reason } : await input.probe(command);
     } catch (e) {
       result = { error: e instanceof Error ? e.message : String(e) };
     }

@@ -45,6 +45,11 @@ export interface Environment {
    * (see `expandSetting`); identity when omitted.
    */
   expand?: (value: string) => string;
+  /**
+   * Untrusted workspaces: whether an absolute path lies inside the workspace (such a
+   * `torchLogs.python` is ignored, as is any path that is not absolute).
+   */
+  insideWorkspace?: (file: string) => boolean;
 }
 
 /** Read the settings through a getter (`vscode.WorkspaceConfiguration.get` for `torchLogs`). */
@@ -93,7 +98,9 @@ export function toServerSettings(s: ExtensionSettings, env: Environment): Server
     }
   } else {
     // torchLogs.python is a restricted setting: here it holds only the user-level value
-    const python = configured || env.serverPython;
+    // only an absolute path outside the workspace: anything else could name one of its files
+    const safe = configured && isAbsolutePath(configured) && !env.insideWorkspace?.(configured) ? configured : '';
+    const python = safe || env.serverPython;
     if (python) {
       inner.python = python;
     }
@@ -183,4 +190,9 @@ export function newestRelease(packaged: readonly string[]): string {
       return x[0] - y[0] || x[1] - y[1];
     })
     .at(-1) ?? '?';
+}
+
+/** A POSIX (`/x`) or Windows (`C:\\x`, `\\\\server\\x`) absolute path. */
+export function isAbsolutePath(p: string): boolean {
+  return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
 }

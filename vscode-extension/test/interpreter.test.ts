@@ -179,3 +179,25 @@ test('bytecode tag of a version names the shipped .pyc files', () => {
   assert.equal(bytecodeTag('3.14.0rc1'), 'cpython-314');
   assert.equal(bytecodeTag('?'), undefined);
 });
+
+test('untrusted: an interpreter inside the workspace is never run, not even probed', async () => {
+  const inside = async (cmd: string) => (cmd.startsWith('/ws/') ? 'it is inside the workspace' : undefined);
+  const m = machine({
+    setting: '/ws/.venv/bin/python',
+    trusted: false,
+    versions: { '/ws/.venv/bin/python': '3.12.1' },
+  });
+  const r = await resolveInterpreter({ ...m.input, forbidden: inside });
+  assert.equal(r.ok, false);
+  assert.match(r.ok ? '' : r.message, /cannot run the TORCH_LOGS server: it is inside the workspace/);
+  assert.deepEqual(m.probed, []);
+  // on PATH: skipped, the next candidate is used
+  const p = machine({
+    trusted: false,
+    path: { python3: '/ws/.venv/bin/python3', python: '/usr/bin/python' },
+    versions: { '/ws/.venv/bin/python3': '3.12.1', '/usr/bin/python': '3.11.2' },
+  });
+  const r2 = await resolveInterpreter({ ...p.input, forbidden: inside });
+  assert.equal(r2.ok && r2.command, '/usr/bin/python');
+  assert.deepEqual(p.probed, ['/usr/bin/python']);
+});

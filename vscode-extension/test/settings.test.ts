@@ -105,3 +105,16 @@ test('torchLogs.python is expanded like serverInterpreter (${workspaceFolder}, ~
   // without an expander (unit use) the value is passed on as written
   assert.equal(toServerSettings(s, TRUSTED).torchLogs.python, '${workspaceFolder}/.venv/bin/python');
 });
+
+test('untrusted: torchLogs.python inside the workspace, or not absolute, is replaced by the server interpreter', () => {
+  const s: ExtensionSettings = { serverInterpreter: '', python: '${workspaceFolder}/.venv/bin/python', torchVersion: 'auto', locale: 'auto', severity: {} };
+  const expand = (v: string) => expandSetting(v, { workspaceFolder: '/ws', home: '/home/u', env: {} });
+  const insideWorkspace = (f: string) => f.startsWith('/ws/');
+  const env: Environment = { trusted: false, serverPython: '/usr/bin/python3', newestRelease: '2.15', expand, insideWorkspace };
+  assert.equal(toServerSettings(s, env).torchLogs.python, '/usr/bin/python3');
+  assert.equal(toServerSettings({ ...s, python: 'python3' }, env).torchLogs.python, '/usr/bin/python3');
+  assert.equal(toServerSettings({ ...s, python: '.venv/bin/python' }, env).torchLogs.python, '/usr/bin/python3');
+  assert.equal(toServerSettings({ ...s, python: '~/py/bin/python' }, env).torchLogs.python, '/home/u/py/bin/python');
+  // trusted: the workspace's own interpreter is what the user means
+  assert.equal(toServerSettings(s, { ...env, trusted: true }).torchLogs.python, '/ws/.venv/bin/python');
+});
