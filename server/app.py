@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -32,7 +31,7 @@ from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import hover as hover_feature
-from .settings import Settings, parse_settings
+from .settings import Settings, interpreter_path, parse_settings
 from .wire import Encoded, JsonProtocol
 
 log = logging.getLogger(__name__)
@@ -217,11 +216,10 @@ class TorchLogsServer(LanguageServer):
                 f"2.13 (packaged: {', '.join(releases())}); using the installed torch"
             )
             settings = replace(settings, torch_version="auto")
-        python = settings.python
-        if python and python.startswith("~"):  # as a shell would (editors pass it as written)
-            python = os.path.expanduser(python)
+        python = interpreter_path(settings.python, self.workspace_root)
+        if python != settings.python:
             settings = replace(settings, python=python)
-        if python and not (os.path.exists(python) or shutil.which(python)):
+        if python and not os.path.isfile(python):
             problems.append(
                 f"torchLogs.python: no interpreter at {python!r}; names are checked against "
                 "the packaged registry until it is fixed"

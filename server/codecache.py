@@ -55,6 +55,8 @@ MODULES = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
 # Read-only tables shipped inside the package, one per CPython version, used when the
 # directory has none yet (the VS Code extension's bundle has them: scripts/bundle-server.sh).
 SEED_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "code-cache")
+# A table is ~2 MB; a larger file is not one of ours and is not read.
+MAX_TABLE_BYTES = 64 << 20
 # Write the table again only once this many texts were compiled since it was read.
 REWRITE_AFTER = 16
 
@@ -62,10 +64,16 @@ _Key = tuple[str, str]
 
 
 def default_directory() -> str | None:
-    """The directory from ``TORCH_LOGS_LSP_CODE_CACHE`` (``None`` when it is set but empty:
-    caching is off), else the user cache directory of platformdirs."""
+    """The directory from ``TORCH_LOGS_LSP_CODE_CACHE`` (a leading ``~`` expanded; ``None``
+    when it is set but empty, or relative: caching is off, since a relative directory would
+    land in whatever folder the server runs in), else the user cache directory of
+    platformdirs."""
     value = os.environ.get(ENV)
     if value is not None:
+        value = os.path.expanduser(value.strip())  # editors pass it without a shell
+        if value and not os.path.isabs(value):
+            log.info("%s=%r is not an absolute path: no code cache", ENV, value)
+            return None
         return value or None
     import platformdirs
 
@@ -189,19 +197,25 @@ def _read(path: str) -> dict[_Key, CodeType]:
         if not stat.S_ISREG(os.stat(path).st_mode):
             log.info("code cache %s not read: not a regular file", path)
             return {}
-        with open(path, "rb") as f:
-            data = f.read()  # marshal.load(f) reads in small pieces: 6x slower
         size = len(_header(b""))
-        if len(data) < size or data[:size] != _header(data[size:]):
-            log.info("code cache %s not read: damaged or written by another Python", path)
+        with open(path, "rb") as f:
+            head = f.read(size)
+            # the tag and magic number first: a foreign or huge file is not read through
+            if head[:-4] != _header(b"")[:-4] or os.fstat(f.fileno()).st_size > MAX_TABLE_BYTES:
+                log.info("code cache %s not read: not a table of this Python", path)
+                return {}
+            data = f.read()  # marshal.load(f) reads in small pieces: 6x slower
+        if head != _header(data):
+            log.info("code cache %s not read: damaged (checksum)", path)
             return {}
-        table = marshal.loads(data[size:])
+        table = marshal.loads(data)
     except FileNotFoundError:
         return {}
     except (OSError, EOFError, ValueError, TypeError) as exc:
         log.info("code cache %s not read: %s", path, exc)
         return {}
     if not isinstance(table, dict):
+        log.info("code cache %s not read: not a table", path)
         return {}
     # Only what compile() could have returned for the key: a code object of that file
     # name (an entry of another shape, or a code object under another file's key, e.g.

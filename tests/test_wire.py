@@ -159,3 +159,22 @@ def test_a_python_setting_under_home_is_expanded(tmp_path, monkeypatch: pytest.M
     assert sink.data == b""  # found: no "no interpreter at" message
     server.apply_settings({"torchLogs": {"python": "~/missing"}})
     assert b"no interpreter at" in sink.data
+
+
+def test_a_python_setting_is_made_a_file_path(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    exe = tmp_path / "bin" / "mypython3"
+    exe.parent.mkdir()
+    exe.write_text("")
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(exe.parent))
+    server = create_server()
+    sink = _Sink()
+    server.protocol.set_writer(sink)
+    server.apply_settings({"torchLogs": {"python": " mypython3 "}})  # a bare name: on PATH
+    assert server.settings.python == str(exe)
+    server.workspace_root = str(tmp_path)
+    server.apply_settings({"torchLogs": {"python": "bin/mypython3"}})  # from the workspace
+    assert server.settings.python == str(exe)
+    assert sink.data == b""
+    server.apply_settings({"torchLogs": {"python": str(tmp_path)}})  # a directory
+    assert b"no interpreter at" in sink.data
