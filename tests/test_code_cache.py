@@ -174,3 +174,21 @@ def test_a_fifo_in_place_of_the_table_does_not_block(tmp_path: Path):
     match, answers = _run(str(tmp_path))  # (a read would block: _run has a timeout)
     assert match.group(1) == "0"
     assert answers[1]["capabilities"]["hoverProvider"]
+
+
+def test_the_directory_setting_expands_home_and_refuses_relative_paths(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(codecache.ENV, " ~/cache ")
+    assert codecache.default_directory() == str(tmp_path / "cache")
+    monkeypatch.setenv(codecache.ENV, "cache")  # would land in the server's working folder
+    assert codecache.default_directory() is None
+    monkeypatch.setenv(codecache.ENV, "")
+    assert codecache.default_directory() is None
+
+
+def test_a_huge_file_is_not_read_through(tmp_path: Path):
+    path = tmp_path / "t.marshal"
+    with open(path, "wb") as f:
+        f.write(codecache._header(b""))
+        f.truncate(codecache.MAX_TABLE_BYTES + 1)  # sparse: nothing is written
+    assert codecache._read(str(path)) == {}
