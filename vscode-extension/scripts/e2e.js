@@ -108,6 +108,22 @@ async function runCommand(title) {
   await row.click();
 }
 
+/** Click recompiles.env in Quick Open; the times of the click and of its first squiggle. */
+async function timedOpen() {
+  const row = await quickOpen('recompiles.env');
+  const click = Date.now();
+  await row.click();
+  await page.locator(editorSel).first().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+  return { click, squiggle: Date.now() };
+}
+
+/** A new window: close the editors and reload (a new extension host and server). */
+async function reloadWindow() {
+  await runCommand('View: Close All Editors');
+  await page.reload();
+  await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
+}
+
 /** Open `file` (a line of it holds `lineText`) and wait for its first squiggle. */
 async function openUntilSquiggle(file, lineText) {
   await openFile(file, lineText);
@@ -184,19 +200,11 @@ async function framesText(needle, timeout) {
 
   if (process.env.E2E_SCENARIO === 'floor') {
     // the same measurement as below, with a server that answers at once
-    const rowF = await quickOpen('recompiles.env');
-    const tF = Date.now();
-    await rowF.click();
-    await page.locator(editorSel).first().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
-    result.openToSquiggleMs = Date.now() - tF;
-    await runCommand('View: Close All Editors');
-    await page.reload();
-    await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
-    const rowF2 = await quickOpen('recompiles.env');
-    const tF2 = Date.now();
-    await rowF2.click();
-    await page.locator(editorSel).first().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
-    result.openToSquiggleWarmMs = Date.now() - tF2;
+    const first = await timedOpen();
+    result.openToSquiggleMs = first.squiggle - first.click;
+    await reloadWindow();
+    const warm = await timedOpen();
+    result.openToSquiggleWarmMs = warm.squiggle - warm.click;
     check('floor: squiggles from the instant server', true, null);
     return finish(ctx);
   }
@@ -249,14 +257,10 @@ async function framesText(needle, timeout) {
   }
 
   // 1. open envs/recompiles.env (activates the extension: the time includes the server's start)
-  const row = await quickOpen('recompiles.env');
-  const tOpen = Date.now();
-  lap('open recompiles.env (click)');
-  await row.click();
+  const opened = await timedOpen();
+  result.openToSquiggleMs = opened.squiggle - opened.click;
+  result.windows = [opened];
   let editor = page.locator(editorSel).first();
-  await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
-  result.openToSquiggleMs = Date.now() - tOpen;
-  result.windows = [{ click: tOpen, squiggle: Date.now() }];
   lap(`open recompiles.env -> first squiggle: ${result.openToSquiggleMs} ms`);
   const squiggleBox = await editor.locator('.squiggly-error').first().boundingBox();
   const agBox = await textBox('TORCH_LOGS=aot_g', 'aot_g');
@@ -280,15 +284,10 @@ async function framesText(needle, timeout) {
 
   // 3b. the same in a new window (page reload: a new extension host and server, with the
   // bytecode cache of the first start) -- the usual case after the first day
-  await runCommand('View: Close All Editors');
-  await page.reload();
-  await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
-  const row2 = await quickOpen('recompiles.env');
-  const tOpen2 = Date.now();
-  await row2.click();
-  await page.locator(editorSel).first().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
-  result.openToSquiggleWarmMs = Date.now() - tOpen2;
-  result.windows.push({ click: tOpen2, squiggle: Date.now() });
+  await reloadWindow();
+  const warm = await timedOpen();
+  result.openToSquiggleWarmMs = warm.squiggle - warm.click;
+  result.windows.push(warm);
   lap(`after reload: open recompiles.env -> first squiggle: ${result.openToSquiggleWarmMs} ms`);
 
   // 4. hover on guards in .env
