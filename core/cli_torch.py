@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 from typing import Any
 
+from .environment import interpreter_path
 from .torch_context import TorchContext, TorchResolver
 from .versions import lifespan_text, parse_release
 
@@ -40,8 +40,8 @@ def add_torch_options(parser: argparse.ArgumentParser) -> None:
 
 def _python_arg(text: str) -> str:
     """An interpreter path (or a command on PATH); a typo is a usage error (exit 2)."""
-    found = text if os.path.exists(text) else shutil.which(text)
-    if found is None:
+    found = interpreter_path(text, None)
+    if not os.path.exists(found):
         raise argparse.ArgumentTypeError(f"no such interpreter: {text!r}")
     return found
 

@@ -26,6 +26,7 @@ import glob
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -232,11 +233,30 @@ def workspace_interpreters(root: str) -> list[str]:
     return out
 
 
+def interpreter_path(value: str, workspace_root: str | None) -> str:
+    """An interpreter the user named (the server's ``python`` setting, the CLI's
+    ``--python``) as a file path: trimmed, a leading ``~`` expanded (editors pass it
+    without a shell), a bare name looked up on PATH as a shell would, a relative path
+    taken from ``workspace_root`` (``None``: the current directory). Never raises; the
+    result may not exist (the caller says so)."""
+    python = value.strip()
+    if not python:
+        return python
+    if python.startswith("~"):
+        python = os.path.expanduser(python)
+    if os.sep not in python and "/" not in python:
+        return shutil.which(python) or python
+    if not os.path.isabs(python) and workspace_root:
+        python = os.path.join(workspace_root, python)
+    return python
+
+
 __all__ = [
     "ASK",
     "PythonEnv",
     "asked_env",
     "find_env",
+    "interpreter_path",
     "read_pth",
     "static_env",
     "venv_root",

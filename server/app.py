@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
+from torch_logs_lsp.core.environment import interpreter_path
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry, releases
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
@@ -31,7 +32,7 @@ from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import hover as hover_feature
-from .settings import Settings, interpreter_path, parse_settings
+from .settings import Settings, parse_settings
 from .wire import Encoded, JsonProtocol
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,6 @@ A bad setting never stops the server: it is reported and its default is used.
 
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -77,19 +75,3 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
         good = {k: v for k, v in settings.severity.items() if k not in bad}
         settings = replace(settings, severity=good)
     return settings, problems
-
-
-def interpreter_path(value: str, workspace_root: str | None) -> str:
-    """The ``python`` setting as a file path: trimmed, a leading ``~`` expanded (editors
-    pass it without a shell), a bare name looked up on PATH, a relative path taken from
-    ``workspace_root``. Never raises; the result may not exist (the caller warns)."""
-    python = value.strip()
-    if not python:
-        return python
-    if python.startswith("~"):
-        python = os.path.expanduser(python)
-    if os.sep not in python and "/" not in python:
-        return shutil.which(python) or python
-    if not os.path.isabs(python) and workspace_root:
-        python = os.path.join(workspace_root, python)
-    return python
