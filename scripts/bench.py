@@ -4,7 +4,9 @@ For each generated input (a 10,000-line shell script, a launch.json with 2,000
 configurations, a 5,000-line .env, and small versions of each) it measures:
 spawn -> initialize, didOpen -> publishDiagnostics, 200 completions and 200 hovers at
 TORCH_LOGS positions, 50 incremental edits each followed by a completion and by the
-diagnostics of the new version, peak RSS (VmHWM) and shutdown. A bare pygls server that
+diagnostics of the new version, peak RSS (VmHWM) and shutdown. A memory soak then edits a
+small .env 100,000 times and prints the RSS after 1,000 edits and after all of them
+(target: within 10 MB). A bare pygls server that
 does nothing is measured in the same run for spawn -> initialize. Prints a table and,
 with ``--json FILE``, writes the numbers. Times are milliseconds (p50/p90/p99).
 
@@ -244,14 +246,70 @@ def pct(samples: list[float], q: float) -> float:
     return ordered[k]
 
 
-def peak_rss_mb(pid: int) -> float:
+def peak_rss_mb(pid: int, field: str = "VmHWM") -> float:
+    """A process's peak resident memory (``VmRSS``: the current one), MB."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return float("nan")
+
+
+SOAK_EDITS = 100_000
+SOAK_EARLY = 1_000
+SOAK_TARGET_MB = 10.0
+
+
+async def soak(server: list[str], root: Path, edits: int = SOAK_EDITS) -> dict[str, Any]:
+    """Memory over many edits: a small .env is edited ``edits`` times (one character typed,
+    then deleted, so the text stays the same size); the server's RSS after the first
+    ``SOAK_EARLY`` edits and after all of them (each read once that version's diagnostics
+    have arrived). Target: the second within ``SOAK_TARGET_MB`` of the first."""
+    path = root / "soak.env"
+    text = gen_env(100)
+    path.write_text(text)
+    uri = path.as_uri()
+    client, _ = await RawClient.start(server, root.as_uri())
+    rss: dict[int, float] = {}
+    t0 = time.perf_counter()
+    try:
+        fut = client.diagnostics(uri, 1)
+        item = {"uri": uri, "languageId": "dotenv", "version": 1, "text": text}
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        await asyncio.wait_for(fut, 60)
+        pos = {"line": 0, "character": 11}
+        for version in range(2, edits + 2):
+            end = pos if version % 2 == 0 else {"line": 0, "character": 12}
+            change = {"range": {"start": pos, "end": end}, "text": "x" if version % 2 == 0 else ""}
+            client.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+            )
+            done = version - 1
+            if done % 500 == 0 or done in (SOAK_EARLY, edits):
+                # let the server catch up (and bound what waits in the pipe)
+                fut = client.diagnostics(uri, version)
+                assert client.proc.stdin is not None
+                await client.proc.stdin.drain()
+                await asyncio.wait_for(fut, 120)
+                if done in (SOAK_EARLY, edits):
+                    rss[done] = peak_rss_mb(client.proc.pid, "VmRSS")
+        await client.stop()
+    except BaseException:
+        if client.proc.returncode is None:
+            client.proc.kill()
+        raise
+    early, late = rss[SOAK_EARLY], rss[edits]
+    return {
+        "edits": edits,
+        "rss_mb_after_early": early,
+        "rss_mb_after_all": late,
+        "growth_mb": late - early,
+        "within_target": late - early <= SOAK_TARGET_MB,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 async def wait_ms(
@@ -455,6 +513,8 @@ async def main_async(args: argparse.Namespace) -> dict:
                 numbers = summarize(runs)
                 numbers["ratio_ours_over_peer"] = ratios(ours, numbers)
                 results["peers"]["inputs"].setdefault(name, {})[peer.label] = numbers
+        if not args.only or "soak" in args.only:
+            results["soak"] = await soak(server, root, args.soak_edits)
     results["bare_pygls_initialize_ms"] = statistics.median(bare) if bare else float("nan")
     return results
 
@@ -505,6 +565,14 @@ def print_table(results: dict) -> None:
             f"{r['edit_to_completion_ms_p50']:>11.2f}{r['edit_to_diagnostics_ms_p50']:>12.2f}"
             f"{r['edit_to_diagnostics_ms_p99']:>12.2f}{r['peak_rss_mb']:>8.1f}"
         )
+    if "soak" in results:
+        r = results["soak"]
+        verdict = "within" if r["within_target"] else "NOT within"
+        print(
+            f"soak: RSS {r['rss_mb_after_early']:.1f} MB after {SOAK_EARLY:,} edits, "
+            f"{r['rss_mb_after_all']:.1f} MB after {r['edits']:,} ({r['growth_mb']:+.1f} MB, "
+            f"{verdict} the {SOAK_TARGET_MB:.0f} MB target; {r['seconds']:.0f} s)"
+        )
     if "peers" in results:
         print_peer_table(results["peers"])
 
@@ -512,7 +580,16 @@ def print_table(results: dict) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per input (median)")
-    parser.add_argument("--only", nargs="*", help="input names to run")
+    parser.add_argument(
+        "--only", nargs="*", help="input names to run ('soak': the memory soak; none: all)"
+    )
+    parser.add_argument(
+        "--soak-edits",
+        type=int,
+        default=SOAK_EDITS,
+        help=f"edits in the memory soak (default {SOAK_EDITS:,}; RSS is also read after "
+        f"the first {SOAK_EARLY:,})",
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
         "--profile", type=Path, help="run the server under pyinstrument; write its report here"

@@ -32,8 +32,9 @@ from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import hover as hover_feature
+from .protocol import ServerProtocol
 from .settings import Settings, parse_settings
-from .wire import Encoded, JsonProtocol
+from .wire import Encoded
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class TorchLogsServer(LanguageServer):
         super().__init__(
             "torch-logs-lsp",
             VERSION,
-            protocol_cls=JsonProtocol,
+            protocol_cls=ServerProtocol,
         )
         self.settings = Settings()
         self.client_locale = ""
