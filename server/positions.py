@@ -25,6 +25,22 @@ def _units(ch: str, encoding: str) -> int:
     return 2 if cp >= 0x10000 else 1
 
 
+def column_offset(line: str, character: int, encoding: str) -> int:
+    """Code points of ``line`` (one line's text, without its line break) before the LSP
+    ``character``, counted in ``encoding`` code units (a ``PositionEncodingKind`` value).
+    Clamped to ``[0, len(line)]``; a ``character`` inside a character's code units (half a
+    surrogate pair) gives that character's start."""
+    character = max(0, character)
+    if encoding == types.PositionEncodingKind.Utf32 or line.isascii():
+        return min(character, len(line))
+    units = 0
+    for i, ch in enumerate(line):
+        units += _units(ch, encoding)
+        if units > character:
+            return i
+    return len(line)
+
+
 class PositionMapper:
     """Maps offsets of one document version to LSP positions and back.
 

@@ -5,16 +5,22 @@ self-encoding results) plus what pygls 2 leaves out.
   notification handled by a generator (its built-in ``didOpen``/``didChange``/...
   handlers) in ``_request_futures`` under a fresh uuid and never removes it: ~2 KB per
   ``didChange``, for the life of the process.
+- The workspace is a :class:`~.workspace.SpecWorkspace` (lines split per the
+  specification, unopened documents read safely).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from typing import Any
 
+from lsprotocol import types
+from pygls.protocol import lsp_method
+
 from .wire import JsonProtocol
+from .workspace import SpecWorkspace
 
 log = logging.getLogger(__name__)
 
@@ -41,3 +47,29 @@ class ServerProtocol(JsonProtocol):
             callback(future)
 
         super()._execute_handler(msg_id, handler, done, args, kwargs)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, Any]:
+        """pygls' ``initialize``, with its workspace replaced by a :class:`SpecWorkspace`
+        (before the server's own ``initialize`` handler runs)."""
+        steps = super().lsp_initialize(params)
+        sent: Any = None
+        while True:
+            try:
+                step = steps.send(sent)
+            except StopIteration as done:
+                self._use_spec_workspace()
+                return done.value
+            self._use_spec_workspace()
+            sent = yield step
+
+    def _use_spec_workspace(self) -> None:
+        plain = self._workspace
+        if plain is None or isinstance(plain, SpecWorkspace):
+            return
+        self._workspace = SpecWorkspace(
+            plain.root_uri,
+            self._server._text_document_sync_kind,
+            list(plain.folders.values()),
+            plain.position_encoding,
+        )

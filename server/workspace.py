@@ -1,0 +1,137 @@
+"""The server's documents as the LSP specification defines them (pygls' workspace, fixed).
+
+- Lines end only at ``\\n``, ``\\r\\n`` and ``\\r``. pygls splits lines with
+  ``str.splitlines``, which also ends them at U+2028, U+2029, ``\\x0b``, ``\\x0c``,
+  ``\\x1c``-``\\x1e`` and ``\\x85``: after an incremental change below such a character its
+  text differed from the client's, and every position sent back was off by a line.
+  :class:`SpecTextDocument` applies a change by offsets computed per the specification.
+- A document that is not open is read from disk only through
+  :func:`~torch_logs_lsp.core.files.read_regular` (a regular file, at most
+  :data:`~torch_logs_lsp.core.files.MAX_FILE_BYTES`, never blocking on a FIFO), and only
+  for a ``file:`` URI; otherwise :class:`~torch_logs_lsp.core.files.SkippedFile` is raised.
+- A ``didChange`` of a document that is not open is logged and ignored (pygls raised
+  ``KeyError``, shown to the user as "Error in server").
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.workspace import TextDocument, Workspace
+
+from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile, read_regular
+
+from .positions import column_offset
+
+log = logging.getLogger(__name__)
+
+#: The line ends of the LSP specification (``\r\n`` first: it is one line end).
+LINE_END = re.compile(r"\r\n|\r|\n")
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def spec_lines(text: str) -> list[str]:
+    """``text`` split into lines that keep their ends, at ``\\n``, ``\\r\\n`` and ``\\r``
+    only (``str.splitlines(True)`` with the specification's line ends)."""
+    return _LINES.findall(text)
+
+
+def spec_offset(text: str, position: types.Position, encoding: str) -> int:
+    """Offset (code points) in ``text`` of an LSP ``position`` whose ``character`` counts
+    ``encoding`` code units (``"utf-16"``, ``"utf-8"``, ``"utf-32"``). Clamped: a line past
+    the last is the end of the text, a character past its line's end is that end (before
+    the line break); a character inside a character's code units is that character's
+    start."""
+    line = max(0, position.line)
+    start = 0
+    if line > 0:
+        parts = text.split("\n", line) if "\r" not in text else LINE_END.split(text, line)
+        if len(parts) <= line:  # fewer line ends than ``line``
+            return len(text)
+        start = len(text) - len(parts[-1])
+    found = LINE_END.search(text, start)
+    end = found.start() if found else len(text)
+    return start + column_offset(text[start:end], position.character, encoding)
+
+
+class SpecTextDocument(TextDocument):
+    """pygls' text document with the specification's line ends (see the module)."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(spec_lines(self.source))
+
+    def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
+        text = self.source
+        encoding = str(self.position_codec.encoding or types.PositionEncodingKind.Utf16)
+        start = spec_offset(text, change.range.start, encoding)
+        end = spec_offset(text, change.range.end, encoding)
+        if end < start:  # a reversed range: replace what it covers
+            start, end = end, start
+        self._source = text[:start] + change.text + text[end:]
+
+    @property
+    def source(self) -> str:
+        if self._source is None:  # not open: see SpecWorkspace.get_text_document
+            return ""
+        return self._source
+
+
+def read_unopened(uri: str, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of a document that is not open, read from its ``file:`` URI through
+    :func:`read_regular` and decoded as UTF-8 (``errors="replace"``). Raises
+    :class:`SkippedFile` for another scheme, a file that is not regular (FIFO, device,
+    directory), one larger than ``max_bytes`` or one that cannot be read."""
+    try:
+        parsed = urlparse(uri)
+    except ValueError:
+        raise SkippedFile(uri, "not a URI") from None
+    if parsed.scheme != "file":
+        raise SkippedFile(uri, f"not open, and not a file: URI ({parsed.scheme or 'no'} scheme)")
+    return read_regular(unquote(parsed.path), max_bytes).decode("utf-8", "replace")
+
+
+class SpecWorkspace(Workspace):
+    """pygls' workspace holding :class:`SpecTextDocument` documents (see the module)."""
+
+    def _create_text_document(
+        self,
+        doc_uri: str,
+        source: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+    ) -> TextDocument:
+        return SpecTextDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self.position_codec,
+        )
+
+    def get_text_document(self, doc_uri: str) -> TextDocument:
+        """The open document ``doc_uri``; else one holding the file's text as
+        :func:`read_unopened` reads it (raises :class:`SkippedFile` when it does not)."""
+        doc = self._text_documents.get(unquote(doc_uri))
+        if doc is not None:
+            return doc
+        return self._create_text_document(doc_uri, source=read_unopened(doc_uri))
+
+    def update_text_document(
+        self,
+        text_doc: types.VersionedTextDocumentIdentifier,
+        change: types.TextDocumentContentChangeEvent,
+    ) -> None:
+        """Apply a change to an open document; a change to a document that is not open is
+        logged (WARNING) and ignored."""
+        doc = self._text_documents.get(unquote(text_doc.uri))
+        if doc is None:
+            log.warning("didChange for %s, which is not open: ignored", text_doc.uri)
+            return
+        doc.apply_change(change)
+        doc.version = text_doc.version
