@@ -81,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
-    return 0
+    # 0 after shutdown + exit; 1 for an exit without shutdown (LSP specification)
+    return server.exit_code
 
 
 if __name__ == "__main__":

@@ -78,6 +78,13 @@ class TorchLogsServer(LanguageServer):
         #: first diagnostics are published and logged (INFO).
         self.started_at: float | None = None
 
+    @property
+    def exit_code(self) -> int:
+        """The exit code the client asked for: 0 after ``shutdown`` + ``exit``, 1 for an
+        ``exit`` without ``shutdown``, 0 when the client closed the stream."""
+        protocol = self.protocol
+        return protocol.exit_code if isinstance(protocol, ServerProtocol) else 0
+
     # -- preferences ---------------------------------------------------------------
     @property
     def registry(self) -> Registry:
