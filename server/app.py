@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.environment import interpreter_path
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
-from torch_logs_lsp.core.registry import Registry, releases
+from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
-from torch_logs_lsp.core.versions import parse_release
 
 from . import codecache
 from .documents import DocumentState, build_state, uri_path
@@ -32,8 +28,9 @@ from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import hover as hover_feature
+from .features import status as status_feature
 from .protocol import ServerProtocol
-from .settings import Settings, parse_settings
+from .settings import Settings, checked_settings
 from .wire import Encoded
 
 log = logging.getLogger(__name__)
@@ -218,21 +215,7 @@ class TorchLogsServer(LanguageServer):
             self.started_at = None
 
     def apply_settings(self, raw: Any) -> None:
-        settings, problems = parse_settings(raw)
-        if settings.torch_version != "auto" and parse_release(settings.torch_version) is None:
-            problems.append(
-                f"torchLogs.torchVersion: {settings.torch_version!r} is not a release like "
-                f"2.13 (packaged: {', '.join(releases())}); using the installed torch"
-            )
-            settings = replace(settings, torch_version="auto")
-        python = interpreter_path(settings.python, self.workspace_root)
-        if python != settings.python:
-            settings = replace(settings, python=python)
-        if python and not os.path.isfile(python):
-            problems.append(
-                f"torchLogs.python: no interpreter at {python!r}; names are checked against "
-                "the packaged registry until it is fixed"
-            )
+        settings, problems = checked_settings(raw, self.workspace_root)
         for problem in problems:
             log.warning(problem)
             self.window_show_message(
@@ -359,26 +342,15 @@ async def code_action(
     return _answer(ls, params.text_document.uri, params, _code_action)
 
 
-STATUS_REQUEST = "torchLogs/status"
-
-
 def status(ls: TorchLogsServer, params: Any) -> dict[str, str | None] | None:
-    """``torchLogs/status`` (``{"textDocument": {"uri": ...}}``): the torch a document is
-    checked against: ``{"release": "2.13", "version": "2.13.0+cpu" | None, "how": ...,
-    "python": interpreter path | None}``; ``None`` for a document that is not open."""
+    """``torchLogs/status`` (``{"textDocument": {"uri": ...}}``): see
+    :func:`.features.status.status_of`; ``None`` for a document that is not analysed."""
     doc = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
     uri = getattr(doc, "uri", None)
     state = ls.state(uri) if isinstance(uri, str) else None
     if state is None:
         return None
-    context = state.context or ls.context_for("")
-    registry = context.registry
-    return {
-        "release": registry.release,
-        "version": registry.version or None,
-        "how": context.how,
-        "python": context.env.python if context.env else None,
-    }
+    return status_feature.status_of(state.context or ls.context_for(""))
 
 
 def create_server() -> TorchLogsServer:
@@ -402,5 +374,5 @@ def create_server() -> TorchLogsServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=code_actions_feature.KINDS),
     )(code_action)
-    server.feature(STATUS_REQUEST)(status)
+    server.feature(status_feature.STATUS_REQUEST)(status)
     return server

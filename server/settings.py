@@ -7,12 +7,17 @@ A bad setting never stops the server: it is reported and its default is used.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
+
+from torch_logs_lsp.core.environment import interpreter_path
+from torch_logs_lsp.core.registry import releases
+from torch_logs_lsp.core.versions import parse_release
 
 SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
 
@@ -74,4 +79,27 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
         problems.append(f"torchLogs.severity: ignored {bad} (use one of {SEVERITY_NAMES})")
         good = {k: v for k, v in settings.severity.items() if k not in bad}
         settings = replace(settings, severity=good)
+    return settings, problems
+
+
+def checked_settings(raw: Any, workspace_root: str | None) -> tuple[Settings, list[str]]:
+    """:func:`parse_settings`, then the values checked against the machine: a
+    ``torchVersion`` that is not a release becomes ``"auto"``; ``python`` is made a path
+    (``interpreter_path``, relative to ``workspace_root``) and a missing interpreter is
+    reported. Returns the settings and every problem (messages for the user)."""
+    settings, problems = parse_settings(raw)
+    if settings.torch_version != "auto" and parse_release(settings.torch_version) is None:
+        problems.append(
+            f"torchLogs.torchVersion: {settings.torch_version!r} is not a release like "
+            f"2.13 (packaged: {', '.join(releases())}); using the installed torch"
+        )
+        settings = replace(settings, torch_version="auto")
+    python = interpreter_path(settings.python, workspace_root)
+    if python != settings.python:
+        settings = replace(settings, python=python)
+    if python and not os.path.isfile(python):
+        problems.append(
+            f"torchLogs.python: no interpreter at {python!r}; names are checked against "
+            "the packaged registry until it is fixed"
+        )
     return settings, problems

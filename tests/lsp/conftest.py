@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from tests.lsp.raw import Client
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torch_logs_lsp.server"])
 
@@ -71,3 +75,14 @@ async def wait_diagnostics(
         )
         if params.uri == uri and params.version == version:
             return list(params.diagnostics)
+
+
+@pytest.fixture
+async def raw_client(tmp_path: Path) -> AsyncIterator[Client]:
+    """A ``torch-logs-lsp`` process driven by the raw client, not yet initialized; its
+    stderr is ``tmp_path / "stderr.txt"``."""
+    client = await Client.spawn(tmp_path / "stderr.txt")
+    try:
+        yield client
+    finally:
+        await client.close()
