@@ -18,12 +18,13 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
+from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
 
 from . import codecache
-from .documents import DocumentState, build_state, uri_path
+from .documents import DocumentState, build_state, uri_path, utf8_size
 from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
@@ -31,6 +32,7 @@ from .features import hover as hover_feature
 from .features import status as status_feature
 from .protocol import ServerProtocol
 from .settings import Settings, checked_settings
+from .texts import label
 from .wire import Encoded
 
 log = logging.getLogger(__name__)
@@ -60,6 +62,9 @@ class TorchLogsServer(LanguageServer):
         self.resolver = TorchResolver()
         self.workspace_root: str | None = None
         self._notes: set[str] = set()
+        #: Open documents that went over :data:`MAX_FILE_BYTES` (the user has been told;
+        #: kept until the document is closed).
+        self.too_large: set[str] = set()
         #: Per open document: the previous version's tree and spans (incremental parsing).
         self.doc_caches: dict[str, DocumentCache] = {}
         #: Analyses of values, shared by every document.
@@ -128,15 +133,25 @@ class TorchLogsServer(LanguageServer):
 
     # -- documents -----------------------------------------------------------------
     def state(self, uri: str) -> DocumentState | None:
-        """The analysed current version of an open document (cached per version)."""
+        """The analysed current version of a document (cached per version); ``None`` for
+        one that is not analysed: an open document larger than :data:`MAX_FILE_BYTES`
+        bytes (UTF-8; the user is told once, see :meth:`refuse_large`), or one that is not
+        open and not a regular file of at most that size (the reason is logged)."""
         try:
             doc = self.workspace.get_text_document(uri)
             text = doc.source
-        except OSError as exc:  # not open and not readable from disk
-            log.warning("cannot read %s: %s", uri, exc)
+        except SkippedFile as exc:  # not open: a FIFO, a device, too large, unreadable
+            missing = exc.reason.startswith("cannot open: No such file")
+            log.log(
+                logging.INFO if missing else logging.WARNING, "%s not read: %s", uri, exc.reason
+            )
             return None
         except Exception:
             log.exception("cannot read %s", uri)
+            return None
+        size = utf8_size(text) if len(text) * 4 > MAX_FILE_BYTES else 0
+        if size > MAX_FILE_BYTES:
+            self.refuse_large(uri, size)
             return None
         cached = self.states.get(uri)
         if cached is not None and cached.version == doc.version and cached.text == text:
@@ -158,6 +173,25 @@ class TorchLogsServer(LanguageServer):
         )
         self.states[uri] = state
         return state
+
+    def refuse_large(self, uri: str, size: int) -> None:
+        """An open document of ``size`` bytes is over the limit: drop what was kept for
+        it; the first time, say so with ``window/showMessage`` and a log line."""
+        self.states.pop(uri, None)
+        self.doc_caches.pop(uri, None)
+        if uri in self.too_large:
+            return
+        self.too_large.add(uri)
+        name = uri_path(uri).rsplit("/", 1)[-1] or uri
+        log.warning(
+            "%s is %d bytes, over the %d-byte limit: not analysed", uri, size, MAX_FILE_BYTES
+        )
+        message = label(
+            "too_large", self.locale, name=name, size=str(size), limit=str(MAX_FILE_BYTES)
+        )
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+        )
 
     def schedule_publish(self, uri: str) -> None:
         """Publish ``uri``'s diagnostics after :attr:`debounce_s`, for the version current
@@ -185,6 +219,7 @@ class TorchLogsServer(LanguageServer):
         self.states.pop(uri, None)
         self.doc_caches.pop(uri, None)
         self.language_ids.pop(uri, None)
+        self.too_large.discard(uri)
 
     def publish(self, uri: str) -> None:
         """Publish the diagnostics of the current version of ``uri`` (now)."""
@@ -194,6 +229,11 @@ class TorchLogsServer(LanguageServer):
         began = time.perf_counter()
         state = self.state(uri)
         if state is None:
+            if uri in self.too_large:  # clear what an earlier, smaller version had
+                version = self.workspace.get_text_document(uri).version
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[])
+                )
             return
         try:
             diags = diagnostics_feature.diagnostic_json(state, self.settings, self.diagnostic_memo)

@@ -42,6 +42,11 @@ def uri_path(uri: str) -> str:
         return uri
 
 
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (a lone surrogate counts 3, as ``surrogatepass``)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def detect(uri: str, text: str, language_id: str | None) -> str | None:
     """Host kind of a document: from its path and content first, the languageId last."""
     kind = hosts.detect_host(uri_path(uri), text[:256])

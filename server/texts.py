@@ -83,6 +83,11 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "The value is not static (expansion or substitution); it is not checked.",
         "ru": "Значение вычисляется при запуске (подстановка); оно не проверяется.",
     },
+    "too_large": {
+        "en": "{name} is {size} bytes, more than the {limit}-byte limit: TORCH_LOGS is not "
+        "checked in it",
+        "ru": "{name}: {size} байт, больше предела в {limit} байт: TORCH_LOGS в нём не проверяется",
+    },
 }
 
 
