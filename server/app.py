@@ -149,9 +149,11 @@ class TorchLogsServer(LanguageServer):
         except Exception:
             log.exception("cannot read %s", uri)
             return None
-        size = utf8_size(text) if len(text) * 4 > MAX_FILE_BYTES else 0
-        if size > MAX_FILE_BYTES:
-            self.refuse_large(uri, size)
+        # a code point is 1-4 bytes: the exact size only when those bounds do not decide
+        if len(text) * 4 > MAX_FILE_BYTES and (
+            len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
+        ):
+            self.refuse_large(uri, text)
             return None
         cached = self.states.get(uri)
         if cached is not None and cached.version == doc.version and cached.text == text:
@@ -174,14 +176,15 @@ class TorchLogsServer(LanguageServer):
         self.states[uri] = state
         return state
 
-    def refuse_large(self, uri: str, size: int) -> None:
-        """An open document of ``size`` bytes is over the limit: drop what was kept for
-        it; the first time, say so with ``window/showMessage`` and a log line."""
+    def refuse_large(self, uri: str, text: str) -> None:
+        """An open document (``text``) is over the limit: drop what was kept for it; the
+        first time, say so with ``window/showMessage`` and a log line (its UTF-8 size)."""
         self.states.pop(uri, None)
         self.doc_caches.pop(uri, None)
         if uri in self.too_large:
             return
         self.too_large.add(uri)
+        size = utf8_size(text)
         name = uri_path(uri).rsplit("/", 1)[-1] or uri
         log.warning(
             "%s is %d bytes, over the %d-byte limit: not analysed", uri, size, MAX_FILE_BYTES

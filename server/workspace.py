@@ -40,19 +40,51 @@ def spec_lines(text: str) -> list[str]:
     return _LINES.findall(text)
 
 
+#: Characters counted at a time when looking for a line (see :func:`line_start`).
+BLOCK = 1 << 16
+
+
+def _breaks(text: str, start: int, end: int, cr: bool) -> int:
+    found = text.count("\n", start, end)
+    if cr:
+        found += text.count("\r", start, end) - text.count("\r\n", start, end)
+    return found
+
+
+def line_start(text: str, line: int) -> int | None:
+    """Offset (code points) where ``line`` (0-based) of ``text`` starts; ``None`` when the
+    text has fewer than ``line`` line ends. Line ends are counted a :data:`BLOCK` at a
+    time with ``str.count`` (a block never ends between ``\r`` and ``\n``), so finding
+    a line near the end of a 50 MB text costs one pass in C, not a list of its lines."""
+    if line <= 0:
+        return 0
+    cr = "\r" in text
+    pos, seen, size = 0, 0, len(text)
+    while pos < size:
+        end = min(size, pos + BLOCK)
+        if cr and text[end - 1 : end + 1] == "\r\n":
+            end += 1
+        here = _breaks(text, pos, end, cr)
+        if seen + here >= line:
+            block = text[pos:end]
+            rest = (LINE_END.split(block, line - seen) if cr else block.split("\n", line - seen))[
+                -1
+            ]
+            return end - len(rest)
+        seen += here
+        pos = end
+    return None
+
+
 def spec_offset(text: str, position: types.Position, encoding: str) -> int:
     """Offset (code points) in ``text`` of an LSP ``position`` whose ``character`` counts
     ``encoding`` code units (``"utf-16"``, ``"utf-8"``, ``"utf-32"``). Clamped: a line past
     the last is the end of the text, a character past its line's end is that end (before
     the line break); a character inside a character's code units is that character's
     start."""
-    line = max(0, position.line)
-    start = 0
-    if line > 0:
-        parts = text.split("\n", line) if "\r" not in text else LINE_END.split(text, line)
-        if len(parts) <= line:  # fewer line ends than ``line``
-            return len(text)
-        start = len(text) - len(parts[-1])
+    start = line_start(text, position.line)
+    if start is None:
+        return len(text)
     found = LINE_END.search(text, start)
     end = found.start() if found else len(text)
     return start + column_offset(text[start:end], position.character, encoding)

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
+from torch_logs_lsp.server import workspace
 from torch_logs_lsp.server.workspace import SpecTextDocument, spec_lines, spec_offset
 
 CHARS = st.sampled_from(["a", "é", "😀", "\n", "\r", "\r\n", "\u2028", "\x0b", "\x85", "\x1c"])
@@ -35,10 +36,24 @@ def model_offset(text: str, line: int, character: int, encoding: str) -> int:
     return i
 
 
-@given(TEXTS, st.integers(0, 8), st.integers(0, 12), st.sampled_from(["utf-16", "utf-8"]))
-def test_offsets_follow_the_specification(text: str, line: int, character: int, encoding: str):
+@given(
+    TEXTS,
+    st.integers(0, 8),
+    st.integers(0, 12),
+    st.sampled_from(["utf-16", "utf-8"]),
+    st.sampled_from([1, 2, 3, 5, workspace.BLOCK]),
+)
+def test_offsets_follow_the_specification(
+    text: str, line: int, character: int, encoding: str, block: int
+):
+    """Also with tiny blocks: line ends counted across block boundaries (a \r\n split by
+    one)."""
     pos = types.Position(line=line, character=character)
-    assert spec_offset(text, pos, encoding) == model_offset(text, line, character, encoding)
+    saved, workspace.BLOCK = workspace.BLOCK, block
+    try:
+        assert spec_offset(text, pos, encoding) == model_offset(text, line, character, encoding)
+    finally:
+        workspace.BLOCK = saved
 
 
 @given(TEXTS)
