@@ -30,6 +30,7 @@ from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import hover as hover_feature
 from .features import status as status_feature
+from .positions import encoding_name
 from .protocol import ServerProtocol
 from .settings import Settings, checked_settings
 from .texts import label
@@ -124,8 +125,7 @@ class TorchLogsServer(LanguageServer):
     @property
     def encoding(self) -> str:
         """The position encoding negotiated at initialize (``utf-16`` by default)."""
-        enc = self.workspace.position_encoding
-        return str(enc) if enc else types.PositionEncodingKind.Utf16
+        return encoding_name(self.workspace.position_encoding)
 
     def markdown(self, formats: Sequence[types.MarkupKind] | None) -> bool:
         """Whether the client accepts Markdown for a feature (its ``contentFormat``)."""

@@ -25,6 +25,15 @@ def _units(ch: str, encoding: str) -> int:
     return 2 if cp >= 0x10000 else 1
 
 
+def encoding_name(kind: object) -> str:
+    """A ``PositionEncodingKind`` as its wire value (``"utf-16"``, ``"utf-8"``,
+    ``"utf-32"``), whether pygls holds the enum member or a plain string; ``None`` is
+    UTF-16. (``str()`` of the enum member is ``"PositionEncodingKind.Utf8"``.)"""
+    if kind is None:
+        return types.PositionEncodingKind.Utf16.value
+    return str(getattr(kind, "value", kind))
+
+
 def column_offset(line: str, character: int, encoding: str) -> int:
     """Code points of ``line`` (one line's text, without its line break) before the LSP
     ``character``, counted in ``encoding`` code units (a ``PositionEncodingKind`` value).

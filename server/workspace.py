@@ -25,7 +25,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile, read_regular
 
-from .positions import column_offset
+from .positions import column_offset, encoding_name
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class SpecTextDocument(TextDocument):
 
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         text = self.source
-        encoding = str(self.position_codec.encoding or types.PositionEncodingKind.Utf16)
+        encoding = encoding_name(self.position_codec.encoding)
         start = spec_offset(text, change.range.start, encoding)
         end = spec_offset(text, change.range.end, encoding)
         if end < start:  # a reversed range: replace what it covers

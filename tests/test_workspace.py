@@ -65,15 +65,29 @@ def test_lines_end_only_at_lsp_line_ends(text: str):
         assert "\n" not in line[:-1] and "\r" not in line[:-1].rstrip("\r")
 
 
-@given(TEXTS, st.integers(0, 8), st.integers(0, 12), st.integers(0, 3), st.text(max_size=3))
-def test_incremental_change(text: str, line: int, character: int, more: int, new: str):
-    doc = SpecTextDocument("file:///w/.env", text, 1, position_codec=PositionCodec("utf-16"))
+@given(
+    TEXTS,
+    st.integers(0, 8),
+    st.integers(0, 12),
+    st.integers(0, 3),
+    st.text(max_size=3),
+    st.sampled_from(
+        [types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16, "utf-16", "utf-8"]
+    ),
+)
+def test_incremental_change(
+    text: str, line: int, character: int, more: int, new: str, kind: object
+):
+    """In the encoding pygls holds, an enum member or a string."""
+    encoding = str(getattr(kind, "value", kind))
+    assert encoding in ("utf-8", "utf-16")
+    doc = SpecTextDocument("file:///w/.env", text, 1, position_codec=PositionCodec(kind))
     start = types.Position(line=line, character=character)
     end = types.Position(line=line + more // 2, character=character + more)
     doc.apply_change(
         types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end), text=new)
     )
-    a = model_offset(text, start.line, start.character, "utf-16")
-    b = model_offset(text, end.line, end.character, "utf-16")
+    a = model_offset(text, start.line, start.character, encoding)
+    b = model_offset(text, end.line, end.character, encoding)
     a, b = min(a, b), max(a, b)
     assert doc.source == text[:a] + new + text[b:]
