@@ -185,12 +185,15 @@ class TorchLogsServer(LanguageServer):
             return
         self.too_large.add(uri)
         size = utf8_size(text)
-        name = uri_path(uri).rsplit("/", 1)[-1] or uri
         log.warning(
             "%s is %d bytes, over the %d-byte limit: not analysed", uri, size, MAX_FILE_BYTES
         )
         message = label(
-            "too_large", self.locale, name=name, size=str(size), limit=str(MAX_FILE_BYTES)
+            "too_large",
+            self.locale,
+            name=uri_path(uri).rsplit("/", 1)[-1] or uri,
+            size=str(size),
+            limit=str(MAX_FILE_BYTES),
         )
         self.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message=message)
@@ -385,17 +388,6 @@ async def code_action(
     return _answer(ls, params.text_document.uri, params, _code_action)
 
 
-def status(ls: TorchLogsServer, params: Any) -> dict[str, str | None] | None:
-    """``torchLogs/status`` (``{"textDocument": {"uri": ...}}``): see
-    :func:`.features.status.status_of`; ``None`` for a document that is not analysed."""
-    doc = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
-    uri = getattr(doc, "uri", None)
-    state = ls.state(uri) if isinstance(uri, str) else None
-    if state is None:
-        return None
-    return status_feature.status_of(state.context or ls.context_for(""))
-
-
 def create_server() -> TorchLogsServer:
     """A server with every feature registered (the one place features are wired)."""
     server = TorchLogsServer()
@@ -417,5 +409,5 @@ def create_server() -> TorchLogsServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=code_actions_feature.KINDS),
     )(code_action)
-    server.feature(status_feature.STATUS_REQUEST)(status)
+    server.feature(status_feature.STATUS_REQUEST)(status_feature.status)
     return server

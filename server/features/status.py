@@ -3,7 +3,12 @@ extension's status bar item)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from torch_logs_lsp.core.torch_context import TorchContext
+
+if TYPE_CHECKING:
+    from ..app import TorchLogsServer
 
 STATUS_REQUEST = "torchLogs/status"
 
@@ -18,3 +23,15 @@ def status_of(context: TorchContext) -> dict[str, str | None]:
         "how": context.how,
         "python": context.env.python if context.env else None,
     }
+
+
+def status(ls: TorchLogsServer, params: Any) -> dict[str, str | None] | None:
+    """The ``torchLogs/status`` handler (params ``{"textDocument": {"uri": ...}}``, read
+    leniently): :func:`status_of` the document's context; ``None`` for a document that is
+    not analysed."""
+    doc = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
+    uri = getattr(doc, "uri", None)
+    state = ls.state(uri) if isinstance(uri, str) else None
+    if state is None:
+        return None
+    return status_of(state.context or ls.context_for(""))
