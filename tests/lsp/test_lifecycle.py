@@ -56,8 +56,14 @@ async def test_invalid_params_get_an_error_response(raw_client: Client) -> None:
         with pytest.raises(RuntimeError) as exc:
             await raw_client.ask(method, bad)
         assert error_code(exc) == -32602, method
+    # a notification cannot be answered: it is logged, not shown
+    raw_client.notify("textDocument/didOpen", {"textDocument": 5})
     assert await raw_client.ask("textDocument/hover", HOVER) is None  # still serving
     assert raw_client.shown() == []
+    await raw_client.ask("shutdown", None)
+    raw_client.notify("exit", None)
+    assert await raw_client.exit_code() == 0
+    assert "notification textDocument/didOpen ignored: invalid params" in raw_client.log.read_text()
 
 
 async def test_change_of_an_unopened_document_is_only_logged(raw_client: Client) -> None:
