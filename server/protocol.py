@@ -9,7 +9,8 @@ self-encoding results) plus what pygls 2 leaves out.
   specification, unopened documents read safely).
 - The lifecycle of the specification: a request before ``initialize`` is answered with
   error -32002 (ServerNotInitialized), one after ``shutdown`` with -32600
-  (InvalidRequest); other notifications then are logged and dropped (pygls answered
+  (InvalidRequest), as does a second ``initialize`` (pygls made a new workspace, losing
+  the open documents); other notifications then are logged and dropped (pygls answered
   nothing after ``shutdown``: the client waited forever). ``exit`` records the exit code
   (:attr:`ServerProtocol.exit_code`: 0 after ``shutdown``, else 1; pygls' ``sys.exit``
   was swallowed and the process always ended with 0).
@@ -91,6 +92,8 @@ class ServerProtocol(JsonProtocol):
             self.exit_code = 0 if self._shutdown else 1
         elif method is not None and not self._initialize_seen and method != types.INITIALIZE:
             refusal = _error(types.ErrorCodes.ServerNotInitialized, f"{method} before initialize")
+        elif method == types.INITIALIZE and self._initialize_seen:  # would drop the documents
+            refusal = _error(types.ErrorCodes.InvalidRequest, "initialize sent twice")
         elif method is not None and self._shutdown:
             refusal = _error(types.ErrorCodes.InvalidRequest, f"{method} after shutdown")
         elif isinstance(message, Unreadable):

@@ -83,3 +83,18 @@ async def test_change_of_an_unopened_document_is_only_logged(raw_client: Client)
     raw_client.notify("exit", None)
     assert await raw_client.exit_code() == 0
     assert "never-opened.env, which is not open" in raw_client.log.read_text()
+
+
+async def test_second_initialize_is_refused_and_keeps_the_documents(raw_client: Client) -> None:
+    await raw_client.initialize()
+    uri = "file:///w/kept.env"
+    item = {"uri": uri, "languageId": "dotenv", "version": 1, "text": "TORCH_LOGS=dynamo\n"}
+    raw_client.notify("textDocument/didOpen", {"textDocument": item})
+    with pytest.raises(RuntimeError) as exc:
+        await raw_client.ask("initialize", {"processId": None, "capabilities": {}})
+    assert error_code(exc) == -32600
+    position = {"line": 0, "character": 13}
+    hover = await raw_client.ask(
+        "textDocument/hover", {"textDocument": {"uri": uri}, "position": position}
+    )
+    assert hover is not None and "dynamo" in str(hover)
