@@ -16,6 +16,7 @@ import pytest
 
 from torch_logs_lsp.core import suggest as suggest_module
 from torch_logs_lsp.core.analysis import MORE_PROBLEMS, analyse
+from torch_logs_lsp.core.analysis_cache import MAX_ENTRIES, AnalysisCache
 from torch_logs_lsp.core.fixes import fix_all_value, value_fixes
 from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, MAX_QUOTED, excerpt
 from torch_logs_lsp.core.registry import load_registry
@@ -111,3 +112,13 @@ def test_cli_output_on_the_24k_example_is_bounded(tmp_path: Path):
     assert len(proc.stdout) < 64_000  # was 193 MB
     proc = subprocess.run([*cli, "explain", LONG_24K], capture_output=True, text=True)
     assert len(proc.stdout) < len(LONG_24K) + 64_000  # the value itself once, then excerpts
+
+
+def test_analysis_cache_holds_a_bounded_weight_of_long_values():
+    cache = AnalysisCache()
+    for i in range(40):  # typing in a 24 KB value: every version is a new value
+        cache.analyse(f"x{i}" + LONG_24K, REGISTRY, None)
+    for i in range(200):
+        cache.analyse(f"dynamo,n{i}", REGISTRY, None)
+    assert cache.weight <= MAX_ENTRIES
+    assert len(cache._entries) == 200  # the short values are kept, the heavy ones are not
