@@ -35,11 +35,11 @@ from .diagnostic import (
     Severity,
     capped,
 )
-from .limits import MAX_DIAGNOSTICS, quote
+from .limits import quote
 from .modules import ModuleFinder, Spec
 from .parser import EMPTY_ITEM, ILLEGAL_CHARACTER, Item, ParsedValue, parse_value
 from .registry import Registry, load_registry
-from .suggest import suggest
+from .suggest import Suggestions
 from .torch_context import fallback_finder
 from .versions import holds, release_verdict
 
@@ -96,30 +96,9 @@ def level_of(prefix: str) -> int:
     return {"+": logging.DEBUG, "-": logging.ERROR}.get(prefix, logging.INFO)
 
 
-class _Suggestions:
-    """Suggestions per name, memoised; with difflib for the first
-    :data:`.limits.MAX_DIAGNOSTICS` names asked, then only the cheap rankings (equal up to
-    case and ``-``/``_``, prefix). Names are asked in item order and each asking item has
-    a diagnostic inside its range, so a name past that budget only has diagnostics past
-    the first ``MAX_DIAGNOSTICS``: hidden ones, for which fix-all needs only the cheap
-    ranking (see ``fixes``)."""
-
-    def __init__(self, registry: Registry) -> None:
-        self.known = registry.known_tuple
-        self.left = MAX_DIAGNOSTICS
-        self.memo: dict[str, tuple[str, ...]] = {}
-
-    def __call__(self, name: str) -> tuple[str, ...]:
-        found = self.memo.get(name)
-        if found is None:
-            self.left -= 1
-            found = self.memo[name] = tuple(suggest(name, self.known, close=self.left >= 0))
-        return found
-
-
 def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    suggestions_for = _Suggestions(registry)
+    suggestions_for = Suggestions(registry.known_tuple)
     for p in parsed.problems:
         suggestions: tuple[str, ...] = ()
         if p.code == ILLEGAL_CHARACTER and p.item is not None:
@@ -138,7 +117,7 @@ def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnos
 
 
 def _name_diagnostic(
-    item: Item, registry: Registry, finder: ModuleFinder, suggestions_for: _Suggestions
+    item: Item, registry: Registry, finder: ModuleFinder, suggestions_for: Suggestions
 ) -> tuple[Diagnostic, Outcome, Spec | None]:
     """Diagnostic for an item whose name is not registered, torch's outcome for it, and
     the module spec when torch would find it as a module (see :mod:`.modules`)."""
@@ -215,14 +194,22 @@ def _name_diagnostic(
     return Diagnostic(UNKNOWN_NAME, severity, msg, start, end, found), "invalid", None
 
 
-def _has_registered_parent(name: str, registry: Registry, aliases: set[str]) -> bool:
-    """torch's ``_has_registered_parent``: ``name`` or a parent logger is registered."""
-    parts = name.split(".")
-    for i in range(len(parts), 0, -1):
-        parent = ".".join(parts[:i])
-        if parent in registry.logger_names or parent in aliases:
-            return True
-    return False
+def _has_registered_parent(
+    name: str, registry: Registry, aliases: set[str], alias_lengths: set[int]
+) -> bool:
+    """torch's ``_has_registered_parent``: ``name`` or a parent logger is registered
+    (``aliases``: modules registered as logs of their own so far, ``alias_lengths``: their
+    lengths). Only prefixes as long as some registered name are sliced (a parent ends at
+    a dot), so a 100 KB dotted name costs O(n), not O(n * parts)."""
+    if name in registry.logger_names or name in aliases:
+        return True
+    lengths = registry.logger_name_lengths | alias_lengths
+    return any(
+        n < len(name)
+        and name[n] == "."
+        and (name[:n] in registry.logger_names or name[:n] in aliases)
+        for n in lengths
+    )
 
 
 def _level_word(level: int) -> str:
@@ -323,7 +310,8 @@ def analyse(
     modules: list[str] = []
     module_items: set[int] = set()
     module_aliases: set[str] = set()
-    suggestions_for = _Suggestions(reg)
+    lengths: set[int] = set()  # of module_aliases
+    suggestions_for = Suggestions(reg.known_tuple)
     for item in parsed.items:
         if not item.valid:
             continue
@@ -360,8 +348,9 @@ def analyse(
                     logs[module_name] = level
                     # torch registers a module without a registered parent logger as a
                     # log of its own; naming it again then sets only that logger
-                    if not _has_registered_parent(module_name, reg, module_aliases):
+                    if not _has_registered_parent(module_name, reg, module_aliases, lengths):
                         module_aliases.add(module_name)
+                        lengths.add(len(module_name))
             elif outcome == "ok":
                 outcome = item_outcome
     diagnostics += _duplicate_diagnostics(parsed.items, reg, module_items)

@@ -106,6 +106,10 @@ class ModuleFinder:
         self.builtins = frozenset(builtins)
         self.stdlib_names = frozenset(stdlib_names)
         self.known = frozenset(known)
+        #: Names in ``known`` with a known submodule (every dotted prefix), built once.
+        self._known_packages = frozenset(
+            k[:i] for k in self.known for i, ch in enumerate(k) if ch == "."
+        )
         self.description = description
         self._listings: dict[str, tuple[int, frozenset[str]]] = {}
         #: Per directory listing: module name -> its file names, sorted (built once).
@@ -174,7 +178,7 @@ class ModuleFinder:
     def _known_spec(self, qual: str) -> Spec | None:
         if qual not in self.known:
             return None
-        is_pkg = any(k.startswith(qual + ".") for k in self.known)
+        is_pkg = qual in self._known_packages
         return Spec(qual, "package" if is_pkg else "module", "", ())
 
     # -- the find_spec mirror --------------------------------------------------------

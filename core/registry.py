@@ -116,6 +116,11 @@ class Registry:
         """Every qualified logger name the components set, computed once per registry."""
         return frozenset(q for c in self.components.values() for q in c.qnames)
 
+    @cached_property
+    def logger_name_lengths(self) -> frozenset[int]:
+        """The lengths of :attr:`logger_names` (to test only prefixes that could match)."""
+        return frozenset(len(q) for q in self.logger_names)
+
     def qnames_for(self, name: str) -> tuple[str, ...]:
         """Qualified logger names an item ``name`` sets (``all`` -> ``("torch",)``; in torch
         2.1 ``all`` sets every registered log, in registration order).

@@ -6,6 +6,8 @@ import difflib
 from collections.abc import Iterable
 from functools import lru_cache
 
+from .limits import MAX_DIAGNOSTICS
+
 
 @lru_cache(maxsize=16)
 def _lowered(candidates: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], int]:
@@ -41,3 +43,25 @@ def suggest(name: str, candidates: Iterable[str], limit: int = 3, close: bool = 
         lowered = {low: c for c, low in pairs}
         out += [lowered[m] for m in difflib.get_close_matches(norm, list(lowered), n=limit)]
     return list(dict.fromkeys(out))[:limit]
+
+
+class Suggestions:
+    """:func:`suggest` over the ``known`` names, per name, memoised; with difflib for the first
+    :data:`.limits.MAX_DIAGNOSTICS` names asked, then only the cheap rankings (equal up to
+    case and ``-``/``_``, prefix). Names are asked in item order and each asking item has
+    a diagnostic inside its range, so a name past that budget only has diagnostics past
+    the first ``MAX_DIAGNOSTICS``: hidden ones, for which fix-all needs only the cheap
+    ranking (see ``fixes``)."""
+
+    def __init__(self, known: tuple[str, ...]) -> None:
+        self.known = known
+        self.left = MAX_DIAGNOSTICS
+        self.memo: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, name: str) -> tuple[str, ...]:
+        """The suggestions for ``name`` (see the class docstring for the budget)."""
+        found = self.memo.get(name)
+        if found is None:
+            self.left -= 1
+            found = self.memo[name] = tuple(suggest(name, self.known, close=self.left >= 0))
+        return found

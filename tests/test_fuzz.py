@@ -33,6 +33,8 @@ LONG_EXAMPLES = (
     "+a." * 33_333 + "b",  # 100 KB
     ",".join(["+dynamo"] * 10_000),  # 10,000 items
     ",".join(f"name{i}" for i in range(10_000)),  # 10,000 distinct unknown names
+    "a." * 50_000 + "b",  # a 100 KB dotted module name (its parents were sliced per part)
+    ",".join(["torch._dynamo.guards"] * 5000),  # 5,000 module items of the known list
 )
 
 
@@ -90,6 +92,8 @@ def test_fuzz_value(value: str) -> None:
 @example(LONG_EXAMPLES[1])
 @example(LONG_EXAMPLES[2])
 @example(LONG_EXAMPLES[3])
+@example(LONG_EXAMPLES[4])
+@example(LONG_EXAMPLES[5])
 def test_fuzz_long_value(value: str) -> None:
     check_value(value)
 
