@@ -17,6 +17,7 @@ import pytest
 from torch_logs_lsp.core import suggest as suggest_module
 from torch_logs_lsp.core.analysis import MORE_PROBLEMS, analyse
 from torch_logs_lsp.core.analysis_cache import MAX_ENTRIES, AnalysisCache
+from torch_logs_lsp.core.family import check_family_value
 from torch_logs_lsp.core.fixes import fix_all_value, value_fixes
 from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, MAX_QUOTED, excerpt
 from torch_logs_lsp.core.registry import load_registry
@@ -122,3 +123,11 @@ def test_analysis_cache_holds_a_bounded_weight_of_long_values():
         cache.analyse(f"dynamo,n{i}", REGISTRY, None)
     assert cache.weight <= MAX_ENTRIES
     assert len(cache._entries) == 200  # the short values are kept, the heavy ones are not
+
+
+def test_family_values_are_capped_and_quote_excerpts():
+    ids = check_family_value("TORCH_LOGS_TRACE_ID_FILTER", ",".join(["x" * 100] * 5000), "2.13")
+    assert len(ids) == MAX_DIAGNOSTICS + 1 and ids[-1].code == MORE_PROBLEMS
+    assert all(len(d.message) <= MESSAGE_BOUND for d in ids)
+    fmt = check_family_value("TORCH_LOGS_FORMAT", "%(" + "f" * 50_000 + ")s", "2.13")
+    assert len(fmt) == 1 and len(fmt[0].message) <= MESSAGE_BOUND
