@@ -18,7 +18,13 @@ HOSTILE: dict[str, tuple[str, str]] = {
     "chain": ("X = " + " + ".join(['"a"'] * 1500) + "\nregister_log('x', X)\n", "RecursionError"),
     # the note on it dumped the whole expression (ast.dump recursed)
     "chain_in_call": ("register_log('x', [" + " + ".join(['"a"'] * 1500) + "])\n", "BinOp"),
+    # too many parentheses for the parser (SyntaxError on 3.11: this one was always read)
     "nesting": ("register_log('x', " + "(" * 1000 + "'torch.x'" + ")" * 1000 + ")\n", "Error"),
+    # nesting the parser accepts: brackets and unary minus, 650 deep (ast.dump recursed)
+    "nesting_in_call": (
+        "register_log('x', [" + "[" * 150 + "-" * 500 + "1" + "]" * 150 + "])\n",
+        "arguments not literal",
+    ),
     "null_bytes": ("register_log('x', 'torch.x')\x00\n", "Error"),
     "deep_list": ("X = " + "[" * 50_000 + "]" * 50_000 + "\n", "Error"),
 }

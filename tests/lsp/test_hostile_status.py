@@ -19,7 +19,7 @@ def fake_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     return fake_torch_env(tmp_path_factory.mktemp("hostile-lsp"))
 
 
-@pytest.mark.parametrize("case", ["chain", "nesting", "null_bytes", "deep_list"])
+@pytest.mark.parametrize("case", ["chain", "nesting", "nesting_in_call", "null_bytes", "deep_list"])
 async def test_status_falls_back_to_the_packaged_registry(
     vscode: LanguageClient, fake_env: tuple[str, Path], case: str
 ):
