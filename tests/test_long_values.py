@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core import suggest as suggest_module
 from torch_logs_lsp.core.analysis import MORE_PROBLEMS, analyse
 from torch_logs_lsp.core.analysis_cache import MAX_ENTRIES, AnalysisCache
 from torch_logs_lsp.core.family import check_family_value
 from torch_logs_lsp.core.fixes import fix_all_value, value_fixes
+from torch_logs_lsp.core.hosts.edits import MAX_DIFF, apply_text_edits, value_edit
 from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, MAX_QUOTED, excerpt
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.core.suggest import suggest
@@ -131,3 +133,24 @@ def test_family_values_are_capped_and_quote_excerpts():
     assert all(len(d.message) <= MESSAGE_BOUND for d in ids)
     fmt = check_family_value("TORCH_LOGS_FORMAT", "%(" + "f" * 50_000 + ")s", "2.13")
     assert len(fmt) == 1 and len(fmt[0].message) <= MESSAGE_BOUND
+
+
+def test_document_edits_of_a_long_value_diff_a_bounded_text(monkeypatch: pytest.MonkeyPatch):
+    """A fix's document edit diffs only the changed middle of the value (difflib is
+    quadratic on repetitive text: one fix of a 10,000-item value took minutes)."""
+    sizes: list[int] = []
+    real = difflib.SequenceMatcher
+
+    def counting(isjunk=None, a="", b="", autojunk=True):  # type: ignore[no-untyped-def]
+        sizes.append(len(a) + len(b))
+        return real(isjunk, a, b, autojunk)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", counting)
+    value = ",".join(["+dynamo"] * 1000)
+    text = f"TORCH_LOGS={value}\n"
+    span = next(s for s in hosts.extract("dotenv", text) if s.variable == "TORCH_LOGS")
+    edits = value_edit("dotenv", text, span, fix_all_value(value, REGISTRY))
+    assert edits is not None and apply_text_edits(text, edits) == "TORCH_LOGS=+dynamo\n"
+    edits = value_edit("dotenv", text, span, value[len("+dynamo,") :])
+    assert edits is not None and len(apply_text_edits(text, edits)) == len(text) - 8
+    assert sizes and max(sizes) <= MAX_DIFF
