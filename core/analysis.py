@@ -15,55 +15,37 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from enum import IntEnum
 from typing import Literal
 
+from .diagnostic import (
+    CONFLICTING_ITEMS,
+    DUPLICATE_ITEM,
+    EMPTY_VALUE,
+    HELP,
+    INVALID_MODULE_NAME,
+    MODULE_NAME,
+    MODULE_NOT_FOUND,
+    MORE_PROBLEMS,
+    NOT_IN_RELEASE,
+    OVERLAPPING_LOGGERS,
+    PREFIX_IGNORED,
+    RENAMED_NAME,
+    UNKNOWN_NAME,
+    Diagnostic,
+    Severity,
+    capped,
+)
+from .limits import quote
 from .modules import ModuleFinder, Spec
 from .parser import EMPTY_ITEM, ILLEGAL_CHARACTER, Item, ParsedValue, parse_value
 from .registry import Registry, load_registry
-from .suggest import suggest
+from .suggest import Suggestions
 from .torch_context import fallback_finder
 from .versions import holds, release_verdict
 
 Outcome = Literal["ok", "invalid", "help", "module_not_found", "crash"]
 
 LEVEL_NAMES = {logging.DEBUG: "DEBUG", logging.INFO: "INFO", logging.ERROR: "ERROR"}
-
-EMPTY_VALUE = "TL001"
-HELP = "TL002"
-UNKNOWN_NAME = "TL201"
-MODULE_NAME = "TL202"
-INVALID_MODULE_NAME = "TL203"
-MODULE_NOT_FOUND = "TL204"
-NOT_IN_RELEASE = "TL205"
-RENAMED_NAME = "TL206"
-PREFIX_IGNORED = "TL301"
-DUPLICATE_ITEM = "TL302"
-CONFLICTING_ITEMS = "TL303"
-OVERLAPPING_LOGGERS = "TL304"
-
-
-class Severity(IntEnum):
-    """Diagnostic severity; the numbers are the LSP ``DiagnosticSeverity`` values."""
-
-    ERROR = 1
-    WARNING = 2
-    INFORMATION = 3
-    HINT = 4
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """A finding on the value: stable ``code``, one-line ``message``, range
-    ``[start, end)`` in code points of the decoded value, and ``suggestions``: names that
-    could replace the text in the range's item name (best first)."""
-
-    code: str
-    severity: Severity
-    message: str
-    start: int
-    end: int
-    suggestions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,7 +68,8 @@ class Analysis:
     (``ValueError``), ``"help"`` (raises with the help text), ``"module_not_found"``
     (``ModuleNotFoundError``/``ImportError`` from ``find_spec``), ``"crash"``
     (``AttributeError``, the empty value). ``config`` is ``None`` unless the outcome is
-    ``"ok"``.
+    ``"ok"``. At most :data:`.limits.MAX_DIAGNOSTICS` diagnostics (and a summary) are in
+    ``diagnostics``; see ``hidden``.
     """
 
     value: str
@@ -95,6 +78,17 @@ class Analysis:
     diagnostics: tuple[Diagnostic, ...]
     outcome: Outcome
     config: EffectiveConfiguration | None
+    #: Diagnostics past the first :data:`.limits.MAX_DIAGNOSTICS` (in position order):
+    #: not in ``diagnostics``, which ends with one ``TL901`` summary of them instead.
+    hidden: tuple[Diagnostic, ...] = ()
+
+    @property
+    def every_diagnostic(self) -> tuple[Diagnostic, ...]:
+        """Every finding, shown or hidden, in position order, without the ``TL901``
+        summary: what fix-all works through."""
+        if not self.hidden:
+            return self.diagnostics
+        return (*(d for d in self.diagnostics if d.code != MORE_PROBLEMS), *self.hidden)
 
 
 def level_of(prefix: str) -> int:
@@ -104,14 +98,14 @@ def level_of(prefix: str) -> int:
 
 def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    suggestions_for = Suggestions(registry.known_tuple)
     for p in parsed.problems:
         suggestions: tuple[str, ...] = ()
         if p.code == ILLEGAL_CHARACTER and p.item is not None:
-            name = parsed.items[p.item].name
-            suggestions = tuple(suggest(name, registry.known_names()))
+            suggestions = suggestions_for(parsed.items[p.item].name)
         message = p.message
         if suggestions:
-            message += "; did you mean " + " or ".join(f"`{s}`" for s in suggestions) + "?"
+            message += "; did you mean " + " or ".join(quote(s) for s in suggestions) + "?"
         out.append(Diagnostic(p.code, Severity.ERROR, message, p.start, p.end, suggestions))
     if not out:  # the regex disagrees with our scanner: never hide torch's verdict
         out.append(
@@ -123,12 +117,12 @@ def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnos
 
 
 def _name_diagnostic(
-    item: Item, registry: Registry, finder: ModuleFinder
+    item: Item, registry: Registry, finder: ModuleFinder, suggestions_for: Suggestions
 ) -> tuple[Diagnostic, Outcome, Spec | None]:
     """Diagnostic for an item whose name is not registered, torch's outcome for it, and
     the module spec when torch would find it as a module (see :mod:`.modules`)."""
     name, start, end = item.name, item.name_start, item.end
-    verdict = release_verdict(name, registry.release, set(registry.known_names()))
+    verdict = release_verdict(name, registry.release, registry.known_set)
     if verdict is not None:
         diag = Diagnostic(
             verdict.code, Severity.ERROR, verdict.message, start, end, verdict.suggestions
@@ -139,14 +133,14 @@ def _name_diagnostic(
     missing_severity = Severity.ERROR if finder.certain else Severity.WARNING
     parts = name.split(".")
     if lookup.status == "relative":
-        msg = f"`{name}` is a relative module name: torch raises ImportError at import"
+        msg = f"{quote(name)} is a relative module name: torch raises ImportError at import"
         return (
             Diagnostic(INVALID_MODULE_NAME, Severity.ERROR, msg, start, end),
             ("module_not_found"),
             None,
         )
     if "." in name and "" in parts:
-        msg = f"`{name}` is not a valid module name (empty part between dots): torch " + (
+        msg = f"{quote(name)} is not a valid module name (empty part between dots): torch " + (
             "rejects the value (ValueError) at import"
             if lookup.status == "not_found"
             else "raises ModuleNotFoundError at import"
@@ -156,15 +150,15 @@ def _name_diagnostic(
     if lookup.status == "found" and lookup.spec is not None:
         spec = lookup.spec
         origin = f" ({spec.kind}: {spec.origin})" if spec.origin else f" ({spec.kind})"
-        msg = f"`{name}` is not a registered name: torch treats it as a module name{origin}"
+        msg = f"{quote(name)} is not a registered name: torch treats it as a module name{origin}"
         return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok", spec
     if lookup.status in ("parent_missing", "parent_not_package"):
         why = (
-            f"no module `{lookup.missing}` in {where}"
+            f"no module {quote(lookup.missing)} in {where}"
             if lookup.status == "parent_missing"
-            else f"`{lookup.missing}` is a module, not a package"
+            else f"{quote(lookup.missing)} is a module, not a package"
         )
-        msg = f"`{name}`: {why}: torch will raise ModuleNotFoundError at import"
+        msg = f"{quote(name)}: {why}: torch will raise ModuleNotFoundError at import"
         return (
             Diagnostic(MODULE_NOT_FOUND, missing_severity, msg, start, end),
             ("module_not_found"),
@@ -173,22 +167,22 @@ def _name_diagnostic(
     if lookup.status == "not_found" and "." in name:
         parent, _, last = name.rpartition(".")
         msg = (
-            f"`{name}` is not a module: no `{last}` in package `{parent}` ({where}); "
-            "torch rejects the value (ValueError) at import"
+            f"{quote(name)} is not a module: no {quote(last)} in package {quote(parent)} "
+            f"({where}); torch rejects the value (ValueError) at import"
         )
         return Diagnostic(MODULE_NOT_FOUND, missing_severity, msg, start, end), "invalid", None
     if lookup.status == "unknown" and "." in name:
         msg = (
-            f"`{name}` is not a registered name: torch treats it as a module name and "
+            f"{quote(name)} is not a registered name: torch treats it as a module name and "
             "raises ModuleNotFoundError at import if it cannot find it"
         )
         return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok", None
-    found = tuple(suggest(name, registry.known_names()))
-    msg = f"unknown name `{name}`: not a component or artifact of torch {registry.release}"
+    found = suggestions_for(name)
+    msg = f"unknown name {quote(name)}: not a component or artifact of torch {registry.release}"
     if lookup.status == "not_found":
         msg += f", nor a module in {where}"
     if found:
-        msg += "; did you mean " + " or ".join(f"`{s}`" for s in found) + "?"
+        msg += "; did you mean " + " or ".join(quote(s) for s in found) + "?"
         severity = Severity.ERROR
     elif not name.isidentifier():
         severity = Severity.ERROR
@@ -200,11 +194,22 @@ def _name_diagnostic(
     return Diagnostic(UNKNOWN_NAME, severity, msg, start, end, found), "invalid", None
 
 
-def _has_registered_parent(name: str, registry: Registry, aliases: set[str]) -> bool:
-    """torch's ``_has_registered_parent``: ``name`` or a parent logger is registered."""
-    qnames = {q for c in registry.components.values() for q in c.qnames} | aliases
-    parts = name.split(".")
-    return any(".".join(parts[:i]) in qnames for i in range(len(parts), 0, -1))
+def _has_registered_parent(
+    name: str, registry: Registry, aliases: set[str], alias_lengths: set[int]
+) -> bool:
+    """torch's ``_has_registered_parent``: ``name`` or a parent logger is registered
+    (``aliases``: modules registered as logs of their own so far, ``alias_lengths``: their
+    lengths). Only prefixes as long as some registered name are sliced (a parent ends at
+    a dot), so a 100 KB dotted name costs O(n), not O(n * parts)."""
+    if name in registry.logger_names or name in aliases:
+        return True
+    lengths = registry.logger_name_lengths | alias_lengths
+    return any(
+        n < len(name)
+        and name[n] == "."
+        and (name[:n] in registry.logger_names or name[:n] in aliases)
+        for n in lengths
+    )
 
 
 def _level_word(level: int) -> str:
@@ -226,13 +231,13 @@ def _duplicate_diagnostics(
         if prev is not None:
             same = kind == "artifact" or prev.prefix == item.prefix
             if same:
-                msg = f"`{item.text}` is already listed (item {prev.index + 1}); remove one"
+                msg = f"{quote(item.text)} is already listed (item {prev.index + 1}); remove one"
                 out.append(Diagnostic(DUPLICATE_ITEM, Severity.WARNING, msg, item.start, item.end))
             else:
                 level = _level_word(level_of(item.prefix))
                 msg = (
-                    f"`{prev.text}` is overridden by `{item.text}` later in the value: "
-                    f"the last one wins, so `{item.name}` logs at {level}"
+                    f"{quote(prev.text)} is overridden by {quote(item.text)} later in the value: "
+                    f"the last one wins, so {quote(item.name)} logs at {level}"
                 )
                 out.append(
                     Diagnostic(CONFLICTING_ITEMS, Severity.WARNING, msg, prev.start, prev.end)
@@ -253,10 +258,10 @@ def _duplicate_diagnostics(
             owner[q] = item
         for idx, lost in overridden.items():
             before = items[idx]
-            shown = f"`{lost[0]}`" + (f" and {len(lost) - 1} more" if len(lost) > 1 else "")
+            shown = quote(lost[0]) + (f" and {len(lost) - 1} more" if len(lost) > 1 else "")
             msg = (
-                f"`{item.text}` later sets {shown} to {_level_word(level_of(item.prefix))}, "
-                f"overriding {_level_word(level_of(before.prefix))} from `{before.text}`"
+                f"{quote(item.text)} later sets {shown} to {_level_word(level_of(item.prefix))}, "
+                f"overriding {_level_word(level_of(before.prefix))} from {quote(before.text)}"
             )
             out.append(
                 Diagnostic(OVERLAPPING_LOGGERS, Severity.INFORMATION, msg, before.start, before.end)
@@ -290,7 +295,7 @@ def analyse(
         return Analysis(value, reg.release, parsed, (diag,), "crash", None)
     if value in ("help", "+help"):
         which = "all names" if value == "+help" else "the visible names"
-        msg = f"`{value}` makes `import torch` raise and print {which}; nothing else runs"
+        msg = f"{quote(value)} makes `import torch` raise and print {which}; nothing else runs"
         diag = Diagnostic(HELP, Severity.ERROR, msg, 0, len(value))
         return Analysis(value, reg.release, parsed, (diag,), "help", None)
 
@@ -305,6 +310,8 @@ def analyse(
     modules: list[str] = []
     module_items: set[int] = set()
     module_aliases: set[str] = set()
+    lengths: set[int] = set()  # of module_aliases
+    suggestions_for = Suggestions(reg.known_tuple)
     for item in parsed.items:
         if not item.valid:
             continue
@@ -318,14 +325,14 @@ def analyse(
                 artifacts.append(item.name)
             if item.prefix:
                 msg = (
-                    f"the `{item.prefix}` prefix is ignored on an artifact: "
-                    f"`{item.text}` still enables `{item.name}`"
+                    f"the {quote(item.prefix)} prefix is ignored on an artifact: "
+                    f"{quote(item.text)} still enables {quote(item.name)}"
                 )
                 diagnostics.append(
                     Diagnostic(PREFIX_IGNORED, Severity.WARNING, msg, item.start, item.name_start)
                 )
         else:
-            name_diag, item_outcome, spec = _name_diagnostic(item, reg, finder)
+            name_diag, item_outcome, spec = _name_diagnostic(item, reg, finder, suggestions_for)
             diagnostics.append(name_diag)
             if item_outcome == "ok":
                 modules.append(item.name)
@@ -341,16 +348,18 @@ def analyse(
                     logs[module_name] = level
                     # torch registers a module without a registered parent logger as a
                     # log of its own; naming it again then sets only that logger
-                    if not _has_registered_parent(module_name, reg, module_aliases):
+                    if not _has_registered_parent(module_name, reg, module_aliases, lengths):
                         module_aliases.add(module_name)
+                        lengths.add(len(module_name))
             elif outcome == "ok":
                 outcome = item_outcome
     diagnostics += _duplicate_diagnostics(parsed.items, reg, module_items)
     diagnostics.sort(key=lambda d: (d.start, d.end, d.code))
+    shown, hidden = capped(diagnostics)
     config = None
     if outcome == "ok":
         config = EffectiveConfiguration(logs, tuple(artifacts), tuple(modules))
-    return Analysis(value, reg.release, parsed, tuple(diagnostics), outcome, config)
+    return Analysis(value, reg.release, parsed, shown, outcome, config, hidden)
 
 
 __all__ = [
@@ -362,6 +371,7 @@ __all__ = [
     "INVALID_MODULE_NAME",
     "MODULE_NAME",
     "MODULE_NOT_FOUND",
+    "MORE_PROBLEMS",
     "NOT_IN_RELEASE",
     "OVERLAPPING_LOGGERS",
     "PREFIX_IGNORED",

@@ -26,8 +26,22 @@ from .modules import ModuleFinder
 from .registry import Registry
 from .torch_context import fallback_finder
 
-#: Most analyses kept (least recently used dropped first); about 2 KB each.
+#: Most analyses kept (least recently used dropped first), counted in units of about
+#: 2 KB (:func:`_weight`): a short value is one unit, a 24 KB value with 8,000 problems
+#: ~2,000, so a few long values being edited cannot hold hundreds of MB.
 MAX_ENTRIES = 4096
+
+
+#: The heaviest analysis (units) the per-analysis side tables below keep alive.
+_LIGHT = 2
+
+
+def _weight(result: Analysis) -> int:
+    """Units of ~2 KB an analysis holds: its value, items, problems and diagnostics
+    (~256 bytes each with their messages)."""
+    parsed = result.parsed
+    count = len(parsed.items) + len(parsed.problems) + len(result.every_diagnostic)
+    return 1 + (len(result.value) + 256 * count) // 2048
 
 
 def _fingerprint(finder: ModuleFinder) -> tuple[int, ...]:
@@ -48,7 +62,9 @@ def _cacheable(result: Analysis) -> bool:
 
 
 class AnalysisCache:
-    """An LRU map ``(value, registry, finder) -> Analysis`` (see the module docstring).
+    """An LRU map ``(value, registry, finder) -> Analysis`` (see the module docstring),
+    bounded by the total weight of its analyses (``max_entries`` units of ~2 KB; an
+    analysis heavier than a quarter of that is not kept).
 
     Call :meth:`refresh` once per document version (it checks the finder's directories,
     ~10 ``stat`` calls), then :meth:`analyse` per value (a dict lookup when cached).
@@ -58,6 +74,9 @@ class AnalysisCache:
         self.max_entries = max_entries
         self._entries: OrderedDict[tuple[str, int, int], tuple[Registry, ModuleFinder, Analysis]]
         self._entries = OrderedDict()
+        self._weights: dict[tuple[str, int, int], int] = {}
+        #: Units (:func:`_weight`) held now; at most ``max_entries``.
+        self.weight = 0
         self._prints: dict[int, tuple[ModuleFinder, tuple[int, ...]]] = {}
         self._hinted: dict[tuple[int, int], tuple[Analysis, Diagnostic, Analysis]] = {}
         self._output_code: dict[int, tuple[Analysis, Diagnostic | None]] = {}
@@ -67,6 +86,8 @@ class AnalysisCache:
     def clear(self) -> None:
         """Forget every analysis."""
         self._entries.clear()
+        self._weights.clear()
+        self.weight = 0
         self._prints.clear()
         self._hinted.clear()
         self._output_code.clear()
@@ -78,6 +99,8 @@ class AnalysisCache:
         seen = self._prints.get(id(finder))
         if seen is not None and seen[0] is finder and seen[1] != now:
             self._entries.clear()
+            self._weights.clear()
+            self.weight = 0
         self._prints[id(finder)] = (finder, now)
 
     def analyse(self, value: str, registry: Registry, finder: ModuleFinder | None) -> Analysis:
@@ -91,10 +114,14 @@ class AnalysisCache:
             return entry[2]
         self.misses += 1
         result = analyse(value, registry, finder)
-        if _cacheable(result):
+        weight = _weight(result)
+        if _cacheable(result) and weight <= self.max_entries // 4:
             self._entries[key] = (registry, finder, result)
-            if len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+            self._weights[key] = weight
+            self.weight += weight
+            while self.weight > self.max_entries:
+                old, _ = self._entries.popitem(last=False)
+                self.weight -= self._weights.pop(old)
         return result
 
     def with_diagnostic(self, analysis: Analysis, diagnostic: Diagnostic) -> Analysis:
@@ -105,6 +132,8 @@ class AnalysisCache:
         if entry is not None and entry[0] is analysis and entry[1] is diagnostic:
             return entry[2]
         result = with_diagnostic(analysis, diagnostic)
+        if _weight(analysis) > _LIGHT:
+            return result  # kept alive by this table, a long value's analyses would pile up
         if len(self._hinted) >= self.max_entries:
             self._hinted.clear()
         self._hinted[key] = (analysis, diagnostic, result)
@@ -118,6 +147,8 @@ class AnalysisCache:
         if entry is not None and entry[0] is analysis:
             return entry[1]
         hint = output_code_hint(analysis)
+        if _weight(analysis) > _LIGHT:
+            return hint
         if len(self._output_code) >= self.max_entries:
             self._output_code.clear()
         self._output_code[id(analysis)] = (analysis, hint)

@@ -29,7 +29,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from .analysis import Analysis, Diagnostic, Severity
+from .diagnostic import capped
 from .hosts.base import ValueSpan
+from .limits import quote
 from .versions import fact, holds
 
 INVALID_FORMAT = "TL401"
@@ -140,7 +142,7 @@ def check_format(value: str, release: str) -> list[Diagnostic]:
             Diagnostic(
                 UNKNOWN_FIELD,
                 Severity.WARNING,
-                f"`{name}` is not a LogRecord attribute"
+                f"{quote(name)} is not a LogRecord attribute"
                 + (
                     " (torch sets it only in its own formatter, which TORCH_LOGS_FORMAT replaces)"
                     if name in TORCH_ONLY_FIELDS
@@ -253,12 +255,12 @@ def check_trace_ids(value: str) -> list[Diagnostic]:
         suggestions: tuple[str, ...] = ()
         if _TRACE_ID.fullmatch(f"[{item}]"):
             suggestions = (f"[{item}]",)
-        hint = f"; did you mean `{suggestions[0]}`?" if suggestions else ""
+        hint = f"; did you mean {quote(suggestions[0])}?" if suggestions else ""
         out.append(
             Diagnostic(
                 BAD_TRACE_ID,
                 Severity.WARNING,
-                f"`{item}` is not a trace id: torch compares items with `[frame/compile]` "
+                f"{quote(item)} is not a trace id: torch compares items with `[frame/compile]` "
                 f"(e.g. `[0/0]`, `[1/0_1]`, `[!0/1/0]`), so it matches nothing{hint}",
                 start,
                 start + len(item),
@@ -271,7 +273,9 @@ def check_trace_ids(value: str) -> list[Diagnostic]:
 def check_family_value(
     variable: str, value: str, release: str, base_dir: str | None = None
 ) -> list[Diagnostic]:
-    """Diagnostics of one family variable's (static) value; ``[]`` for TORCH_LOGS."""
+    """Diagnostics of one family variable's (static) value; ``[]`` for TORCH_LOGS. Like a
+    TORCH_LOGS value's, at most :data:`.limits.MAX_DIAGNOSTICS` and one ``TL901`` summary
+    (in position order); messages quote excerpts of the value."""
     key = SINCE_FACT.get(variable)
     if key is not None and not holds(key, release):
         return [
@@ -284,15 +288,16 @@ def check_family_value(
                 len(value),
             )
         ]
+    found: list[Diagnostic] = []
     if variable == "TORCH_LOGS_FORMAT":
-        return check_format(value, release)
-    if variable == "TORCH_LOGS_OUT":
-        return check_out(value, base_dir)
-    if variable == "TORCH_TRACE":
-        return check_trace(value, base_dir)
-    if variable == "TORCH_LOGS_TRACE_ID_FILTER":
-        return check_trace_ids(value)
-    return []
+        found = check_format(value, release)
+    elif variable == "TORCH_LOGS_OUT":
+        found = check_out(value, base_dir)
+    elif variable == "TORCH_TRACE":
+        found = check_trace(value, base_dir)
+    elif variable == "TORCH_LOGS_TRACE_ID_FILTER":
+        found = check_trace_ids(value)
+    return list(capped(found)[0])  # at most MAX_DIAGNOSTICS and a TL901 summary
 
 
 def since(variable: str) -> str:

@@ -32,7 +32,7 @@ Refactors (never safe): "Also enable `output_code`" after a component item, from
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .analysis import (
@@ -47,6 +47,7 @@ from .analysis import (
     analyse,
     level_of,
 )
+from .limits import quote
 from .parser import (
     DOUBLED_PREFIX,
     EMPTY_ITEM,
@@ -60,6 +61,7 @@ from .parser import (
     ParsedValue,
 )
 from .registry import Registry
+from .value_edits import ItemIndex, ValueChanges, ValueEdit, apply_edits, non_overlapping
 
 QUICKFIX = "quickfix"
 REFACTOR = "refactor.rewrite"
@@ -85,15 +87,6 @@ _SPACE = re.compile(r"\s")
 
 
 @dataclass(frozen=True)
-class ValueEdit:
-    """Replace the decoded value's ``[start, end)`` (code points) with ``text``."""
-
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True)
 class Fix:
     """One fix of a value: ``title`` (shown to the user), ``kind`` (:data:`QUICKFIX` or
     :data:`REFACTOR`), the ``diagnostics`` it resolves (empty for refactors), ``edits``
@@ -113,21 +106,6 @@ class Fix:
     def codes(self) -> frozenset[str]:
         """The codes of the diagnostics this fix resolves."""
         return frozenset(d.code for d in self.diagnostics)
-
-
-def apply_edits(value: str, edits: Iterable[ValueEdit]) -> str:
-    """``value`` with ``edits`` applied (non-overlapping; applied from the end)."""
-    out = value
-    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        out = out[: e.start] + e.text + out[e.end :]
-    return out
-
-
-def _item_at(parsed: ParsedValue, d: Diagnostic) -> Item | None:
-    for item in parsed.items:
-        if item.start <= d.start and d.end <= item.end and d.start < item.end:
-            return item
-    return None
 
 
 def remove_item(parsed: ParsedValue, item: Item) -> ValueEdit | None:
@@ -173,9 +151,11 @@ def _separator_fix(parsed: ParsedValue, item: Item, d: Diagnostic) -> Fix:
     return Fix("Separate items with a comma", QUICKFIX, (d,), (ValueEdit(s, e, ","),), safe=True)
 
 
-def _diagnostic_fixes(analysis: Analysis, d: Diagnostic, renames: RenameLookup | None) -> list[Fix]:
+def _diagnostic_fixes(
+    analysis: Analysis, items: ItemIndex, d: Diagnostic, renames: RenameLookup | None
+) -> list[Fix]:
     parsed, text = analysis.parsed, analysis.value
-    item = _item_at(parsed, d)
+    item = items.at(d.start, d.end)
     out: list[Fix] = []
     code = d.code
     delete = (ValueEdit(d.start, d.end, ""),)
@@ -194,7 +174,7 @@ def _diagnostic_fixes(analysis: Analysis, d: Diagnostic, renames: RenameLookup |
             out.append(Fix("Remove the empty item", QUICKFIX, (d,), delete, safe=True))
     elif code == DOUBLED_PREFIX:
         extra = text[d.start : d.end]
-        out.append(Fix(f"Remove the extra `{extra}`", QUICKFIX, (d,), delete, safe=True))
+        out.append(Fix(f"Remove the extra {quote(extra)}", QUICKFIX, (d,), delete, safe=True))
     elif code == QUOTED_VALUE:
         inner = text[parsed.inner_start : parsed.inner_end]
         if inner.strip():
@@ -208,26 +188,27 @@ def _diagnostic_fixes(analysis: Analysis, d: Diagnostic, renames: RenameLookup |
         elif ch in QUOTES:
             out.append(Fix("Remove the stray quote", QUICKFIX, (d,), delete, safe=True))
     elif code == PREFIX_IGNORED:
-        title = f"Remove the ignored `{text[d.start : d.end]}`"
+        title = f"Remove the ignored {quote(text[d.start : d.end])}"
         out.append(Fix(title, QUICKFIX, (d,), delete, preferred=True, safe=True))
     elif code == DUPLICATE_ITEM and item is not None:
-        earlier = [p for p in parsed.items[: item.index] if p.valid and p.name == item.name]
-        if earlier:
-            edit = remove_item(parsed, earlier[-1])
+        earlier = items.earlier.get(item.index)
+        if earlier is not None:
+            edit = remove_item(parsed, earlier)
             if edit is not None:
-                title = f"Remove the duplicate `{earlier[-1].text}` (item {earlier[-1].index + 1})"
+                title = f"Remove the duplicate {quote(earlier.text)} (item {earlier.index + 1})"
                 out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=True))
     elif code == CONFLICTING_ITEMS and item is not None:
         edit = remove_item(parsed, item)
         if edit is not None:
-            title = f"Remove `{item.text}` (a later item overrides it)"
+            title = f"Remove {quote(item.text)} (a later item overrides it)"
             # Offered, not in fix-all: which level the user meant is theirs to choose
             # (`+dynamo,Dynamo` must not silently become `dynamo`).
             out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=False))
     if (
         item is not None
         and code in (UNKNOWN_NAME, ILLEGAL_CHARACTER, NOT_IN_RELEASE, RENAMED_NAME)
-        and not _SEPARATORS.search(item.name)  # `dynamo;aot` -> `dynamo` would drop `aot`
+        and (d.suggestions or renames is not None)
+        and not items.has_separator(item)  # `dynamo;aot` -> `dynamo` would drop `aot`
     ):
         out += _name_fixes(item, d, renames)
     return out
@@ -242,14 +223,14 @@ def _name_fixes(item: Item, d: Diagnostic, renames: RenameLookup | None) -> list
     best = renamed or _clear_best(item.name, d.suggestions)
     out: list[Fix] = []
     if renamed:
-        title = f"Rename `{item.name}` to `{renamed}`"
+        title = f"Rename {quote(item.name)} to {quote(renamed)}"
         out.append(Fix(title, QUICKFIX, (d,), (ValueEdit(*span, renamed),), True, True))
     for s in d.suggestions:
         if s == renamed:
             continue
         preferred = s == best
         edit = (ValueEdit(*span, s),)
-        out.append(Fix(f"Change to `{s}`", QUICKFIX, (d,), edit, preferred, preferred))
+        out.append(Fix(f"Change to {quote(s)}", QUICKFIX, (d,), edit, preferred, preferred))
     return out
 
 
@@ -266,7 +247,7 @@ def _companion_fixes(analysis: Analysis, registry: Registry) -> list[Fix]:
                 continue
             edit = ValueEdit(item.end, item.end, "," + artifact)
             anchor = (item.start, item.end)
-            out.append(Fix(f"Also enable `{artifact}`", REFACTOR, (), (edit,), anchor=anchor))
+            out.append(Fix(f"Also enable {quote(artifact)}", REFACTOR, (), (edit,), anchor=anchor))
             named.add(artifact)
     return out
 
@@ -288,38 +269,27 @@ def _merge(fixes: list[Fix]) -> list[Fix]:
 
 
 def value_fixes(
-    analysis: Analysis, registry: Registry, renames: RenameLookup | None = None
+    analysis: Analysis,
+    registry: Registry,
+    renames: RenameLookup | None = None,
+    every: bool = False,
 ) -> list[Fix]:
-    """Every fix and refactor for an analysed value, in diagnostic order.
+    """Every fix and refactor for an analysed value, in diagnostic order: of its shown
+    diagnostics (at most :data:`.limits.MAX_DIAGNOSTICS`), or of every one, hidden ones
+    included, with ``every`` (fix-all).
 
-    Fixes that would leave the value empty or unchanged are dropped. Never raises.
+    Fixes that would leave the value empty or unchanged are dropped. Near-linear in the
+    value's length and number of diagnostics. Never raises.
     """
     if analysis.value == "" or analysis.outcome == "help":
         return []  # TL001/TL002: only the host can remove the assignment (see fixer)
+    items = ItemIndex(analysis.parsed)
     fixes: list[Fix] = []
-    for d in analysis.diagnostics:
-        fixes += _diagnostic_fixes(analysis, d, renames)
+    for d in analysis.every_diagnostic if every else analysis.diagnostics:
+        fixes += _diagnostic_fixes(analysis, items, d, renames)
     fixes += _companion_fixes(analysis, registry)
-    kept = []
-    for f in _merge(fixes):
-        new = apply_edits(analysis.value, f.edits)
-        if new.strip() and new != analysis.value:
-            kept.append(f)
-    return kept
-
-
-def _non_overlapping(fixes: list[Fix]) -> list[ValueEdit]:
-    """Edits of as many fixes as fit without overlapping (a fix is all or nothing)."""
-    chosen: list[ValueEdit] = []
-    for f in sorted(fixes, key=lambda f: (f.edits[0].start, f.edits[-1].end)):
-        clash = any(
-            (e.start < c.end and c.start < e.end) or (e.start == c.start and e.end == c.end)
-            for e in f.edits
-            for c in chosen
-        )
-        if not clash:
-            chosen += f.edits
-    return chosen
+    changes = ValueChanges(analysis.value)
+    return [f for f in _merge(fixes) if changes.keeps_a_value(f.edits)]
 
 
 def fix_all_value(
@@ -337,10 +307,11 @@ def fix_all_value(
     """
     for _ in range(len(value) + 2):  # each round removes a problem; bounded anyway
         analysis = analyse(value, registry)
-        safe = [
-            f for f in value_fixes(analysis, registry, renames) if f.safe and not f.codes <= ignore
-        ]
-        edits = _non_overlapping(safe)
+        fixes = value_fixes(analysis, registry, renames, every=True)
+        safe = [f for f in fixes if f.safe and not f.codes <= ignore]
+        edits = non_overlapping(
+            f.edits for f in sorted(safe, key=lambda f: (f.edits[0].start, f.edits[-1].end))
+        )
         if not edits:
             break
         new = apply_edits(value, edits)

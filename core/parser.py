@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .limits import quote
+
 #: The grammar torch validates the value with (``_gen_settings_regex``, torch 2.1-2.15).
 TORCH_SETTINGS_RE = re.compile(r"((\+|-)?[\w\.]+,\s*)*(\+|-)?[\w\.]+?")
 
@@ -96,17 +98,20 @@ def is_torch_valid(text: str) -> bool:
 
 def _illegal_message(ch: str, name: str) -> str:
     if ch in PREFIXES:
-        return f"`{ch}` is not allowed inside a name (`{name}`); a prefix goes only before it"
+        return (
+            f"{quote(ch)} is not allowed inside a name ({quote(name)}); "
+            "a prefix goes only before it"
+        )
     if ch in QUOTES:
         return "quotes are not part of the value's syntax; remove them"
     if _SPACE.match(ch):
         return "whitespace inside an item; separate items with a comma"
     if ch in ";|:":
-        return f"`{ch}` is not a separator; separate items with a comma"
+        return f"{quote(ch)} is not a separator; separate items with a comma"
     if ch == "=":
         return "`=` inside the value; the value is only a comma-separated list of names"
     shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
-    return f"character `{shown}` is not allowed in a name (only letters, digits, `_` and `.`)"
+    return f"character {quote(shown)} is not allowed in a name (only letters, digits, `_` and `.`)"
 
 
 def _scan_item(text: str, index: int, start: int, end: int, problems: list[SyntaxProblem]) -> Item:
@@ -121,7 +126,7 @@ def _scan_item(text: str, index: int, start: int, end: int, problems: list[Synta
         problems.append(
             SyntaxProblem(
                 DOUBLED_PREFIX,
-                f"only one `+` or `-` prefix is allowed; remove `{text[pos:run]}`",
+                f"only one `+` or `-` prefix is allowed; remove {quote(text[pos:run])}",
                 pos,
                 run,
                 index,
@@ -132,7 +137,7 @@ def _scan_item(text: str, index: int, start: int, end: int, problems: list[Synta
     name = text[name_start:end]
     if not name:
         problems.append(
-            SyntaxProblem(EMPTY_ITEM, f"`{prefix}` has no name after it", start, end, index)
+            SyntaxProblem(EMPTY_ITEM, f"{quote(prefix)} has no name after it", start, end, index)
         )
         return Item(index, start, end, prefix, name_start, name, False)
     i = name_start

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any, Literal
 
@@ -100,6 +100,26 @@ class Registry:
     def known_names(self) -> list[str]:
         """Every name torch accepts as an item (``all``, components, every artifact)."""
         return ["all", *sorted(self.components), *sorted(self.artifacts)]
+
+    @cached_property
+    def known_tuple(self) -> tuple[str, ...]:
+        """:meth:`known_names` as a tuple, computed once per registry."""
+        return tuple(self.known_names())
+
+    @cached_property
+    def known_set(self) -> frozenset[str]:
+        """:meth:`known_names` as a set, computed once per registry."""
+        return frozenset(self.known_tuple)
+
+    @cached_property
+    def logger_names(self) -> frozenset[str]:
+        """Every qualified logger name the components set, computed once per registry."""
+        return frozenset(q for c in self.components.values() for q in c.qnames)
+
+    @cached_property
+    def logger_name_lengths(self) -> frozenset[int]:
+        """The lengths of :attr:`logger_names` (to test only prefixes that could match)."""
+        return frozenset(len(q) for q in self.logger_names)
 
     def qnames_for(self, name: str) -> tuple[str, ...]:
         """Qualified logger names an item ``name`` sets (``all`` -> ``("torch",)``; in torch

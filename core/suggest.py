@@ -4,23 +4,64 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from functools import lru_cache
+
+from .limits import MAX_DIAGNOSTICS
 
 
-def suggest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
+@lru_cache(maxsize=16)
+def _lowered(candidates: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], int]:
+    """Distinct candidates with their lower case, and the longest lower-case length."""
+    pairs = tuple((c, c.lower()) for c in dict.fromkeys(candidates))
+    return pairs, max((len(low) for _, low in pairs), default=0)
+
+
+def suggest(name: str, candidates: Iterable[str], limit: int = 3, close: bool = True) -> list[str]:
     """Up to ``limit`` known names the user probably meant by ``name``, best first.
 
     Ranking: a case-insensitive or ``-``/``_`` insensitive match (``Dynamo`` ->
     ``dynamo``, ``graph-breaks`` -> ``graph_breaks``); then names that ``name`` is a prefix
-    of (``aot_g`` -> ``aot_graphs``; at least three characters typed); then
-    ``difflib.get_close_matches`` (ratio >= 0.6). Never raises; ``[]`` when nothing is close.
+    of (``aot_g`` -> ``aot_graphs``; at least three characters typed); then, with
+    ``close``, ``difflib.get_close_matches`` (ratio >= 0.6; the costly part, ~0.4 ms per
+    name). A name more than 7/3 times as long as every candidate is answered ``[]`` at
+    once (no candidate can match it), so a 100 KB name costs nothing. Never raises;
+    ``[]`` when nothing is close.
     """
-    pool = [c for c in dict.fromkeys(candidates) if c != name]
-    if not name or not pool:
+    every, longest = _lowered(tuple(candidates))
+    pairs = [(c, low) for c, low in every if c != name]
+    if not name or not pairs:
         return []
     norm = name.lower().replace("-", "_").strip("+-")
-    out: list[str] = [c for c in pool if c.lower() == norm]
+    # The two first rankings need len(norm) <= len(c); difflib's ratio
+    # 2*M/(len(norm)+len(c)) >= 0.6 with M <= len(c) needs 3*len(norm) <= 7*len(c).
+    if 3 * len(norm) > 7 * longest:
+        return []
+    out: list[str] = [c for c, low in pairs if low == norm]
     if len(norm) >= 3:
-        out += sorted((c for c in pool if c.lower().startswith(norm)), key=len)
-    lowered = {c.lower(): c for c in pool}
-    out += [lowered[m] for m in difflib.get_close_matches(norm, list(lowered), n=limit)]
+        out += sorted((c for c, low in pairs if low.startswith(norm)), key=len)
+    if close:
+        lowered = {low: c for c, low in pairs}
+        out += [lowered[m] for m in difflib.get_close_matches(norm, list(lowered), n=limit)]
     return list(dict.fromkeys(out))[:limit]
+
+
+class Suggestions:
+    """:func:`suggest` over the ``known`` names, per name, memoised; with difflib for the first
+    :data:`.limits.MAX_DIAGNOSTICS` names asked, then only the cheap rankings (equal up to
+    case and ``-``/``_``, prefix). Names are asked in item order and each asking item has
+    a diagnostic inside its range, so a name past that budget only has diagnostics past
+    the first ``MAX_DIAGNOSTICS``: hidden ones, for which fix-all needs only the cheap
+    ranking (see ``fixes``)."""
+
+    def __init__(self, known: tuple[str, ...]) -> None:
+        self.known = known
+        self.left = MAX_DIAGNOSTICS
+        self.memo: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, name: str) -> tuple[str, ...]:
+        """The suggestions for ``name`` (see the class docstring for the budget)."""
+        found = self.memo.get(name)
+        if found is None:
+            self.left -= 1
+            found = self.memo[name] = tuple(suggest(name, self.known, close=self.left >= 0))
+        return found

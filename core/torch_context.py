@@ -159,30 +159,40 @@ class TorchResolver:
     def torch_registry(self, torch_dir: str) -> tuple[Registry, tuple[str, ...]]:
         """Registry of an installed torch, read statically (cached per mtime), and notes.
 
-        Any shape the reader could not follow makes it fall back to the nearest packaged
-        release, with a logged warning: a partial registry would give wrong verdicts.
+        Any shape the reader could not follow, and any exception while reading or
+        building the registry (a hostile ``_registrations.py``: ``RecursionError``,
+        ``MemoryError``, ...), makes it fall back to the nearest packaged release, with a
+        logged warning and the reason in the notes: a partial registry would give wrong
+        verdicts. Never raises (but ``KeyboardInterrupt``).
         """
         key = _torch_key(torch_dir)
         cached = self._torch.get(torch_dir)
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
-        result = read_torch(torch_dir)
-        release = parse_release(result.version or "") or DEFAULT_RELEASE
         source = os.path.join(torch_dir, REGISTRATIONS)
+        release = DEFAULT_RELEASE
+        problems: list[str] = []
+        registry: Registry | None = None
+        try:
+            result = read_torch(torch_dir)
+            release = parse_release(result.version or "") or DEFAULT_RELEASE
+            problems = result.problems
+            if not problems:
+                registry = registry_from_facts(
+                    release, result.facts(), result.descriptions, source, result.version or ""
+                )
+        except Exception as exc:  # whatever the file does to the reader: fall back
+            problems = [f"reader failed: {type(exc).__name__}"]
         notes: tuple[str, ...] = ()
-        if result.problems:
+        if registry is None:
             nearest = nearest_release(release)
             note = (
-                f"{source}: could not read every registration ({'; '.join(result.problems[:3])})"
+                f"{source}: could not read every registration ({'; '.join(problems[:3])})"
                 f"; using the packaged registry of torch {nearest}"
             )
             log.warning(note)
             registry = load_registry(nearest)
             notes = (note,)
-        else:
-            registry = registry_from_facts(
-                release, result.facts(), result.descriptions, source, result.version or ""
-            )
         self._torch[torch_dir] = (key, registry, notes)
         return registry, notes
 

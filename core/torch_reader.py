@@ -66,7 +66,7 @@ def _strings(node: ast.expr, env: dict[str, list[str]]) -> list[str]:
             elif isinstance(elt, ast.Constant) and isinstance(elt.value, str):
                 out.append(elt.value)
             else:
-                raise _Unreadable(ast.dump(elt)[:60])
+                raise _Unreadable(type(elt).__name__)
         return out
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _strings(node.left, env) + _strings(node.right, env)
@@ -129,48 +129,64 @@ def _mentions_register(node: ast.AST) -> bool:
 
 
 def read_registrations(source: str) -> ReadResult:
-    """Parse the text of ``_registrations.py``; never executes it and never raises."""
+    """Parse the text of ``_registrations.py``; never executes it and never raises.
+
+    Whatever a hostile or broken file does to the parser or to the walk over its tree
+    (``SyntaxError``, null bytes, ``RecursionError`` on a 1,500-term ``"a" + "a" + ...``
+    chain, ``MemoryError`` on deep nesting) ends up as a line of
+    :attr:`ReadResult.problems`, never as an exception.
+    """
     out = ReadResult()
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+    except Exception as exc:  # SyntaxError, ValueError, MemoryError, RecursionError, ...
         out.problems.append(f"cannot parse: {type(exc).__name__}")
         return out
     env: dict[str, list[str]] = {}
     for stmt in tree.body:
         line = getattr(stmt, "lineno", 0)
         try:
-            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-                fn = _call_name(stmt.value.func)
-                if fn == "register_log":
-                    _register_log(stmt.value, env, out)
-                elif fn == "register_artifact":
-                    _register_artifact(stmt.value, out)
-                elif _mentions_register(stmt):
-                    out.problems.append(f"line {line}: call to {fn} not read")
-            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                value = stmt.value
-                if value is None:
-                    continue
-                try:
-                    strings = _strings(value, env)
-                except _Unreadable:
-                    strings = None
-                for t in targets:
-                    if isinstance(t, ast.Name):
-                        if strings is None:
-                            env.pop(t.id, None)
-                        else:
-                            env[t.id] = strings
-            elif isinstance(stmt, ast.Import | ast.ImportFrom):
-                continue
-            elif _mentions_register(stmt):
-                kind = type(stmt).__name__
-                out.problems.append(f"line {line}: {kind} statement with registrations not read")
+            _read_statement(stmt, env, out)
         except _Unreadable as exc:
             out.problems.append(f"line {line}: arguments not literal ({exc})")
+        except Exception as exc:  # RecursionError, MemoryError: too deep or too big
+            out.problems.append(f"line {line}: not read ({type(exc).__name__})")
     return out
+
+
+def _read_statement(stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult) -> None:
+    """Read one module-level statement into ``out`` (and ``env``, the string lists
+    assigned so far). Raises :class:`_Unreadable` for arguments that are not literal,
+    and whatever a too deep tree raises (``RecursionError``)."""
+    line = getattr(stmt, "lineno", 0)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        fn = _call_name(stmt.value.func)
+        if fn == "register_log":
+            _register_log(stmt.value, env, out)
+        elif fn == "register_artifact":
+            _register_artifact(stmt.value, out)
+        elif _mentions_register(stmt):
+            out.problems.append(f"line {line}: call to {fn} not read")
+    elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value = stmt.value
+        if value is None:
+            return
+        for t in targets:  # a name that fails below is not left with an older value
+            if isinstance(t, ast.Name):
+                env.pop(t.id, None)
+        try:
+            strings = _strings(value, env)
+        except _Unreadable:
+            return
+        for t in targets:
+            if isinstance(t, ast.Name):
+                env[t.id] = strings
+    elif isinstance(stmt, ast.Import | ast.ImportFrom):
+        return
+    elif _mentions_register(stmt):
+        kind = type(stmt).__name__
+        out.problems.append(f"line {line}: {kind} statement with registrations not read")
 
 
 def read_version(torch_dir: str) -> str | None:

@@ -14,6 +14,7 @@ Behaviour: :data:`FACTS`, each with the release it starts in and its source. Rel
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 
@@ -227,7 +228,7 @@ class ReleaseVerdict:
     suggestions: tuple[str, ...]
 
 
-def release_verdict(name: str, release: str, known: set[str]) -> ReleaseVerdict | None:
+def release_verdict(name: str, release: str, known: AbstractSet[str]) -> ReleaseVerdict | None:
     """Verdict for a ``name`` absent from ``release`` (whose names are ``known``), or
     ``None`` when no packaged release has it either (a plain unknown name)."""
     span = history(name)

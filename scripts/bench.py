@@ -1,13 +1,15 @@
 """Benchmark the language server the way an editor drives it, over stdio.
 
 For each generated input (a 10,000-line shell script, a launch.json with 2,000
-configurations, a 5,000-line .env, and small versions of each) it measures:
+configurations, a 5,000-line .env, small versions of each, and one-line .env files with
+one long value each: ``scripts/bench_values.py``) it measures:
 spawn -> initialize, didOpen -> publishDiagnostics, 200 completions and 200 hovers at
 TORCH_LOGS positions, 50 incremental edits each followed by a completion and by the
 diagnostics of the new version, peak RSS (VmHWM) and shutdown. A memory soak then edits a
 small .env 100,000 times and prints the RSS after 1,000 edits and after all of them
-(target: within 10 MB). A bare pygls server that
-does nothing is measured in the same run for spawn -> initialize. Prints a table and,
+(target: within 10 MB). A bare pygls server that does nothing is measured in the same run
+for spawn -> initialize. The long values are also run through the core and the CLI (time,
+output size). Prints tables and,
 with ``--json FILE``, writes the numbers. Times are milliseconds (p50/p90/p99).
 
 With ``--peers`` it also installs (once, into ~/.cache/torch-logs-lsp-bench/peers, pinned
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench_values import VALUES, measure, print_values_table
 from rawlsp import CAPABILITIES, RawClient
 
 BARE_SERVER = """
@@ -88,6 +91,11 @@ INPUTS = {
     "shell-small": ("small.sh", lambda: gen_shell(100)),
     "launch-small": ("small/.vscode/launch.json", lambda: gen_launch(10)),
     "env-small": ("small.env", lambda: gen_env(100)),
+    # one long value each (issue 11): also measured through the core and the CLI
+    **{
+        name: (f"{name}.env", lambda make=make: f"TORCH_LOGS={make()}\n")
+        for name, make in VALUES.items()
+    },
 }
 
 
@@ -516,6 +524,9 @@ async def main_async(args: argparse.Namespace) -> dict:
         if not args.only or "soak" in args.only:
             results["soak"] = await soak(server, root, args.soak_edits)
     results["bare_pygls_initialize_ms"] = statistics.median(bare) if bare else float("nan")
+    results["values"] = {
+        name: measure(name, args.runs) for name in VALUES if not args.only or name in args.only
+    }
     return results
 
 
@@ -575,6 +586,8 @@ def print_table(results: dict) -> None:
         )
     if "peers" in results:
         print_peer_table(results["peers"])
+    if results.get("values"):
+        print_values_table(results["values"])
 
 
 def main() -> int:

@@ -1,6 +1,7 @@
 """Fuzz the core entry points with hypothesis for a number of minutes.
 
-Targets: the value parser and analysis (``analyse``), each host extractor
+Targets: the value parser and analysis (``analyse``; also on long values, up to 12,000
+repetitions of a piece: bounded diagnostics and messages), each host extractor
 (``dotenv``, ``jsonc``, ``shell``: spans must be well formed) and incremental extraction
 (random edit sequences must give the same spans as a fresh extraction). The test suite
 runs the same properties for a fixed number of examples (``tests/test_fuzz.py``); this
@@ -33,6 +34,7 @@ def main() -> int:
     args = parser.parse_args()
     targets = [
         ("value", test_fuzz.check_value, test_fuzz.values),
+        ("long-value", test_fuzz.check_value, test_fuzz.long_values),
         ("dotenv", lambda t: test_fuzz.check_host("dotenv", t), test_fuzz.documents("dotenv")),
         ("jsonc", lambda t: test_fuzz.check_host("jsonc", t), test_fuzz.documents("jsonc")),
         ("shell", lambda t: test_fuzz.check_host("shell", t), test_fuzz.documents("shell")),

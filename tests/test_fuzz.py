@@ -4,11 +4,12 @@ the same properties for minutes): the value parser and analysis, each host extra
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import analyse
+from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, MAX_QUOTED
 from torch_logs_lsp.core.parser import parse_value
 
 from .hosts.spancheck import check_spans
@@ -18,6 +19,23 @@ _value_chars = st.sampled_from(
     [*"+-,. \t\n_", "dynamo", "guards", "aot_g", "all", "help", "json", "os.path", "é", "😀"]
 )
 values = st.one_of(st.text(max_size=40), st.lists(_value_chars, max_size=15).map("".join))
+#: Long values: a short piece repeated up to 12,000 times (issue 11: 24 KB, 100 KB,
+#: 10,000 items), so that anything quadratic shows up as a slow example.
+long_values = st.builds(
+    lambda piece, n: piece * n,
+    st.lists(_value_chars, min_size=1, max_size=4).map("".join),
+    st.integers(1000, 12_000),
+)
+
+#: The issue's long values, always run (the fuzz corpus).
+LONG_EXAMPLES = (
+    "+a." * 8000 + "b",  # 24 KB, one item with 7,999 illegal `+`
+    "+a." * 33_333 + "b",  # 100 KB
+    ",".join(["+dynamo"] * 10_000),  # 10,000 items
+    ",".join(f"name{i}" for i in range(10_000)),  # 10,000 distinct unknown names
+    "a." * 50_000 + "b",  # a 100 KB dotted module name (its parents were sliced per part)
+    ",".join(["torch._dynamo.guards"] * 5000),  # 5,000 module items of the known list
+)
 
 
 def check_value(value: str) -> None:
@@ -29,6 +47,10 @@ def check_value(value: str) -> None:
     keys = [(d.start, d.end, d.code) for d in result.diagnostics]
     assert keys == sorted(keys)
     assert (result.config is not None) == (result.outcome == "ok")
+    assert len(result.diagnostics) <= MAX_DIAGNOSTICS + 1
+    for d in result.diagnostics:  # quotes are excerpts: a message is short whatever the value
+        assert len(d.message) <= 500, d.message[:100]
+        assert all(len(q) <= MAX_QUOTED for q in d.message.split("`")[1::2]), d.message[:100]
 
 
 _doc_pieces = st.sampled_from(
@@ -61,6 +83,18 @@ def check_host(host: str, text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(values)
 def test_fuzz_value(value: str) -> None:
+    check_value(value)
+
+
+@settings(max_examples=10, deadline=None)
+@given(long_values)
+@example(LONG_EXAMPLES[0])
+@example(LONG_EXAMPLES[1])
+@example(LONG_EXAMPLES[2])
+@example(LONG_EXAMPLES[3])
+@example(LONG_EXAMPLES[4])
+@example(LONG_EXAMPLES[5])
+def test_fuzz_long_value(value: str) -> None:
     check_value(value)
 
 

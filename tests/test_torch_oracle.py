@@ -155,3 +155,28 @@ def test_empty_value_crashes_import_torch():
     assert proc.returncode != 0
     assert "AttributeError" in proc.stderr
     assert analyse("", REGISTRY).outcome == "crash"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "+a." * 8000 + "b",  # issue 11's 24 KB example: one item, 7,999 illegal `+`
+        "+a." * 33_333 + "b",  # 100 KB
+        ",".join(["+dynamo"] * 10_000),
+        ",".join(["+dynamo", "guards", "-aot", "all"] * 2_500),
+        ", ".join(["dynamo"] * 10_000),
+        ",".join(f"name{i}" for i in range(10_000)),
+    ],
+    ids=["24k", "100k", "dynamo-10k", "mixed-10k", "spaced-10k", "unknown-10k"],
+)
+def test_long_values_agree_with_torch(value: str):
+    """Exactness holds on long values too (torch's own parse takes milliseconds on them;
+    a dotted name of hundreds of parts is left out: torch's find_spec then recurses into
+    RecursionError, depending on the stack depth of the import)."""
+    ours = analyse(value, REGISTRY)
+    outcome, logs, artifacts = torch_outcome(value)
+    assert ours.outcome == outcome
+    if outcome == "ok":
+        assert ours.config is not None
+        assert list(ours.config.logs.items()) == list((logs or {}).items())
+        assert set(ours.config.artifacts) == artifacts

@@ -7,6 +7,7 @@ from lsprotocol import types
 from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, level_of
 from torch_logs_lsp.core.family import FIELD_DOCS, format_fields, since
 from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.limits import excerpt
 from torch_logs_lsp.core.parser import Item
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext
@@ -91,7 +92,7 @@ def item_doc(
             doc.para(label("off_note", locale))
         return doc
     title_kind = "module" if "." in name else "unknown"
-    doc = Doc(f"**{name}** · {label(title_kind, locale)}")
+    doc = Doc(f"**{excerpt(name)}** · {label(title_kind, locale)}")
     for d in analysis.diagnostics:
         if d.start >= item.start and d.end <= item.end:
             doc.para(d.message)
