@@ -20,6 +20,7 @@ from . import hosts
 from .analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
 from .analysis_cache import AnalysisCache
 from .family import check_family_value, cross_hints
+from .files import MAX_FILE_BYTES
 from .hosts.base import ValueSpan
 from .modules import ModuleFinder
 from .parser import ParsedValue
@@ -48,9 +49,6 @@ SKIP_DIRS = frozenset(
 )
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-#: Largest file the checker reads (bytes); bigger files are skipped.
-MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
