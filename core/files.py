@@ -21,7 +21,6 @@ import hashlib
 import logging
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
@@ -51,7 +50,8 @@ class SkippedFile(Exception):
         self.error = error
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for a message: "a FIFO", "a directory"."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -78,7 +78,7 @@ def _read_fd(name: str, fd: int, max_bytes: int) -> tuple[bytes, os.stat_result]
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise SkippedFile(name, f"{_kind(info.st_mode)}, not a regular file")
+            raise SkippedFile(name, f"{file_kind(info.st_mode)}, not a regular file")
         if info.st_size > max_bytes:
             raise SkippedFile(name, f"larger than {max_bytes} bytes ({info.st_size})")
         chunks: list[bytes] = []
@@ -121,7 +121,7 @@ def read_head(path: str | os.PathLike[str], size: int = 256) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise SkippedFile(name, f"{_kind(info.st_mode)}, not a regular file")
+            raise SkippedFile(name, f"{file_kind(info.st_mode)}, not a regular file")
         return os.read(fd, size)
     except OSError as exc:
         raise SkippedFile(name, f"cannot read: {exc.strerror or exc}", exc) from None
@@ -252,6 +252,8 @@ def replace_file(path: str | os.PathLike[str], data: bytes, expected: Snapshot) 
     temporary file removed. Only the short window between the comparison and the rename
     is not covered: a write landing there is lost (POSIX has no compare-and-rename).
     """
+    import tempfile  # only when writing: not on the server's start-up path
+
     name = os.fspath(path)
     target = os.path.realpath(name)
     directory, base = os.path.split(target)
@@ -310,6 +312,7 @@ __all__ = [
     "NotWritten",
     "SkippedFile",
     "Snapshot",
+    "file_kind",
     "read_head",
     "read_regular",
     "read_snapshot",
