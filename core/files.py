@@ -17,7 +17,6 @@ permission) leaves the original untouched.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import stat
@@ -185,11 +184,17 @@ def read_snapshot(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES)
         info.st_ino,
         info.st_size,
         info.st_mtime_ns,
-        hashlib.sha256(data).digest(),
+        _sha256(data),
         info.st_mode,
         info.st_uid,
         info.st_gid,
     )
+
+
+def _sha256(data: bytes) -> bytes:
+    import hashlib  # only for --fix: ~2.5 ms the server's start-up (the code cache) skips
+
+    return hashlib.sha256(data).digest()
 
 
 class NotWritten(Exception):
@@ -223,7 +228,7 @@ def _unchanged(target: str, expected: Snapshot) -> bool:
     now = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
     if now != (expected.device, expected.inode, expected.size, expected.mtime_ns):
         return False
-    return hashlib.sha256(data).digest() == expected.digest
+    return _sha256(data) == expected.digest
 
 
 def _keep_owner_and_mode(fd: int, expected: Snapshot) -> None:
@@ -234,6 +239,24 @@ def _keep_owner_and_mode(fd: int, expected: Snapshot) -> None:
     if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (expected.uid, expected.gid):
         os.fchown(fd, expected.uid, expected.gid)  # before chmod: chown clears set-id bits
     os.fchmod(fd, stat.S_IMODE(expected.mode))
+
+
+def _fill(name: str, fd: int, data: bytes, expected: Snapshot) -> None:
+    """Write ``data`` to the new file ``fd`` with the owner and mode of ``expected``,
+    ``fsync`` and close it (always). Raises :class:`NotWritten`."""
+    step = "cannot keep its owner and mode"
+    try:
+        try:
+            _keep_owner_and_mode(fd, expected)
+            step = "cannot write"
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise NotWritten(name, f"{step}: {exc.strerror or exc}") from None
 
 
 def replace_file(path: str | os.PathLike[str], data: bytes, expected: Snapshot) -> None:
@@ -263,20 +286,7 @@ def replace_file(path: str | os.PathLike[str], data: bytes, expected: Snapshot) 
         reason = f"cannot create a file in {directory}: {exc.strerror or exc}"
         raise NotWritten(name, reason) from None
     try:
-        try:
-            _keep_owner_and_mode(fd, expected)
-        except OSError as exc:
-            reason = f"cannot keep its owner and mode: {exc.strerror or exc}"
-            raise NotWritten(name, reason) from None
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        except OSError as exc:
-            raise NotWritten(name, f"cannot write: {exc.strerror or exc}") from None
-        finally:
-            os.close(fd)
+        _fill(name, fd, data, expected)
         if not _unchanged(target, expected):
             raise ChangedOnDisk(name, "changed on disk since it was read")
         try:

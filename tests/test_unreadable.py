@@ -102,3 +102,20 @@ def test_fix_in_a_directory_it_cannot_write(ws: Path) -> None:
     assert f"{path}: cannot create a file in {ws / 'ro'}: Permission denied;" in proc.stderr
     assert "the file is unchanged, not fixed" in proc.stderr
     assert "0 value(s) fixed" in proc.stderr
+
+
+def test_fix_of_another_users_file_keeps_it_as_it_is(ws: Path) -> None:
+    # writable by everyone, in a directory everyone may write to, but owned by someone
+    # else: the replacement could not keep its owner, so nothing is written
+    if not AS_ROOT:
+        pytest.skip("needs a file of another user: run as root")
+    (ws / "shared").mkdir()
+    (ws / "shared").chmod(0o777)
+    path = ws / "shared" / ".env"
+    path.write_bytes(b'TORCH_LOGS=" +dynamo"\n')
+    path.chmod(0o666)
+    proc = cli("check", "--fix", str(path))
+    assert path.read_bytes() == b'TORCH_LOGS=" +dynamo"\n'
+    assert path.stat().st_uid == 0
+    assert f"{path}: cannot keep its owner and mode: Operation not permitted;" in proc.stderr
+    assert os.listdir(ws / "shared") == [".env"]  # the temporary file is removed
