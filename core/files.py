@@ -238,7 +238,8 @@ def _keep_owner_and_mode(fd: int, expected: Snapshot) -> None:
     info = os.fstat(fd)
     if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (expected.uid, expected.gid):
         os.fchown(fd, expected.uid, expected.gid)  # before chmod: chown clears set-id bits
-    os.fchmod(fd, stat.S_IMODE(expected.mode))
+    if hasattr(os, "fchmod"):  # (Windows before Python 3.13 has none)
+        os.fchmod(fd, stat.S_IMODE(expected.mode))
 
 
 def _fill(name: str, fd: int, data: bytes, expected: Snapshot) -> None:
