@@ -11,7 +11,7 @@ import bisect
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -20,6 +20,7 @@ from . import hosts
 from .analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
 from .analysis_cache import AnalysisCache
 from .family import check_family_value, cross_hints
+from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regular
 from .hosts.base import ValueSpan
 from .modules import ModuleFinder
 from .parser import ParsedValue
@@ -48,9 +49,6 @@ SKIP_DIRS = frozenset(
 )
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-#: Largest file the checker reads (bytes); bigger files are skipped.
-MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -214,58 +212,81 @@ def findings(
     return out
 
 
-def iter_files(paths: list[str]) -> Iterator[tuple[Path, str]]:
+def iter_files(
+    paths: list[str], skipped: Callable[[SkippedFile], None] | None = None
+) -> Iterator[tuple[Path, str]]:
     """Files under ``paths`` that hold a host kind, with that kind, in sorted order.
 
     A path naming a file is checked when its kind can be detected (content included);
     directories are walked, skipping :data:`SKIP_DIRS` and virtualenvs (``pyvenv.cfg``).
     Raises ``FileNotFoundError`` for a path that does not exist.
+
+    Only names are looked at, plus the first bytes of a file whose name gives no kind
+    (an extensionless script, a dotfile), read with :func:`.files.read_head`, so a FIFO
+    or a device is never opened for reading. Each path that cannot be looked at is
+    handed to ``skipped`` and left out: a directory that cannot be listed, a file whose
+    first bytes cannot be read (``SkippedFile.error`` set), a path given by name that is
+    not a regular file or directory (``error`` ``None``). The files yielded may still
+    fail to read: :func:`read_document` raises then.
     """
+    report = skipped or (lambda exc: None)
+
+    def walk_error(exc: OSError) -> None:
+        name = str(exc.filename) if exc.filename is not None else "?"
+        report(SkippedFile(name, f"cannot list: {exc.strerror or exc}", exc))
+
     for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise FileNotFoundError(raw)
-        if path.is_file():
-            kind = _kind_of(path)
+        try:
+            info = os.stat(raw)
+        except FileNotFoundError:
+            raise FileNotFoundError(raw) from None
+        except OSError as exc:
+            report(SkippedFile(raw, f"cannot open: {exc.strerror or exc}", exc))
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            if not stat.S_ISREG(info.st_mode):
+                report(SkippedFile(raw, f"{file_kind(info.st_mode)}, not a regular file"))
+                continue
+            kind = _kind_of(path, report)
             if kind:
                 yield path, kind
             continue
-        for root, dirs, files in os.walk(path):
+        for root, dirs, files in os.walk(path, onerror=walk_error):
             dirs[:] = sorted(
                 d
                 for d in dirs
-                if d not in SKIP_DIRS and not (Path(root, d) / "pyvenv.cfg").exists()
+                if d not in SKIP_DIRS and not os.path.exists(os.path.join(root, d, "pyvenv.cfg"))
             )
             for name in sorted(files):
                 file = Path(root, name)
-                kind = _kind_of(file)
+                kind = _kind_of(file, report)
                 if kind:
                     yield file, kind
 
 
-def _kind_of(path: Path) -> str | None:
-    head = ""
-    if not path.suffix or path.name.startswith("."):
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(256).decode("utf-8", "replace")
-        except OSError:
-            return None
+def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
+    """The host kind of a file by its name, else by its first bytes (only when the name
+    could be a script's: no extension, or a dotfile)."""
+    kind = hosts.detect_host(str(path), "")
+    if kind or (path.suffix and not path.name.startswith(".")):
+        return kind
+    try:
+        head = read_head(path, 256).decode("utf-8", "replace")
+    except SkippedFile as exc:
+        if exc.error is not None:  # a FIFO or device has no kind to detect: not reported
+            report(exc)
+        return None
     return hosts.detect_host(str(path), head)
 
 
-def read_document(path: Path) -> str | None:
-    """Read a file as UTF-8 (undecodable bytes replaced), keeping line endings; ``None``
-    when it cannot be read, is not a regular file (a FIFO would block) or is larger than
-    :data:`MAX_FILE_BYTES`."""
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace")
+def read_document(path: Path) -> str:
+    """Read a file as UTF-8 (undecodable bytes replaced), keeping line endings.
+
+    Raises :class:`.files.SkippedFile` when it cannot be read, is not a regular file (a
+    FIFO would block; never opened for reading) or is larger than :data:`MAX_FILE_BYTES`.
+    """
+    return read_regular(path, MAX_FILE_BYTES).decode("utf-8", "replace")
 
 
 __all__ = [

@@ -1,8 +1,13 @@
 """The ``torch-logs`` command: ``check`` files and ``explain`` a value.
 
 Exit codes: ``check`` 0 when no error was found, 1 when any error was found, 2 on usage
-errors (argparse's convention; also a path that does not exist). ``explain`` 0 when torch
-accepts the value, 1 otherwise.
+errors (argparse's convention; also a path that does not exist) and when any path could
+not be read (a directory that cannot be listed, a file that cannot be opened: each is
+named on stderr, ``torch-logs: PATH: cannot read (Permission denied); skipped``, the
+others are still checked; 2 wins over 1). A file skipped for what it is (a FIFO or
+device, a file over 8 MiB) is named on stderr too (``torch-logs: PATH: skipped
+(REASON)``) without changing the exit code. ``explain`` 0 when torch accepts the value,
+1 otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
 from .cli_torch import add_registry_command, add_torch_options, context_for
+from .files import SkippedFile
 from .fixer import fix_file
 from .registry import Registry, load_registry
 
@@ -44,22 +50,41 @@ def cmd_check(args: argparse.Namespace) -> int:
     minimum = Severity.HINT if args.show_hints else Severity.INFORMATION
     counts: dict[Severity, int] = {}
     rows: list[dict[str, Any]] = []
+    unreadable = 0
+    reported: set[str] = set()
+
+    def skipped(exc: SkippedFile) -> None:
+        nonlocal unreadable
+        reported.add(exc.path)
+        if exc.error is not None:
+            unreadable += 1
+            why = exc.error.strerror or str(exc.error)
+            print(f"torch-logs: {exc.path}: cannot read ({why}); skipped", file=sys.stderr)
+        else:
+            print(f"torch-logs: {exc.path}: skipped ({exc.reason})", file=sys.stderr)
+
     try:
-        files = list(iter_files(args.paths))
+        files = list(iter_files(args.paths, skipped))
     except FileNotFoundError as exc:
         print(f"torch-logs: no such file or directory: {exc.args[0]}", file=sys.stderr)
         return 2
     for raw in args.paths:  # a file named explicitly but of no kind we check: say so
-        if Path(raw).is_file() and all(Path(raw) != p for p, _ in files):
+        if raw in reported or str(Path(raw)) in reported or not os.path.isfile(raw):
+            continue
+        if all(Path(raw) != p for p, _ in files):
             print(
                 f"torch-logs: {raw}: not a .env, launch.json/tasks.json or shell file; skipped",
                 file=sys.stderr,
             )
     fixed = 0
+    checked = 0
     for path, host in files:
-        text = read_document(path)
-        if text is None:
+        try:
+            text = read_document(path)
+        except SkippedFile as exc:
+            skipped(exc)
             continue
+        checked += 1
         context = context_for(args, text)  # setting, pin comment, --python, .venv, PATH
         registry = context.registry
         if args.fix:
@@ -95,9 +120,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         summary = ", ".join(
             f"{counts.get(sev, 0)} {SEVERITY_WORDS[sev]}(s)" for sev in sorted(counts)
         )
-        print(f"{len(files)} file(s) checked: {summary or 'no findings'}", file=sys.stderr)
+        print(f"{checked} file(s) checked: {summary or 'no findings'}", file=sys.stderr)
     if args.fix:
         print(f"{fixed} value(s) fixed", file=sys.stderr)
+    if unreadable:
+        return 2
     return 1 if counts.get(Severity.ERROR) else 0
 
 

@@ -32,6 +32,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from .files import read_text
+
 log = logging.getLogger(__name__)
 
 #: The fixed program run as ``python -I -S -c ASK`` when an interpreter must be asked.
@@ -85,32 +87,37 @@ class PythonEnv:
 
 
 def _read_cfg(path: str) -> dict[str, str]:
+    """The ``key = value`` lines of a ``pyvenv.cfg`` (keys lower-cased); ``{}`` when it is
+    not a readable regular UTF-8 file of at most :data:`.files.MAX_SOURCE_BYTES` (logged)."""
     out: dict[str, str] = {}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                key, sep, value = line.partition("=")
-                if sep:
-                    out[key.strip().lower()] = value.strip()
-    except (OSError, UnicodeDecodeError):
-        pass
+    text = read_text(path, "pyvenv.cfg")
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            out[key.strip().lower()] = value.strip()
     return out
 
 
 def venv_root(python: str) -> str | None:
     """The directory holding ``pyvenv.cfg`` for an interpreter path (PEP 405: the
     executable's directory or its parent), or ``None``. Symlinks are not followed: a
-    venv's ``bin/python`` usually links to the base interpreter."""
+    venv's ``bin/python`` usually links to the base interpreter. A ``pyvenv.cfg`` that is
+    not a regular file (a FIFO, a link to ``/dev/zero``) still marks a venv: such an
+    interpreter would block or fail reading it at start-up, so it is never asked, and
+    :func:`static_env` reads what it can without the file."""
     here = os.path.dirname(os.path.abspath(python))
     for root in (here, os.path.dirname(here)):
-        if os.path.isfile(os.path.join(root, "pyvenv.cfg")):
+        cfg = os.path.join(root, "pyvenv.cfg")
+        if os.path.exists(cfg) and not os.path.isdir(cfg):
             return root
     return None
 
 
 def read_pth(site_dir: str) -> tuple[list[str], list[str]]:
     """Directories that the ``.pth`` files of ``site_dir`` add, and the ``.pth`` files
-    holding ``import`` lines (which ``site`` would execute; we never do)."""
+    holding ``import`` lines (which ``site`` would execute; we never do). A ``.pth`` that
+    is not a regular file of at most :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a link to
+    ``/dev/zero``) is skipped with a logged warning; never raises."""
     paths: list[str] = []
     imports: list[str] = []
     try:
@@ -119,12 +126,10 @@ def read_pth(site_dir: str) -> tuple[list[str], list[str]]:
         return paths, imports
     for name in names:
         file = os.path.join(site_dir, name)
-        try:
-            with open(file, encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().splitlines()
-        except OSError:
+        text = read_text(file, "a .pth file", errors="replace")
+        if text is None:
             continue
-        for line in lines:
+        for line in text.splitlines():
             if line.startswith("#") or not line.strip():
                 continue
             if line.startswith(("import ", "import\t")):

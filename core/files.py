@@ -6,13 +6,21 @@ through :func:`read_regular`: the file is opened with ``O_NONBLOCK`` (a FIFO doe
 block the open), checked with ``fstat`` on the opened descriptor (a symlink to
 ``/dev/zero`` or a FIFO is refused, and no race between a check and the open is possible),
 and read up to a cap in bytes (a file that grows past the cap while read is refused too).
+
+Every file the project rewrites (``torch-logs check --fix``) goes through
+:func:`replace_file`: the new bytes go to a temporary file in the same directory, which
+is flushed to disk and renamed over the original only when the original is still what
+was read (:func:`read_snapshot`). A write that fails (a full disk, a file-size limit, a
+permission) leaves the original untouched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
+from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
@@ -29,16 +37,20 @@ _FLAGS |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 
 class SkippedFile(Exception):
     """A file that :func:`read_regular` did not read. ``path`` is the path given,
-    ``reason`` a short lower-case phrase for a message ("not a regular file (FIFO)",
-    "larger than 8388608 bytes", "cannot open: Permission denied")."""
+    ``reason`` a short lower-case phrase for a message ("a FIFO, not a regular file",
+    "larger than 8388608 bytes (9000000)", "cannot open: Permission denied").
+    ``error``: the ``OSError`` when the file could not be opened or read (``None`` when
+    it was refused for what it is: not a regular file, too large)."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, error: OSError | None = None) -> None:
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+        self.error = error
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for a message: "a FIFO", "a directory"."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -52,23 +64,20 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file, at most ``max_bytes`` of them.
-
-    Symlinks are followed; what they end at must be a regular file. Raises
-    :class:`SkippedFile` (never ``OSError``) when the file cannot be opened or read, is
-    not a regular file, or holds more than ``max_bytes`` bytes (checked on the size
-    before reading and on the bytes read, so a file growing meanwhile is refused too).
-    """
-    name = os.fspath(path)
+def _open(name: str) -> int:
     try:
-        fd = os.open(name, _FLAGS)
+        return os.open(name, _FLAGS)
     except OSError as exc:
-        raise SkippedFile(name, f"cannot open: {exc.strerror or exc}") from None
+        raise SkippedFile(name, f"cannot open: {exc.strerror or exc}", exc) from None
+
+
+def _read_fd(name: str, fd: int, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """The bytes of the open regular file ``fd`` (at most ``max_bytes``) and its ``fstat``
+    before reading. Raises :class:`SkippedFile`."""
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise SkippedFile(name, f"{_kind(info.st_mode)}, not a regular file")
+            raise SkippedFile(name, f"{file_kind(info.st_mode)}, not a regular file")
         if info.st_size > max_bytes:
             raise SkippedFile(name, f"larger than {max_bytes} bytes ({info.st_size})")
         chunks: list[bytes] = []
@@ -81,9 +90,23 @@ def read_regular(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) 
             total += len(chunk)
             if total > max_bytes:
                 raise SkippedFile(name, f"larger than {max_bytes} bytes (grew while read)")
-        return b"".join(chunks)
+        return b"".join(chunks), info
     except OSError as exc:
-        raise SkippedFile(name, f"cannot read: {exc.strerror or exc}") from None
+        raise SkippedFile(name, f"cannot read: {exc.strerror or exc}", exc) from None
+
+
+def read_regular(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file, at most ``max_bytes`` of them.
+
+    Symlinks are followed; what they end at must be a regular file. Raises
+    :class:`SkippedFile` (never ``OSError``) when the file cannot be opened or read, is
+    not a regular file, or holds more than ``max_bytes`` bytes (checked on the size
+    before reading and on the bytes read, so a file growing meanwhile is refused too).
+    """
+    name = os.fspath(path)
+    fd = _open(name)
+    try:
+        return _read_fd(name, fd, max_bytes)[0]
     finally:
         os.close(fd)
 
@@ -93,17 +116,14 @@ def read_head(path: str | os.PathLike[str], size: int = 256) -> bytes:
     detection. Raises :class:`SkippedFile` as :func:`read_regular` does (a FIFO, a
     device or an unreadable file), but a file of any size is read."""
     name = os.fspath(path)
-    try:
-        fd = os.open(name, _FLAGS)
-    except OSError as exc:
-        raise SkippedFile(name, f"cannot open: {exc.strerror or exc}") from None
+    fd = _open(name)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise SkippedFile(name, f"{_kind(info.st_mode)}, not a regular file")
+            raise SkippedFile(name, f"{file_kind(info.st_mode)}, not a regular file")
         return os.read(fd, size)
     except OSError as exc:
-        raise SkippedFile(name, f"cannot read: {exc.strerror or exc}") from None
+        raise SkippedFile(name, f"cannot read: {exc.strerror or exc}", exc) from None
     finally:
         os.close(fd)
 
@@ -128,11 +148,185 @@ def read_text(
         return None
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """A regular file as :func:`read_snapshot` read it: ``path`` as given, ``data`` (its
+    bytes), and what :func:`replace_file` compares and keeps: ``device`` and ``inode``,
+    ``size`` (bytes), ``mtime_ns`` (nanoseconds), ``digest`` (SHA-256 of ``data``),
+    ``mode`` (``st_mode``), ``uid`` and ``gid``, all taken from ``fstat`` on the
+    descriptor that was read."""
+
+    path: str
+    data: bytes
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    digest: bytes
+    mode: int
+    uid: int
+    gid: int
+
+
+def read_snapshot(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> Snapshot:
+    """Read a regular file as :func:`read_regular` does (same errors: raises
+    :class:`SkippedFile`) and remember its identity, for :func:`replace_file`."""
+    name = os.fspath(path)
+    fd = _open(name)
+    try:
+        data, info = _read_fd(name, fd, max_bytes)
+    finally:
+        os.close(fd)
+    return Snapshot(
+        name,
+        data,
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        _sha256(data),
+        info.st_mode,
+        info.st_uid,
+        info.st_gid,
+    )
+
+
+def _sha256(data: bytes) -> bytes:
+    import hashlib  # only for --fix: ~2.5 ms the server's start-up (the code cache) skips
+
+    return hashlib.sha256(data).digest()
+
+
+class NotWritten(Exception):
+    """:func:`replace_file` left the file as it was. ``path`` is the path given,
+    ``reason`` a short lower-case phrase ("cannot write: File too large")."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class ChangedOnDisk(NotWritten):
+    """The file is no longer what :func:`read_snapshot` read (another program wrote,
+    replaced or removed it meanwhile): it was not replaced."""
+
+
+def _unchanged(target: str, expected: Snapshot) -> bool:
+    """Whether ``target`` is still the file of ``expected``: same device and inode, size,
+    modification time and content (read again, compared by SHA-256)."""
+    try:
+        fd = _open(target)
+    except SkippedFile:
+        return False
+    try:
+        data, info = _read_fd(target, fd, expected.size)
+    except SkippedFile:
+        return False  # no longer regular, or grew
+    finally:
+        os.close(fd)
+    now = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    if now != (expected.device, expected.inode, expected.size, expected.mtime_ns):
+        return False
+    return _sha256(data) == expected.digest
+
+
+def _keep_owner_and_mode(fd: int, expected: Snapshot) -> None:
+    """Give the new file the owner, group and permission bits of the old one. Raises
+    :class:`OSError` (``EPERM``) when the owner or group cannot be kept (a user other
+    than root replacing another user's file)."""
+    info = os.fstat(fd)
+    if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (expected.uid, expected.gid):
+        os.fchown(fd, expected.uid, expected.gid)  # before chmod: chown clears set-id bits
+    if hasattr(os, "fchmod"):  # (Windows before Python 3.13 has none)
+        os.fchmod(fd, stat.S_IMODE(expected.mode))
+
+
+def _fill(name: str, fd: int, data: bytes, expected: Snapshot) -> None:
+    """Write ``data`` to the new file ``fd`` with the owner and mode of ``expected``,
+    ``fsync`` and close it (always). Raises :class:`NotWritten`."""
+    step = "cannot keep its owner and mode"
+    try:
+        try:
+            _keep_owner_and_mode(fd, expected)
+            step = "cannot write"
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise NotWritten(name, f"{step}: {exc.strerror or exc}") from None
+
+
+def replace_file(path: str | os.PathLike[str], data: bytes, expected: Snapshot) -> None:
+    """Replace the contents of the file ``path`` by ``data``, atomically.
+
+    ``data`` is written to a new temporary file in the same directory (``.NAME.*.tmp``)
+    with the owner, group and permission bits of ``expected``, flushed to disk
+    (``fsync``), and renamed over the file, which must still be the file of ``expected``
+    (device, inode, size, ``mtime_ns`` and content): else :class:`ChangedOnDisk` is
+    raised. When ``path`` is a symlink, the file it points to is replaced and the link is
+    kept. A hard link to the file keeps the old contents (the new file is another inode).
+
+    Raises :class:`NotWritten` (never ``OSError``) when the temporary file cannot be
+    created, written or given the owner and mode (a full disk, ``EFBIG`` under a file-size
+    limit, no write permission on the directory); the original is then untouched and the
+    temporary file removed. Only the short window between the comparison and the rename
+    is not covered: a write landing there is lost (POSIX has no compare-and-rename).
+    """
+    import tempfile  # only when writing: not on the server's start-up path
+
+    name = os.fspath(path)
+    target = os.path.realpath(name)
+    directory, base = os.path.split(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        reason = f"cannot create a file in {directory}: {exc.strerror or exc}"
+        raise NotWritten(name, reason) from None
+    try:
+        _fill(name, fd, data, expected)
+        if not _unchanged(target, expected):
+            raise ChangedOnDisk(name, "changed on disk since it was read")
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise NotWritten(name, f"cannot replace it: {exc.strerror or exc}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    """Flush a rename in ``directory`` to disk (POSIX); best effort, never raises."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    try:
+        fd = os.open(directory, flags)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 __all__ = [
     "MAX_FILE_BYTES",
     "MAX_SOURCE_BYTES",
+    "ChangedOnDisk",
+    "NotWritten",
     "SkippedFile",
+    "Snapshot",
+    "file_kind",
     "read_head",
     "read_regular",
+    "read_snapshot",
     "read_text",
+    "replace_file",
 ]

@@ -15,7 +15,15 @@ from pathlib import Path
 
 from . import hosts
 from .analysis import EMPTY_VALUE, HELP, Analysis, Diagnostic
-from .checker import MAX_FILE_BYTES, LineIndex, check_text
+from .checker import LineIndex, check_text
+from .files import (
+    MAX_FILE_BYTES,
+    ChangedOnDisk,
+    NotWritten,
+    SkippedFile,
+    read_snapshot,
+    replace_file,
+)
 from .fixes import QUICKFIX, RenameLookup, apply_edits, fix_all_value, value_fixes
 from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit
@@ -160,27 +168,40 @@ class FileFix:
 def fix_file(path: Path, host: str, registry: Registry, write: bool = True) -> FileFix:
     """Apply fix-all to a file on disk and write it back when something changed.
 
-    The file is read as bytes and must be valid UTF-8 (a file with undecodable bytes is
-    skipped, never rewritten); the new bytes equal the old ones outside the edited
-    ranges (line endings, a BOM and the encoding are kept). ``write=False``: compute only.
+    The file is read as bytes (a regular file of at most :data:`.files.MAX_FILE_BYTES`)
+    and must be valid UTF-8 (a file with undecodable bytes is skipped, never rewritten);
+    the new bytes equal the old ones outside the edited ranges (line endings, a BOM and
+    the encoding are kept). ``write=False``: compute only.
+
+    Writing is atomic (:func:`.files.replace_file`): a temporary file in the same
+    directory, with the file's owner and mode, renamed over it (a symlink's target is
+    replaced). The file is left as it was, and ``skipped`` says why with no change
+    reported, when the write fails (a full disk, a file-size limit, a permission) or the
+    file changed on disk after it was read. Never raises ``OSError``.
     """
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return FileFix(None, [], "larger than the checker reads; not fixed")
-        data = path.read_bytes()
-    except OSError as exc:
-        return FileFix(None, [], f"cannot read ({exc.strerror or exc}); not fixed")
+        snapshot = read_snapshot(path, MAX_FILE_BYTES)
+    except SkippedFile as exc:
+        return FileFix(None, [], f"{_reason(exc)}; not fixed")
     try:
-        text = data.decode("utf-8")
+        text = snapshot.data.decode("utf-8")
     except UnicodeDecodeError:
         return FileFix(None, [], "not valid UTF-8; not fixed")
     new, changes = fix_document(text, host, registry)
     if changes and write:
         try:
-            path.write_bytes(new.encode("utf-8"))
-        except (OSError, UnicodeError) as exc:
-            return FileFix(text, [], f"cannot write ({exc}); not fixed")
+            replace_file(path, new.encode("utf-8"), snapshot)
+        except ChangedOnDisk:
+            return FileFix(None, [], "changed on disk while being fixed; not fixed")
+        except NotWritten as exc:
+            return FileFix(text, [], f"{exc.reason}; the file is unchanged, not fixed")
     return FileFix(new, changes)
+
+
+def _reason(exc: SkippedFile) -> str:
+    if exc.error is not None:
+        return f"cannot read ({exc.error.strerror or exc.error})"
+    return exc.reason
 
 
 __all__ = [

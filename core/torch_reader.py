@@ -22,6 +22,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .files import MAX_SOURCE_BYTES, SkippedFile, read_regular, read_text
+
 REGISTRATIONS = os.path.join("_logging", "_registrations.py")
 
 # register_artifact(setting_name, description, visible=False, off_by_default=False,
@@ -190,11 +192,15 @@ def _read_statement(stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult) 
 
 
 def read_version(torch_dir: str) -> str | None:
-    """``__version__`` from ``torch/version.py`` (``"2.13.0+cpu"``), parsed, not imported."""
+    """``__version__`` from ``torch/version.py`` (``"2.13.0+cpu"``), parsed, not imported.
+    ``None`` when the file is not a readable regular UTF-8 file of at most
+    :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a link to ``/dev/zero``: logged)."""
+    source = read_text(os.path.join(torch_dir, "version.py"), "torch's version.py")
+    if source is None:
+        return None
     try:
-        with open(os.path.join(torch_dir, "version.py"), encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
         return None
     for stmt in tree.body:
         targets: list[ast.expr] = []
@@ -212,13 +218,18 @@ def read_version(torch_dir: str) -> str | None:
 
 def read_torch(torch_dir: str) -> ReadResult:
     """Version and registry of the torch package in ``torch_dir`` (``.../site-packages/
-    torch``). A missing or unreadable ``_registrations.py`` is a problem, not an error."""
+    torch``). A missing or unreadable ``_registrations.py`` is a problem, not an error: so is
+    one that is not a regular file of at most :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a
+    link to ``/dev/zero``), never opened for reading or read past the cap."""
     path = os.path.join(torch_dir, REGISTRATIONS)
     try:
-        with open(path, encoding="utf-8") as fh:
-            result = read_registrations(fh.read())
-    except (OSError, UnicodeDecodeError) as exc:
-        result = ReadResult(problems=[f"cannot read {path}: {type(exc).__name__}"])
+        source = read_regular(path, MAX_SOURCE_BYTES).decode("utf-8")
+    except SkippedFile as exc:
+        result = ReadResult(problems=[f"cannot read {path}: {exc.reason}"])
+    except UnicodeDecodeError:
+        result = ReadResult(problems=[f"cannot read {path}: not UTF-8"])
+    else:
+        result = read_registrations(source)
     result.version = read_version(torch_dir)
     if not result.logs and not result.artifacts and not result.problems:
         result.problems.append("no registrations found")

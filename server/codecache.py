@@ -38,12 +38,13 @@ import contextlib
 import logging
 import marshal
 import os
-import stat
 import sys
 import zlib
 from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
+
+from torch_logs_lsp.core.files import SkippedFile, read_regular
 
 log = logging.getLogger(__name__)
 
@@ -193,25 +194,26 @@ def _header(payload: bytes) -> bytes:
 
 
 def _read(path: str) -> dict[_Key, CodeType]:
+    """The table in ``path``: ``{}`` (logged) when it is missing, not a regular file of at
+    most :data:`MAX_TABLE_BYTES` (read with :func:`read_regular`: a FIFO never blocks),
+    not a table of this Python, or damaged."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            log.info("code cache %s not read: not a regular file", path)
-            return {}
-        size = len(_header(b""))
-        with open(path, "rb") as f:
-            head = f.read(size)
-            # the tag and magic number first: a foreign or huge file is not read through
-            if head[:-4] != _header(b"")[:-4] or os.fstat(f.fileno()).st_size > MAX_TABLE_BYTES:
-                log.info("code cache %s not read: not a table of this Python", path)
-                return {}
-            data = f.read()  # marshal.load(f) reads in small pieces: 6x slower
-        if head != _header(data):
-            log.info("code cache %s not read: damaged (checksum)", path)
-            return {}
-        table = marshal.loads(data)
-    except FileNotFoundError:
+        data = read_regular(path, MAX_TABLE_BYTES)
+    except SkippedFile as exc:
+        if not isinstance(exc.error, FileNotFoundError):
+            log.info("code cache %s not read: %s", path, exc.reason)
         return {}
-    except (OSError, EOFError, ValueError, TypeError) as exc:
+    size = len(_header(b""))
+    head, data = data[:size], data[size:]
+    if head[:-4] != _header(b"")[:-4]:
+        log.info("code cache %s not read: not a table of this Python", path)
+        return {}
+    if head != _header(data):
+        log.info("code cache %s not read: damaged (checksum)", path)
+        return {}
+    try:
+        table = marshal.loads(data)
+    except (EOFError, ValueError, TypeError) as exc:
         log.info("code cache %s not read: %s", path, exc)
         return {}
     if not isinstance(table, dict):

@@ -1,0 +1,174 @@
+"""``check --fix`` never destroys a file: the new text is written to a temporary file
+and renamed over the original, only when the original is still what was read (issue 11,
+items 1 and 2)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from torch_logs_lsp.core import fixer
+from torch_logs_lsp.core.files import (
+    ChangedOnDisk,
+    NotWritten,
+    read_snapshot,
+    replace_file,
+)
+from torch_logs_lsp.core.registry import load_registry
+
+FIXABLE = b'TORCH_LOGS=" +dynamo ,guards"\n'
+FIXED = b'TORCH_LOGS="+dynamo,guards"\n'
+# ~6 KB: more than a 4 KB file-size limit lets a process write
+PADDING = b"".join(b"# padding line %04d %s\n" % (i, b"x" * 40) for i in range(100))
+LIMIT = 4096
+
+
+def _limited(keep_sigxfsz_default: bool) -> Callable[[], None]:
+    def setup() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
+        if keep_sigxfsz_default:  # undo CPython's SIG_IGN: the kernel kills the writer
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+
+    return setup
+
+
+def _fix_under_limit(path: Path, default_signal: bool) -> subprocess.CompletedProcess[str]:
+    # The signal disposition set in preexec_fn survives exec only when it is SIG_DFL or
+    # SIG_IGN; CPython sets SIGXFSZ to SIG_IGN at start-up, so the child sets it again.
+    code = "import sys; from torch_logs_lsp.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    if default_signal:
+        code = "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_DFL); " + code
+    return subprocess.run(
+        [sys.executable, "-c", code, "check", "--fix", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limited(default_signal),
+        check=False,
+    )
+
+
+def test_a_failed_write_under_a_file_size_limit_leaves_the_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "big.env"
+    before = FIXABLE + PADDING
+    assert len(before) > LIMIT
+    path.write_bytes(before)
+    proc = _fix_under_limit(path, default_signal=False)
+    assert path.read_bytes() == before  # the old code left it cut at 4096 bytes
+    assert sorted(os.listdir(tmp_path)) == ["big.env"]  # the temporary file is gone
+    assert f"{path}: cannot write: File too large; the file is unchanged, not fixed" in (
+        proc.stderr
+    )
+    assert "0 value(s) fixed" in proc.stderr
+    assert "TL101" in proc.stdout  # and the file is still checked as it is
+
+
+def test_a_writer_killed_by_sigxfsz_leaves_the_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "big.env"
+    before = FIXABLE + PADDING
+    path.write_bytes(before)
+    proc = _fix_under_limit(path, default_signal=True)
+    assert proc.returncode == -signal.SIGXFSZ
+    assert path.read_bytes() == before  # the temporary file took the blow
+    assert all(n == "big.env" or n.startswith(".big.env.") for n in os.listdir(tmp_path))
+
+
+def test_fix_keeps_mode_owner_and_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    target = real / "shared.env"
+    target.write_bytes(FIXABLE)
+    os.chmod(target, 0o640)
+    owner = (65534, 65534) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    if os.geteuid() == 0:
+        os.chown(target, *owner)
+    link = tmp_path / ".env"
+    link.symlink_to(target)
+    old_inode = target.stat().st_ino
+    result = fixer.fix_file(link, "dotenv", load_registry())
+    assert result.skipped is None and len(result.changes) == 1
+    assert target.read_bytes() == FIXED
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    info = target.stat()
+    assert stat.S_IMODE(info.st_mode) == 0o640
+    assert (info.st_uid, info.st_gid) == owner
+    assert info.st_ino != old_inode  # replaced by a rename, not rewritten in place
+    assert sorted(os.listdir(real)) == ["shared.env"]
+
+
+def test_a_concurrent_edit_is_not_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / ".env"
+    path.write_bytes(FIXABLE)
+    compute = fixer.fix_document
+
+    def edited_meanwhile(*args: object, **kwargs: object) -> object:
+        out = compute(*args, **kwargs)  # type: ignore[arg-type]
+        with open(path, "ab") as fh:  # another program saves while we compute
+            fh.write(b"OTHER=2\n")
+        return out
+
+    monkeypatch.setattr(fixer, "fix_document", edited_meanwhile)
+    result = fixer.fix_file(path, "dotenv", load_registry())
+    assert result.skipped == "changed on disk while being fixed; not fixed"
+    assert result.changes == []
+    assert path.read_bytes() == FIXABLE + b"OTHER=2\n"
+    assert sorted(os.listdir(tmp_path)) == [".env"]
+
+
+def _append(path: Path) -> None:
+    with open(path, "ab") as fh:
+        fh.write(b"B=2\n")
+
+
+def _same_size_same_mtime(path: Path) -> None:
+    info = path.stat()
+    path.write_bytes(path.read_bytes().upper())
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def _replaced(path: Path) -> None:  # an editor saving by rename
+    tmp = path.with_name("x.tmp")
+    tmp.write_bytes(path.read_bytes())
+    os.replace(tmp, path)
+
+
+@pytest.mark.parametrize("change", [_append, _same_size_same_mtime, _replaced])
+def test_replace_file_refuses_a_changed_file(tmp_path: Path, change: Callable[[Path], None]):
+    path = tmp_path / "a.env"
+    path.write_bytes(b"a=1\n")
+    snapshot = read_snapshot(path)
+    change(path)
+    now = path.read_bytes()
+    with pytest.raises(ChangedOnDisk):
+        replace_file(path, b"new\n", snapshot)
+    assert path.read_bytes() == now
+    assert sorted(os.listdir(tmp_path)) == ["a.env"]
+
+
+def test_replace_file_refuses_a_removed_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.env"
+    path.write_bytes(b"a=1\n")
+    snapshot = read_snapshot(path)
+    path.unlink()
+    with pytest.raises(ChangedOnDisk):
+        replace_file(path, b"new\n", snapshot)
+    assert os.listdir(tmp_path) == []
+
+
+def test_replace_file_in_a_missing_directory_is_not_written(tmp_path: Path) -> None:
+    path = tmp_path / "a.env"
+    path.write_bytes(b"a=1\n")
+    snapshot = read_snapshot(path)
+    with pytest.raises(NotWritten, match="cannot create a file"):
+        replace_file(tmp_path / "gone" / "a.env", b"new\n", snapshot)
+    assert path.read_bytes() == b"a=1\n"
