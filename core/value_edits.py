@@ -24,16 +24,23 @@ class ValueEdit:
     text: str
 
 
-def apply_edits(value: str, edits: Iterable[ValueEdit]) -> str:
-    """``value`` with ``edits`` applied (non-overlapping; O(n + edits), built once)."""
+def splice(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` replacement applied (code points,
+    non-overlapping ranges), in O(len(text) + edits): the text is built once. Equal ranges
+    land in the order applying them one by one from the end would give (the later edit of
+    two insertions at one offset comes first)."""
     pieces: list[str] = []
     at = 0
-    # the order the former end-first application gave: equal ranges in reverse order
-    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True)[::-1]:
-        pieces += (value[at : e.start], e.text)
-        at = max(at, e.end)
-    pieces.append(value[at:])
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True)[::-1]:
+        pieces += (text[at:start], new)
+        at = max(at, end)
+    pieces.append(text[at:])
     return "".join(pieces)
+
+
+def apply_edits(value: str, edits: Iterable[ValueEdit]) -> str:
+    """``value`` with ``edits`` applied (non-overlapping; O(n + edits), built once)."""
+    return splice(value, ((e.start, e.end, e.text) for e in edits))
 
 
 class ItemIndex:
@@ -117,4 +124,4 @@ def non_overlapping(fixes: Iterable[tuple[ValueEdit, ...]]) -> list[ValueEdit]:
     return edits
 
 
-__all__ = ["ItemIndex", "ValueChanges", "ValueEdit", "apply_edits", "non_overlapping"]
+__all__ = ["ItemIndex", "ValueChanges", "ValueEdit", "apply_edits", "non_overlapping", "splice"]

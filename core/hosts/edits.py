@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..value_edits import splice
 from . import extract
 from .base import ValueSpan
 
@@ -43,11 +44,8 @@ class TextEdit:
 
 
 def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
-    """``text`` with non-overlapping ``edits`` applied (from the end)."""
-    out = text
-    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        out = out[: e.start] + e.new_text + out[e.end :]
-    return out
+    """``text`` with non-overlapping ``edits`` applied (code points; O(n + edits))."""
+    return splice(text, ((e.start, e.end, e.new_text) for e in edits))
 
 
 def encode_part(host: str, quote: str, value: str) -> str | None:
