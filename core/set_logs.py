@@ -43,7 +43,7 @@ from .set_logs_keywords import (
     keyword_releases,
     set_logs_signature,
 )
-from .suggest import suggest
+from .suggest import Suggestions
 from .torch_context import fallback_finder
 from .versions import RENAMED
 
@@ -51,9 +51,11 @@ UNEXPECTED_KEYWORD = "TL601"
 NOT_A_KEYWORD = "TL602"
 KEYWORD_OF_OTHER_RELEASE = "TL603"
 UNREGISTERED_KEYWORD = "TL604"
+REPEATED_KEYWORD = "TL605"
 NOT_A_LEVEL = "TL611"
 NOT_A_BOOL = "TL612"
 FALSE_LEVEL = "TL613"
+MODULES_NOT_A_DICT = "TL614"
 MODULE_KEY = "TL621"
 MODULE_LEVEL = "TL622"
 IGNORED_CALL = "TL631"
@@ -123,7 +125,9 @@ def _registered_value(name: str, value: KeywordValue, registry: Registry) -> Dia
     return _level_diagnostic(name, value, name)
 
 
-def _not_a_keyword(kw: Keyword, registry: Registry, sig: SetLogsSignature) -> Diagnostic:
+def _not_a_keyword(
+    kw: Keyword, registry: Registry, sig: SetLogsSignature, suggest: Suggestions
+) -> Diagnostic:
     name, release = kw.name, registry.release
     start, end = kw.name_start, kw.name_end
     head = (
@@ -158,7 +162,7 @@ def _not_a_keyword(kw: Keyword, registry: Registry, sig: SetLogsSignature) -> Di
         return Diagnostic(
             KEYWORD_OF_OTHER_RELEASE, Severity.ERROR, msg, start, end, (new,) if new else ()
         )
-    found = tuple(suggest(name, sig.keywords))
+    found = suggest(name)
     msg = head
     if found:
         msg += "; did you mean " + " or ".join(quote(s) for s in found) + "?"
@@ -216,7 +220,14 @@ def _module_entry(
 
 def _modules(value: KeywordValue, registry: Registry, finder: ModuleFinder) -> list[Diagnostic]:
     if not isinstance(value, DictValue):
-        return []
+        v = python_value(value)
+        if v is UNKNOWN or not v:  # None, 0, False, "": torch uses {} (`modules or {}`)
+            return []
+        msg = (
+            f"modules= takes a dict of names to levels: torch raises AttributeError: "
+            f"'{type(v).__name__}' object has no attribute 'items'"
+        )
+        return [Diagnostic(MODULES_NOT_A_DICT, Severity.ERROR, msg, value.start, value.end)]
     out: list[Diagnostic] = []
     for entry in value.entries:
         if entry.key is None or isinstance(entry.value, NotStatic):
@@ -244,14 +255,27 @@ def check_set_logs(
     ``signature``: the keywords of that torch (default :func:`.set_logs_keywords.
     set_logs_signature` of ``registry``); ``finder``: module resolution for ``modules``
     keys (default: the partial finder used when no environment is known). Offsets are
-    copied from the call. Values that are not static are never judged. Never raises.
+    copied from the call. Values that are not static are never judged. A keyword given
+    twice gets ``TL605`` and is not checked again. Suggestions (difflib) are computed for
+    the first :data:`.limits.MAX_DIAGNOSTICS` unknown keywords only (then only the cheap
+    rankings), so a call with 10,000 keywords stays fast. Never raises.
     """
     sig = signature if signature is not None else set_logs_signature(registry)
     find = finder if finder is not None else fallback_finder()
+    suggest = Suggestions(tuple(sig.keywords))
     out: list[Diagnostic] = []
+    seen: set[str] = set()
     for kw in call.keywords:
+        if kw.name in seen:
+            msg = f"keyword argument repeated: {excerpt(kw.name)} (a SyntaxError: Python "
+            msg += "does not even compile this call)"
+            out.append(
+                Diagnostic(REPEATED_KEYWORD, Severity.ERROR, msg, kw.name_start, kw.name_end)
+            )
+            continue
+        seen.add(kw.name)
         if kw.name not in sig.keywords:
-            out.append(_not_a_keyword(kw, registry, sig))
+            out.append(_not_a_keyword(kw, registry, sig, suggest))
             continue
         found: Diagnostic | None = None
         if kw.name == "modules":
@@ -294,11 +318,13 @@ __all__ = [
     "FALSE_LEVEL",
     "IGNORED_CALL",
     "KEYWORD_OF_OTHER_RELEASE",
+    "MODULES_NOT_A_DICT",
     "MODULE_KEY",
     "MODULE_LEVEL",
     "NOT_A_BOOL",
     "NOT_A_KEYWORD",
     "NOT_A_LEVEL",
+    "REPEATED_KEYWORD",
     "UNEXPECTED_KEYWORD",
     "UNREGISTERED_KEYWORD",
     "check_set_logs",

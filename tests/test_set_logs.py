@@ -203,6 +203,28 @@ def test_env_hint_spans_the_call():
     assert d.severity == Severity.INFORMATION and ".env line 2" in d.message
 
 
+def test_repeated_keyword_is_a_syntax_error():
+    with pytest.raises(SyntaxError, match="keyword argument repeated: dynamo"):
+        compile("f(dynamo=1, dynamo=2)", "<call>", "eval")  # what Python says
+    call = SetLogsCall(
+        (
+            Keyword("dynamo", 0, 6, IntValue(10, 7, 9)),
+            Keyword("dynamo", 11, 17, BoolValue(True, 18, 22)),
+        )
+    )
+    (d,) = check_set_logs(call, R213)
+    assert d.code == "TL605" and (d.start, d.end) == (11, 17)
+    assert "keyword argument repeated: dynamo" in d.message
+
+
+def test_ten_thousand_unknown_keywords_stay_cheap():
+    call = SetLogsCall(
+        tuple(Keyword(f"dynamo{i}", 0, 1, IntValue(10, 0, 0)) for i in range(10_000))
+    )
+    diags = check_set_logs(call, R213)
+    assert len(diags) == 10_000 and diags[0].suggestions and not diags[-1].suggestions
+
+
 def test_long_names_are_quoted_short():
     name = "x" * 5000
     (d,) = check_set_logs(call_of(f"{name}=1"), R213)
@@ -245,6 +267,9 @@ CASES: list[tuple[str, str | None, str]] = [
     ('modules={"json": "DEBUG"}', "TL622", "ok"),
     ('modules={"guards": 10}', "TL612", "ValueError"),
     ('modules={"dynamo": True}', "TL611", "ValueError"),
+    ("modules=True", "TL614", "AttributeError"),
+    ('modules="x"', "TL614", "AttributeError"),
+    ("modules=0", None, "ok"),
 ]
 
 CTX = TorchResolver().context(python=sys.executable)
@@ -269,7 +294,9 @@ def test_checks_agree_with_torch():
         assert [d.code for d in diags] == ([code] if code else []), (source, diags)
         errors = [d for d in diags if d.severity == Severity.ERROR]
         assert bool(errors) == (outcome != "ok"), (source, diags)
-        if outcome in ("ValueError", "TypeError") and not source.startswith('modules={"n'):
+        if outcome in ("ValueError", "TypeError", "AttributeError") and not source.startswith(
+            'modules={"n'
+        ):
             assert got["message"] in errors[0].message, (got["message"], errors[0].message)
 
 
@@ -281,8 +308,11 @@ def test_measured_details():
         {"kind": "twice", "source": 'modules={"json": logging.DEBUG}'},
         {"kind": "env", "source": "guards=True, dynamo=logging.DEBUG"},
         {"kind": "call", "source": "all=logging.INFO"},
+        {"kind": "twice", "source": 'modules={"json": 15}'},
+        {"kind": "twice", "source": 'modules={"json": "DEBUG"}'},
     ]
-    false, twice_bool, twice_level, env, all_ = run_cases(cases)
+    false, twice_bool, twice_level, env, all_, *twice_more = run_cases(cases)
+    assert [r["outcome"] for r in twice_more] == ["ValueError", "ValueError"]
     assert set(false["logs"].values()) == {0}  # False is level 0, NOTSET
     assert twice_bool["outcome"] == "ValueError"  # what TL622 warns about
     assert twice_level["outcome"] == "ok"
