@@ -52,6 +52,7 @@ NOT_A_KEYWORD = "TL602"
 KEYWORD_OF_OTHER_RELEASE = "TL603"
 UNREGISTERED_KEYWORD = "TL604"
 REPEATED_KEYWORD = "TL605"
+POSITIONAL_ARGUMENT = "TL606"
 NOT_A_LEVEL = "TL611"
 NOT_A_BOOL = "TL612"
 FALSE_LEVEL = "TL613"
@@ -258,12 +259,21 @@ def check_set_logs(
     copied from the call. Values that are not static are never judged. A keyword given
     twice gets ``TL605`` and is not checked again. Suggestions (difflib) are computed for
     the first :data:`.limits.MAX_DIAGNOSTICS` unknown keywords only (then only the cheap
-    rankings), so a call with 10,000 keywords stays fast. Never raises.
+    rankings), so a call with 10,000 keywords stays fast. Positional arguments get one
+    ``TL606`` over all of them (first, before the keywords). Never raises.
     """
     sig = signature if signature is not None else set_logs_signature(registry)
     find = finder if finder is not None else fallback_finder()
     suggest = Suggestions(tuple(sig.keywords))
     out: list[Diagnostic] = []
+    if call.positional:
+        n = len(call.positional)
+        msg = (
+            f"set_logs() takes 0 positional arguments but {n} {'was' if n == 1 else 'were'} "
+            "given: TypeError at this call (set_logs takes keywords only: dynamo=logging.DEBUG)"
+        )
+        start, end = call.positional[0][0], call.positional[-1][1]
+        out.append(Diagnostic(POSITIONAL_ARGUMENT, Severity.ERROR, msg, start, end))
     seen: set[str] = set()
     for kw in call.keywords:
         if kw.name in seen:
@@ -324,6 +334,7 @@ __all__ = [
     "NOT_A_BOOL",
     "NOT_A_KEYWORD",
     "NOT_A_LEVEL",
+    "POSITIONAL_ARGUMENT",
     "REPEATED_KEYWORD",
     "UNEXPECTED_KEYWORD",
     "UNREGISTERED_KEYWORD",

@@ -117,11 +117,15 @@ class Keyword:
 @dataclass(frozen=True)
 class SetLogsCall:
     """One ``set_logs(...)`` call: its keywords in source order; ``[start, end)`` the call
-    (for diagnostics about the whole call)."""
+    (for diagnostics about the whole call). ``positional``: the ``[start, end)`` of each
+    plain positional argument (not ``*args``); ``unpacked``: the call also has ``*args`` or
+    ``**kwargs`` (keywords we cannot see: no conversion is offered)."""
 
     keywords: tuple[Keyword, ...]
     start: int = 0
     end: int = 0
+    positional: tuple[tuple[int, int], ...] = ()
+    unpacked: bool = False
 
 
 class _Unknown:

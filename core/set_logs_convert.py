@@ -6,6 +6,7 @@ give the same logger levels (``log_state.log_qname_to_level``) and the same enab
 artifacts (checked on torch 2.13.0 by the differential test in ``tests/test_set_logs.py``).
 Where that cannot be promised the answer is ``None``:
 
+- a call with positional arguments, ``*args`` or ``**kwargs``;
 - a level other than DEBUG/INFO/ERROR (``TORCH_LOGS`` has only ``+``, none, ``-``), a value
   torch rejects, a value that is not static, a keyword the release does not have;
 - two entries that set a shared logger to different levels (``set_logs`` applies its
@@ -88,6 +89,8 @@ def set_logs_to_torch_logs(
     the call's order, ``modules`` entries where the keyword stands), or ``None`` when no
     value is exactly equivalent (see the module docstring). ``signature`` defaults to
     :func:`.set_logs_keywords.set_logs_signature` of ``registry``. Never raises."""
+    if call.positional or call.unpacked:
+        return None
     sig = signature if signature is not None else set_logs_signature(registry)
     entries: list[_Entry] = []
     for kw in call.keywords:
@@ -143,7 +146,8 @@ def torch_logs_to_set_logs(
     ``None`` when the value is not one torch accepts as written (syntax problems, the
     empty value, ``help``), uses ``all`` in torch 2.1, or sets a shared logger to
     different levels (see the module docstring). A later item for the same name replaces
-    an earlier one, as in torch. Never raises."""
+    an earlier one, as in torch. Module names are carried over as they are: whether torch
+    finds them (it looks them up either way) is for TL204 / TL621 to say. Never raises."""
     if value in ("", "help", "+help") or len(value) > 100_000:
         return None
     parsed = parse_value(value)

@@ -182,8 +182,10 @@ def set_logs_signature(registry: Registry) -> SetLogsSignature:
 
 def keyword_kind(name: str, registry: Registry) -> KeywordKind:
     """What keyword ``name`` sets in ``registry``'s torch (see :data:`KeywordKind`)."""
-    if name in ("all", "modules"):
-        return name  # type: ignore[return-value]
+    if name == "all":
+        return "all"
+    if name == "modules":
+        return "modules"
     kind = registry.kind(name)
     if kind == "component" or kind == "artifact":
         return kind

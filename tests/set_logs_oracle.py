@@ -1,8 +1,9 @@
 """Run ``torch._logging.set_logs`` and ``TORCH_LOGS`` parsing under the installed torch
 (2.13.0 with ``./dev test``) in ONE subprocess over a batch of cases.
 
-Each case is ``{"kind": "call" | "twice" | "env" | "torch_logs", "source": ...}``:
-``call`` evaluates ``set_logs(<source>)`` (``logging`` in scope), ``twice`` calls it twice,
+Each case is ``{"kind": "call" | "args" | "twice" | "env" | "torch_logs", "source": ...}``:
+``call`` evaluates ``set_logs(<source>)`` (``logging`` in scope), ``args`` passes the
+comma-separated ``source`` as positional arguments, ``twice`` calls it twice,
 ``env`` calls it with ``TORCH_LOGS=+dynamo`` in ``os.environ``, ``torch_logs`` parses the
 value like ``import torch`` does. The log registry is restored before each case (module
 names register new logs). Result per case: ``{"outcome": "ok" | exception type name,
@@ -43,6 +44,8 @@ for case in json.load(sys.stdin):
         if case["kind"] == "torch_logs":
             state = I._parse_log_settings(case["source"])
         else:
+            if case["kind"] == "args":
+                tl.set_logs(*eval("(" + case["source"] + ",)", {"logging": logging}))
             kwargs = eval("dict(" + case["source"] + ")", {"logging": logging})
             if case["kind"] == "env":
                 os.environ["TORCH_LOGS"] = "+dynamo"

@@ -81,11 +81,19 @@ def call_of(source: str) -> SetLogsCall:
     node = ast.parse(f"f({source})", mode="eval").body
     assert isinstance(node, ast.Call)
     kws = []
+    unpacked = any(isinstance(a, ast.Starred) for a in node.args)
     for kw in node.keywords:
-        assert kw.arg is not None
+        if kw.arg is None:  # **kwargs
+            unpacked = True
+            continue
         name_start = base + kw.col_offset
         kws.append(Keyword(kw.arg, name_start, name_start + len(kw.arg), _value(kw.value, base)))
-    return SetLogsCall(tuple(kws), 0, len(source))
+    positional = tuple(
+        (base + a.col_offset, base + (a.end_col_offset or 0))
+        for a in node.args
+        if not isinstance(a, ast.Starred)
+    )
+    return SetLogsCall(tuple(kws), 0, len(source), positional, unpacked)
 
 
 def codes(source: str, registry=R213, **kw) -> list[str]:
@@ -215,6 +223,23 @@ def test_repeated_keyword_is_a_syntax_error():
     (d,) = check_set_logs(call, R213)
     assert d.code == "TL605" and (d.start, d.end) == (11, 17)
     assert "keyword argument repeated: dynamo" in d.message
+
+
+def test_positional_and_unpacked_arguments():
+    (d,) = check_set_logs(call_of("10, logging.DEBUG"), R213)
+    assert d.code == "TL606" and (d.start, d.end) == (0, 17)
+    assert d.message.startswith("set_logs() takes 0 positional arguments but 2 were given")
+    assert codes("*args, **kwargs, dynamo=logging.DEBUG") == []
+    assert set_logs_to_torch_logs(call_of("**kw, dynamo=logging.DEBUG"), R213) is None
+    assert set_logs_to_torch_logs(call_of("*a, dynamo=logging.DEBUG"), R213) is None
+
+
+@pytest.mark.oracle
+def test_positional_message_is_pythons():
+    one, two = run_cases([{"kind": "args", "source": "10"}, {"kind": "args", "source": "1, 2"}])
+    assert one["outcome"] == two["outcome"] == "TypeError"
+    assert one["message"] in check_set_logs(call_of("10"), R213)[0].message
+    assert two["message"] in check_set_logs(call_of("1, 2"), R213)[0].message
 
 
 def test_ten_thousand_unknown_keywords_stay_cheap():
