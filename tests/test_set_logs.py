@@ -129,6 +129,12 @@ def test_reader_takes_kwonlyargs_and_refuses_other_shapes():
         assert read.problems and not read.keywords, bad
 
 
+def test_hostile_annotations_never_raise():
+    chain = "def set_logs(*, a: " + " + ".join(["x"] * 20_000) + " = None): pass\n"
+    read = read_set_logs_source(chain)  # ast.unparse of the chain recurses too deep
+    assert read.problems and not read.keywords
+
+
 def test_unreadable_internal_falls_back_with_a_reason(tmp_path):
     torch_dir = tmp_path / "torch"
     (torch_dir / "_logging").mkdir(parents=True)
