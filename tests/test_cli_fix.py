@@ -29,6 +29,13 @@ FILES: dict[str, tuple[bytes, bytes]] = {
         b'"TORCH_LOGS": "\\u002bdynamo"}}]\r\n}',
     ),
     "clean.env": (b"TORCH_LOGS=+dynamo\n", b"TORCH_LOGS=+dynamo\n"),
+    # $'a\\' ends after the escaped backslash; the next ' opens a string that runs into
+    # line 3, which is then no assignment: nothing to fix (tree-sitter-bash read line 3 as
+    # one, and --fix edited inside A's string: a syntax error)
+    "ansi_c.sh": (
+        b"#!/bin/bash\nA=$'a\\\\'' # c\nexport TORCH_LOGS=Dynamo\\'\necho \"$A\"\n",
+        b"#!/bin/bash\nA=$'a\\\\'' # c\nexport TORCH_LOGS=Dynamo\\'\necho \"$A\"\n",
+    ),
     "empty.env": (b"TORCH_LOGS=\n", b"TORCH_LOGS=\n"),  # TL001: offered, never automatic
     # undecodable bytes: never rewritten, even though the value could be fixed
     "latin1.env": (b"# caf\xe9\nTORCH_LOGS=dynamo,\n", b"# caf\xe9\nTORCH_LOGS=dynamo,\n"),

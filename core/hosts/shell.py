@@ -25,6 +25,7 @@ import tree_sitter
 from . import toplevel
 from ._ts import Source
 from .base import FAMILY, ValueSpan
+from .bash_parse import parse_bash
 from .incremental import DocumentCache
 
 HOST = "shell"
@@ -528,7 +529,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     # (with the old tree) can give another tree than a fresh parse, with or without syntax
     # errors (found by tests/hosts/test_incremental.py and a fuzzing user), so it is not
     # used; spans away from the edit are still reused.
-    tree = src.parse("bash")
+    tree = parse_bash(src.data)
 
     def reuse(item: Found) -> ValueSpan | None:
         if cache is None:

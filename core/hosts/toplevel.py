@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ._ts import parse_bytes
+from .bash_parse import parse_bash
 from .incremental import Edit, diff, near_escape
 
 #: What an edit may remove and insert for a window: characters that only ever continue a
@@ -145,7 +145,7 @@ def window(st: Statements, new: bytes) -> Window | None:
     old_bytes, new_bytes = st.data[start:old_end], new[start:new_end]
     if b"<<" in old_bytes or b"<<" in new_bytes or new_bytes.endswith(b"\\\n"):
         return None
-    tree = parse_bytes("bash", new_bytes)
+    tree = parse_bash(new_bytes)
     root = tree.root_node
     if root.has_error:
         return None

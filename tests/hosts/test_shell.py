@@ -295,3 +295,40 @@ def test_assignments_after_a_line_continuation(text: str, expected: list) -> Non
         ).stdout.split()
         if expected:  # without the command, the assignments stay in the shell
             assert out == [v for _, v in expected]
+
+
+# -- ANSI-C strings that tree-sitter-bash ends elsewhere than bash (core/hosts/bash_parse) --
+
+ANSI_C_CASES = [
+    # (script, what bash assigns to TORCH_LOGS, or None when the line is not an assignment)
+    ("A=$'a\\\\'' # c\nexport TORCH_LOGS=Dynamo\\'\necho \"$A\"\n", None),
+    ("printf %s $'\\\\'\nexport TORCH_LOGS=aot_g\necho '$TORCH_LOGS'\n", "aot_g"),
+    ("A=$'x\\\\' TORCH_LOGS=+dynamo cmd 'q'\n", "+dynamo"),
+    ("A=$'\\\\\\\\'\nTORCH_LOGS=guards\nB='z'\n", "guards"),
+    ("A=$'it\\'s'\nTORCH_LOGS=+inductor\n", "+inductor"),
+    ("TORCH_LOGS=$'+dyn\\\\amo'\nB='x'\n", "+dyn\\amo"),
+]
+
+
+@pytest.mark.parametrize(("script", "expected"), ANSI_C_CASES)
+def test_ansi_c_string_ending_in_escaped_backslash(script: str, expected: str | None) -> None:
+    """tree-sitter-bash took ``$'a\\\\'`` to go on past its closing quote: the assignments
+    after it were missed, or (``check --fix``) text inside another string was edited."""
+    values = [s.value for s in shell.extract(script) if s.variable == "TORCH_LOGS"]
+    assert values == ([] if expected is None else [expected])
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("script", "expected"), ANSI_C_CASES)
+def test_ansi_c_cases_against_bash(script: str, expected: str | None) -> None:
+    """The expectations above are bash's: run each script with ``cmd`` and ``echo`` stubbed
+    and print TORCH_LOGS (unset: no assignment took place)."""
+    prog = "cmd() { :; }; echo() { :; }; printf() { :; }\n" + script
+    prog += '\nif [ -n "${TORCH_LOGS+x}" ]; then command printf "%s" "$TORCH_LOGS"; '
+    prog += "else command printf UNSET; fi\n"
+    out = subprocess.run(["bash", "-c", prog], capture_output=True, text=True, check=False)
+    got = out.stdout
+    if "cmd" in script:  # a prefix assignment is not kept in the shell
+        assert expected is not None
+        return
+    assert got == ("UNSET" if expected is None else expected)
