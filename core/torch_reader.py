@@ -54,24 +54,66 @@ class _Unreadable(Exception):
     pass
 
 
-def _strings(node: ast.expr, env: dict[str, list[str]]) -> list[str]:
-    """Evaluate a string / list / tuple of strings / name / ``a + b`` / ``*name``."""
+#: Most strings the evaluator materializes for one file, copies and intermediate lists
+#: included (torch 2.13.0's ``_registrations.py`` needs 54: ``tests/test_resource_bounds.py``).
+MAX_ELEMENTS = 100_000
+
+#: Most characters in those strings, in all (torch 2.13.0's file: 1,502).
+MAX_CHARS = 1_000_000
+
+
+class _TooLarge(Exception):
+    """The file's string lists need more than :data:`MAX_ELEMENTS` strings or
+    :data:`MAX_CHARS` characters (``X1 = [*X0, *X0]`` doubling on every line)."""
+
+
+class _Budget:
+    """What one file may still materialize: ``elements`` strings, ``chars`` characters.
+    :meth:`charge` is called before a list is built; raises :class:`_TooLarge`."""
+
+    def __init__(self, elements: int = MAX_ELEMENTS, chars: int = MAX_CHARS) -> None:
+        self.elements = elements
+        self.chars = chars
+
+    def charge(self, *parts: list[str]) -> None:
+        """Account for a new list made of ``parts`` (lists of strings, not copied yet)."""
+        self.elements -= sum(len(p) for p in parts)
+        if self.elements < 0:
+            raise _TooLarge(f"more than {MAX_ELEMENTS:,} strings")
+        self.chars -= sum(len(x) for p in parts for x in p)
+        if self.chars < 0:
+            raise _TooLarge(f"more than {MAX_CHARS:,} characters")
+
+
+def _strings(node: ast.expr, env: dict[str, list[str]], budget: _Budget) -> list[str]:
+    """Evaluate a string / list / tuple of strings / name / ``a + b`` / ``*name`` to a new
+    list of strings. Every list built is charged to ``budget`` first. Raises
+    :class:`_Unreadable` for any other shape (``["a"] * 3`` included), :class:`_TooLarge`
+    when the budget is spent, ``RecursionError`` on a too deep tree."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        budget.charge([node.value])
         return [node.value]
     if isinstance(node, ast.Name) and node.id in env:
+        budget.charge(env[node.id])
         return list(env[node.id])
     if isinstance(node, ast.List | ast.Tuple):
         out: list[str] = []
         for elt in node.elts:
             if isinstance(elt, ast.Starred):
-                out += _strings(elt.value, env)
+                part = _strings(elt.value, env, budget)
+                budget.charge(part)
+                out += part
             elif isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                budget.charge([elt.value])
                 out.append(elt.value)
             else:
                 raise _Unreadable(type(elt).__name__)
         return out
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _strings(node.left, env) + _strings(node.right, env)
+        left = _strings(node.left, env, budget)
+        right = _strings(node.right, env, budget)
+        budget.charge(left, right)
+        return left + right
     raise _Unreadable(type(node).__name__)
 
 
@@ -90,7 +132,9 @@ def _call_name(node: ast.expr) -> str | None:
     return None
 
 
-def _register_log(call: ast.Call, env: dict[str, list[str]], out: ReadResult) -> None:
+def _register_log(
+    call: ast.Call, env: dict[str, list[str]], out: ReadResult, budget: _Budget
+) -> None:
     args = {**dict(zip(("setting_name", "log_name"), call.args, strict=False))}
     for kw in call.keywords:
         if kw.arg is not None:
@@ -100,7 +144,7 @@ def _register_log(call: ast.Call, env: dict[str, list[str]], out: ReadResult) ->
     alias = _literal(args["setting_name"])
     if not isinstance(alias, str):
         raise _Unreadable("alias is not a string")
-    out.logs[alias] = _strings(args["log_name"], env)
+    out.logs[alias] = _strings(args["log_name"], env, budget)
 
 
 def _register_artifact(call: ast.Call, out: ReadResult) -> None:
@@ -136,7 +180,11 @@ def read_registrations(source: str) -> ReadResult:
     Whatever a hostile or broken file does to the parser or to the walk over its tree
     (``SyntaxError``, null bytes, ``RecursionError`` on a 1,500-term ``"a" + "a" + ...``
     chain, ``MemoryError`` on deep nesting) ends up as a line of
-    :attr:`ReadResult.problems`, never as an exception.
+    :attr:`ReadResult.problems`, never as an exception. The string lists are evaluated
+    within a budget of :data:`MAX_ELEMENTS` strings and :data:`MAX_CHARS` characters per
+    file (every list built counts, copies too): a file that needs more (``X1 = [*X0,
+    *X0]`` doubling on each of 40 lines would need 2**40) is read no further, with a
+    problem saying so.
     """
     out = ReadResult()
     try:
@@ -145,10 +193,14 @@ def read_registrations(source: str) -> ReadResult:
         out.problems.append(f"cannot parse: {type(exc).__name__}")
         return out
     env: dict[str, list[str]] = {}
+    budget = _Budget()
     for stmt in tree.body:
         line = getattr(stmt, "lineno", 0)
         try:
-            _read_statement(stmt, env, out)
+            _read_statement(stmt, env, out, budget)
+        except _TooLarge as exc:
+            out.problems.append(f"line {line}: string lists too large ({exc}); not read further")
+            return out
         except _Unreadable as exc:
             out.problems.append(f"line {line}: arguments not literal ({exc})")
         except Exception as exc:  # RecursionError, MemoryError: too deep or too big
@@ -156,15 +208,18 @@ def read_registrations(source: str) -> ReadResult:
     return out
 
 
-def _read_statement(stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult) -> None:
+def _read_statement(
+    stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult, budget: _Budget
+) -> None:
     """Read one module-level statement into ``out`` (and ``env``, the string lists
     assigned so far). Raises :class:`_Unreadable` for arguments that are not literal,
-    and whatever a too deep tree raises (``RecursionError``)."""
+    :class:`_TooLarge` when ``budget`` is spent, and whatever a too deep tree raises
+    (``RecursionError``)."""
     line = getattr(stmt, "lineno", 0)
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         fn = _call_name(stmt.value.func)
         if fn == "register_log":
-            _register_log(stmt.value, env, out)
+            _register_log(stmt.value, env, out, budget)
         elif fn == "register_artifact":
             _register_artifact(stmt.value, out)
         elif _mentions_register(stmt):
@@ -178,7 +233,7 @@ def _read_statement(stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult) 
             if isinstance(t, ast.Name):
                 env.pop(t.id, None)
         try:
-            strings = _strings(value, env)
+            strings = _strings(value, env, budget)
         except _Unreadable:
             return
         for t in targets:

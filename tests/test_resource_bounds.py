@@ -1,0 +1,119 @@
+"""Small hostile inputs that made the checker use unbounded memory, time or stack
+(adversarial CLI findings F-registrations-doubling-oom, F-registrations-memory).
+
+Every run that could blow up is a subprocess with a timeout and an address-space limit
+(``RLIMIT_AS``), so the old code fails the test in bounded time instead of filling the
+machine's memory.
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torch_logs_lsp.core import torch_reader
+from torch_logs_lsp.core.torch_reader import read_registrations
+
+from .hostile import fake_torch_env, installed_registrations
+
+MEMORY_LIMIT = 1 << 30  # 1 GiB: the fixed code needs ~100 MB
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def limited(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``python *args`` with a 1 GiB address space and a ``timeout`` (seconds)."""
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=_limit_memory,
+        check=False,
+    )
+
+
+def doubling(n: int, first: str = "a", step: str = "[*{0}, *{0}]") -> str:
+    """A ``_registrations.py`` of ``n + 1`` lines whose last list has 2**(n-1) strings:
+    ``X0 = [first]``, then ``X1 = step`` of ``X0`` (``[*X0, *X0]``), ..."""
+    lines = [f"X0 = [{first!r}]\n"]
+    lines += [f"X{i} = " + step.format(f"X{i - 1}") + "\n" for i in range(1, n)]
+    return "".join(lines) + f'register_log("dynamo", X{n - 1})\n'
+
+
+READ = (
+    "import sys; from torch_logs_lsp.core.torch_reader import read_registrations; "
+    "print('|'.join(read_registrations(open(sys.argv[1]).read()).problems))"
+)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        doubling(40),  # old code: OOM-killed at 13.5 GB
+        doubling(40, step="{0} + {0}"),
+        doubling(40, first="a" * 1000, step="{0} + {0}"),
+    ],
+    ids=["starred", "plus", "plus_long_strings"],
+)
+def test_doubling_lists_stop_at_the_budget(tmp_path: Path, source: str):
+    (tmp_path / "r.py").write_text(source, encoding="utf-8")
+    proc = limited("-c", READ, str(tmp_path / "r.py"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "string lists too large" in proc.stdout
+    assert "not read further" in proc.stdout
+
+
+def test_long_strings_stop_at_the_character_budget():
+    """200 copies of a 10,000-character string: 2 MB > the 1 MB character budget."""
+    source = 'X = ["' + "a" * 10_000 + '"]\n' + "Y = [" + "*X, " * 200 + "]\n"
+    result = read_registrations(source)
+    assert result.problems == [
+        "line 2: string lists too large (more than 1,000,000 characters); not read further"
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'X = ["torch.a"] * 1000000000\nregister_log("x", X)\n',
+        'register_log("x", "torch.a" * 1000000000)\n',
+        'register_log("x", ["torch.a" * 1000000000])\n',
+        "register_artifact('a' * 1000000000, 'd')\n",
+    ],
+)
+def test_repetition_is_never_evaluated(tmp_path: Path, source: str):
+    (tmp_path / "r.py").write_text(source, encoding="utf-8")
+    proc = limited("-c", READ, str(tmp_path / "r.py"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "arguments not literal" in proc.stdout
+
+
+def test_real_registrations_need_a_small_part_of_the_budget(monkeypatch: pytest.MonkeyPatch):
+    """torch 2.13.0's file needs 54 strings and 1,502 characters: it reads without a
+    problem within 1/100 of each budget."""
+    small = torch_reader._Budget
+
+    def budget() -> torch_reader._Budget:
+        return small(torch_reader.MAX_ELEMENTS // 100, torch_reader.MAX_CHARS // 100)
+
+    monkeypatch.setattr(torch_reader, "_Budget", budget)
+    result = read_registrations(installed_registrations())
+    assert result.problems == [] and len(result.logs) > 10
+
+
+def test_cli_falls_back_on_a_doubling_file(tmp_path: Path):
+    python, registrations = fake_torch_env(tmp_path)
+    registrations.write_text(doubling(40), encoding="utf-8")
+    proc = limited(
+        "-m", "torch_logs_lsp.core.cli", "explain", "--python", python, "dynamo", timeout=120
+    )
+    assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
+    assert "string lists too large (more than 100,000 strings)" in proc.stderr
+    assert "using the packaged registry of torch 2.4" in proc.stderr
