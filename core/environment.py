@@ -88,7 +88,8 @@ class PythonEnv:
 
 def _read_cfg(path: str) -> dict[str, str]:
     """The ``key = value`` lines of a ``pyvenv.cfg`` (keys lower-cased); ``{}`` when it is
-    not a readable regular UTF-8 file of at most :data:`.files.MAX_SOURCE_BYTES` (logged)."""
+    not a readable regular UTF-8 file of at most :data:`.files.MAX_ENV_FILE_BYTES` (1 MiB;
+    the reason logged)."""
     out: dict[str, str] = {}
     text = read_text(path, "pyvenv.cfg")
     for line in (text or "").splitlines():
@@ -116,7 +117,7 @@ def venv_root(python: str) -> str | None:
 def read_pth(site_dir: str) -> tuple[list[str], list[str]]:
     """Directories that the ``.pth`` files of ``site_dir`` add, and the ``.pth`` files
     holding ``import`` lines (which ``site`` would execute; we never do). A ``.pth`` that
-    is not a regular file of at most :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a link to
+    is not a regular file of at most :data:`.files.MAX_ENV_FILE_BYTES` (1 MiB) (a FIFO, a link to
     ``/dev/zero``) is skipped with a logged warning; never raises."""
     paths: list[str] = []
     imports: list[str] = []

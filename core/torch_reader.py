@@ -22,7 +22,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .files import MAX_SOURCE_BYTES, SkippedFile, read_regular, read_text
+from .files import (
+    MAX_REGISTRATIONS_BYTES,
+    MAX_VERSION_BYTES,
+    SkippedFile,
+    read_regular,
+    read_text,
+)
 
 REGISTRATIONS = os.path.join("_logging", "_registrations.py")
 
@@ -249,8 +255,11 @@ def _read_statement(
 def read_version(torch_dir: str) -> str | None:
     """``__version__`` from ``torch/version.py`` (``"2.13.0+cpu"``), parsed, not imported.
     ``None`` when the file is not a readable regular UTF-8 file of at most
-    :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a link to ``/dev/zero``: logged)."""
-    source = read_text(os.path.join(torch_dir, "version.py"), "torch's version.py")
+    :data:`.files.MAX_VERSION_BYTES` (64 KiB; a FIFO, a link to ``/dev/zero``, a larger
+    file: logged with the reason, "larger than 65536 bytes (70000)")."""
+    source = read_text(
+        os.path.join(torch_dir, "version.py"), "torch's version.py", MAX_VERSION_BYTES
+    )
     if source is None:
         return None
     try:
@@ -274,11 +283,13 @@ def read_version(torch_dir: str) -> str | None:
 def read_torch(torch_dir: str) -> ReadResult:
     """Version and registry of the torch package in ``torch_dir`` (``.../site-packages/
     torch``). A missing or unreadable ``_registrations.py`` is a problem, not an error: so is
-    one that is not a regular file of at most :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a
-    link to ``/dev/zero``), never opened for reading or read past the cap."""
+    one that is not a regular file of at most :data:`.files.MAX_REGISTRATIONS_BYTES` (256
+    KiB: ast needs ~900 bytes of memory per byte parsed; a FIFO, a link to ``/dev/zero``),
+    never opened for reading or read past the cap ("cannot read PATH: larger than 262144
+    bytes (4180000)")."""
     path = os.path.join(torch_dir, REGISTRATIONS)
     try:
-        source = read_regular(path, MAX_SOURCE_BYTES).decode("utf-8")
+        source = read_regular(path, MAX_REGISTRATIONS_BYTES).decode("utf-8")
     except SkippedFile as exc:
         result = ReadResult(problems=[f"cannot read {path}: {exc.reason}"])
     except UnicodeDecodeError:

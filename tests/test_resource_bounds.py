@@ -8,6 +8,7 @@ machine's memory.
 
 from __future__ import annotations
 
+import importlib.util
 import resource
 import subprocess
 import sys
@@ -15,10 +16,20 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core import torch_reader
-from torch_logs_lsp.core.torch_reader import read_registrations
+from torch_logs_lsp.core import files, torch_reader
+from torch_logs_lsp.core.environment import read_pth
+from torch_logs_lsp.core.set_logs_keywords import read_set_logs
+from torch_logs_lsp.core.torch_reader import read_registrations, read_version
 
 from .hostile import fake_torch_env, installed_registrations
+
+
+def installed_torch_dir() -> str:
+    """The installed torch package directory (located, not imported)."""
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None and spec.origin is not None
+    return str(Path(spec.origin).parent)
+
 
 MEMORY_LIMIT = 1 << 30  # 1 GiB: the fixed code needs ~100 MB
 
@@ -117,3 +128,44 @@ def test_cli_falls_back_on_a_doubling_file(tmp_path: Path):
     assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
     assert "string lists too large (more than 100,000 strings)" in proc.stderr
     assert "using the packaged registry of torch 2.4" in proc.stderr
+
+
+def test_a_registrations_file_over_its_cap_is_not_parsed(tmp_path: Path):
+    """4 MiB of ``a`` lines: the old code parsed it (3.8 GB, 17 s; over 1 GiB it failed
+    with MemoryError); now it is refused unread, the reason naming the cap."""
+    python, registrations = fake_torch_env(tmp_path)
+    registrations.write_text("a\n" * 2_090_000, encoding="utf-8")
+    proc = limited("-m", "torch_logs_lsp.core.cli", "explain", "--python", python, "dynamo")
+    assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
+    assert "larger than 262144 bytes (4180000)" in proc.stderr
+    assert "using the packaged registry of torch 2.4" in proc.stderr
+
+
+def test_internal_and_version_over_their_caps(tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    torch = tmp_path / "torch"
+    (torch / "_logging").mkdir(parents=True)
+    (torch / "_logging" / "_internal.py").write_text("a\n" * 150_000, encoding="utf-8")
+    (torch / "version.py").write_text("__version__ = '2.13.0'\n" + "#" * 70_000)
+    read = read_set_logs(str(torch))
+    assert read.keywords == {} and "larger than 262144 bytes (300000)" in read.problems[0]
+    assert read_version(str(torch)) is None
+    assert "larger than 65536 bytes (70023)" in caplog.text
+
+
+def test_caps_leave_a_wide_margin_over_the_installed_torch():
+    torch = Path(installed_torch_dir())
+    assert (torch / "version.py").stat().st_size * 100 < files.MAX_VERSION_BYTES
+    registrations = torch / "_logging" / "_registrations.py"
+    assert registrations.stat().st_size * 20 < files.MAX_REGISTRATIONS_BYTES
+    internal = torch / "_logging" / "_internal.py"
+    assert internal.stat().st_size * 4 < files.MAX_INTERNAL_BYTES
+    assert read_set_logs(str(torch)).problems == []
+
+
+def test_pth_files_keep_their_own_cap(tmp_path: Path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "big.pth").write_text("a\n" + "#" * (files.MAX_ENV_FILE_BYTES + 1))
+    (tmp_path / "small.pth").write_text("a\n" + "#" * (files.MAX_ENV_FILE_BYTES // 2))
+    paths, _ = read_pth(str(tmp_path))
+    assert paths == [str(tmp_path / "a")]  # from small.pth (big.pth is skipped)
+    assert files.MAX_ENV_FILE_BYTES == 1 << 20
