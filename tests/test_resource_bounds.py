@@ -1,5 +1,6 @@
 """Small hostile inputs that made the checker use unbounded memory, time or stack
-(adversarial CLI findings F-registrations-doubling-oom, F-registrations-memory).
+(adversarial CLI findings F-registrations-doubling-oom, F-registrations-memory,
+F-python-output-memory).
 
 Every run that could blow up is a subprocess with a timeout and an address-space limit
 (``RLIMIT_AS``), so the old code fails the test in bounded time instead of filling the
@@ -12,11 +13,12 @@ import importlib.util
 import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core import files, torch_reader
+from torch_logs_lsp.core import environment, files, torch_reader
 from torch_logs_lsp.core.environment import read_pth
 from torch_logs_lsp.core.set_logs_keywords import read_set_logs
 from torch_logs_lsp.core.torch_reader import read_registrations, read_version
@@ -169,3 +171,39 @@ def test_pth_files_keep_their_own_cap(tmp_path: Path):
     paths, _ = read_pth(str(tmp_path))
     assert paths == [str(tmp_path / "a")]  # from small.pth (big.pth is skipped)
     assert files.MAX_ENV_FILE_BYTES == 1 << 20
+
+
+def test_an_interpreter_writing_endlessly_is_cut_off(tmp_path: Path):
+    """``--python`` naming a script that runs ``cat /dev/zero``: the old code collected its
+    output for the whole 10 s timeout (7.2 GB); now 1 MiB is read and it is killed."""
+    zeros = tmp_path / "zeros"
+    zeros.write_text("#!/bin/sh\nexec cat /dev/zero\n")
+    zeros.chmod(0o755)
+    (tmp_path / "t.env").write_text("TORCH_LOGS=dynamo\n")
+    start = time.monotonic()
+    proc = limited(
+        "-m", "torch_logs_lsp.core.cli", "check", "--python", str(zeros), str(tmp_path / "t.env")
+    )
+    assert time.monotonic() - start < 8  # not the 10 s timeout
+    assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
+    assert f"cannot ask {zeros} for its search path: wrote more than 1048576 bytes" in (proc.stderr)
+
+
+def test_an_interpreter_that_never_answers_is_killed_with_its_children(tmp_path: Path):
+    """A child left in the background holds the pipe open: it is killed too (its process
+    group), and the wait ends at the timeout."""
+    marker = tmp_path / "still-running"
+    script = f"(sleep 3; touch {marker}) & echo partial; exec sleep 100"
+    start = time.monotonic()
+    with pytest.raises(environment._AskFailed, match=r"no answer within 0\.5 s"):
+        environment._run_capped(["sh", "-c", script], 0.5, 1000)
+    assert time.monotonic() - start < 3
+    time.sleep(3.5)
+    assert not marker.exists()
+
+
+def test_a_normal_answer_is_read_whole():
+    out = environment._run_capped([sys.executable, "-c", "print('x' * 5000)"], 10, 1 << 20)
+    assert out == b"x" * 5000 + b"\n"
+    with pytest.raises(environment._AskFailed, match="wrote more than 4096 bytes"):
+        environment._run_capped([sys.executable, "-c", "print('x' * 5000)"], 10, 4096)
