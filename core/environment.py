@@ -316,17 +316,21 @@ def interpreter_path(value: str, workspace_root: str | None) -> str:
     """An interpreter the user named (the server's ``python`` setting, the CLI's
     ``--python``) as a file path: trimmed, a leading ``~`` expanded (editors pass it
     without a shell), a bare name looked up on PATH as a shell would, a relative path
-    taken from ``workspace_root`` (``None``: the current directory). Never raises; the
-    result may not exist (the caller says so)."""
+    (``./py3``) taken from ``workspace_root`` or, when it is ``None``, from the current
+    directory as a shell does. A path found is absolute: the interpreter is asked from
+    another directory (:func:`asked_env` runs it in the temporary directory), where
+    ``./py3`` would name another file. Never raises; the result may not exist (the
+    caller says so)."""
     python = value.strip()
     if not python:
         return python
     if python.startswith("~"):
         python = os.path.expanduser(python)
     if os.sep not in python and "/" not in python:
-        return shutil.which(python) or python
-    if not os.path.isabs(python) and workspace_root:
-        python = os.path.join(workspace_root, python)
+        found = shutil.which(python)  # relative when PATH has "." or "bin"
+        return os.path.abspath(found) if found else python
+    if not os.path.isabs(python):
+        python = os.path.join(workspace_root, python) if workspace_root else os.path.abspath(python)
     return python
 
 
