@@ -12,7 +12,8 @@ Two ways, in this order:
    skips ``site.main()``, so no ``.pth`` file and no ``sitecustomize``/``usercustomize``
    runs; the one-liner imports only ``sys``, ``site`` (its functions, not ``main``) and
    ``json`` from the standard library. It runs in the temporary directory, with a 10 s
-   timeout.
+   timeout, and at most 1 MiB of its output is read (more, or no exit in time: killed,
+   not used, the reason logged).
 
 ``.pth`` files in each site-packages directory are read as ``site`` would (sorted, one
 path per line, relative to the directory, existing directories only), but lines starting
@@ -30,6 +31,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 
 from .files import read_text
@@ -44,6 +47,10 @@ ASK = (
     "'builtins':list(sys.builtin_module_names)}))"
 )
 ASK_TIMEOUT_S = 10.0
+
+#: Most bytes of an asked interpreter's output read (a real answer is ~0.6 KB: ``sys.path``,
+#: site directories and built-in module names).
+ASK_MAX_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,8 @@ class PythonEnv:
 
 def _read_cfg(path: str) -> dict[str, str]:
     """The ``key = value`` lines of a ``pyvenv.cfg`` (keys lower-cased); ``{}`` when it is
-    not a readable regular UTF-8 file of at most :data:`.files.MAX_SOURCE_BYTES` (logged)."""
+    not a readable regular UTF-8 file of at most :data:`.files.MAX_ENV_FILE_BYTES` (1 MiB;
+    the reason logged)."""
     out: dict[str, str] = {}
     text = read_text(path, "pyvenv.cfg")
     for line in (text or "").splitlines():
@@ -116,7 +124,7 @@ def venv_root(python: str) -> str | None:
 def read_pth(site_dir: str) -> tuple[list[str], list[str]]:
     """Directories that the ``.pth`` files of ``site_dir`` add, and the ``.pth`` files
     holding ``import`` lines (which ``site`` would execute; we never do). A ``.pth`` that
-    is not a regular file of at most :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a link to
+    is not a regular file of at most :data:`.files.MAX_ENV_FILE_BYTES` (1 MiB) (a FIFO, a link to
     ``/dev/zero``) is skipped with a logged warning; never raises."""
     paths: list[str] = []
     imports: list[str] = []
@@ -197,23 +205,89 @@ def static_env(python: str) -> PythonEnv | None:
     return _with_pth(python, version, stdlib, sites, "pyvenv.cfg", list(sys.builtin_module_names))
 
 
-def asked_env(python: str) -> PythonEnv | None:
-    """Ask the interpreter once, isolated (``-I -S``, see the module docstring)."""
+class _AskFailed(Exception):
+    """The asked interpreter gave no usable answer; the message says why."""
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc`` and, on POSIX, its process group (it runs in a session of its own, so
+    a child it started does not keep the pipe open)."""
     try:
-        proc = subprocess.run(
-            [python, "-I", "-S", "-c", ASK],
-            capture_output=True,
-            text=True,
-            timeout=ASK_TIMEOUT_S,
-            cwd=tempfile.gettempdir(),
-            check=False,
-        )
-        data = json.loads(proc.stdout)
+        if os.name == "posix":
+            os.killpg(proc.pid, 9)
+        else:  # pragma: no cover - Windows
+            proc.kill()
+    except OSError:
+        pass
+
+
+def _run_capped(argv: list[str], timeout: float, max_bytes: int) -> bytes:
+    """Run ``argv`` (stdin and stderr closed) in the temporary directory and return its
+    standard output once it exits. The output is read incrementally by a thread: more
+    than ``max_bytes`` bytes, or no exit within ``timeout`` seconds, kills the process and
+    raises :class:`_AskFailed` ("wrote more than 1048576 bytes", "no answer within 10
+    s"); ``OSError`` when it cannot be started."""
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=tempfile.gettempdir(),
+        start_new_session=os.name == "posix",
+    )
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    fd = stdout.fileno()
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        total = 0
+        while total <= max_bytes:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # closed after a timeout
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+            total += len(chunk)
+
+    deadline = time.monotonic() + timeout
+    reader = threading.Thread(target=read, name="ask-python-output", daemon=True)
+    reader.start()
+    reader.join(timeout)
+    try:
+        if sum(map(len, chunks)) > max_bytes:
+            raise _AskFailed(f"wrote more than {max_bytes} bytes")
+        if reader.is_alive():
+            raise _AskFailed(f"no answer within {timeout:g} s")
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise _AskFailed(f"did not exit within {timeout:g} s") from None
+    finally:
+        if proc.returncode is None:
+            _kill(proc)
+            proc.wait()
+        reader.join(1.0)
+        if not reader.is_alive():  # else a process that left the group still holds the
+            stdout.close()  # pipe: the reader ends at its EOF, its fd is not reused
+    return b"".join(chunks)
+
+
+def asked_env(python: str) -> PythonEnv | None:
+    """Ask the interpreter once, isolated (``-I -S``, see the module docstring). At most
+    :data:`ASK_MAX_BYTES` of its output are read and it gets :data:`ASK_TIMEOUT_S`
+    seconds: an interpreter that writes endlessly (``cat /dev/zero``) or never exits is
+    killed. ``None`` when it gives no usable answer, the reason logged (WARNING)."""
+    try:
+        out = _run_capped([python, "-I", "-S", "-c", ASK], ASK_TIMEOUT_S, ASK_MAX_BYTES)
+        data = json.loads(out.decode("utf-8"))
         path = [str(p) for p in data["path"] if p]
         sites = [str(s) for s in data["site"]]
         version = str(data["version"])
         builtins = [str(b) for b in data["builtins"]]
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, _AskFailed, ValueError, KeyError, TypeError) as exc:
         log.warning("cannot ask %s for its search path: %s", python, exc)
         return None
     return _with_pth(python, version, path, sites, "asked", builtins)
@@ -242,17 +316,21 @@ def interpreter_path(value: str, workspace_root: str | None) -> str:
     """An interpreter the user named (the server's ``python`` setting, the CLI's
     ``--python``) as a file path: trimmed, a leading ``~`` expanded (editors pass it
     without a shell), a bare name looked up on PATH as a shell would, a relative path
-    taken from ``workspace_root`` (``None``: the current directory). Never raises; the
-    result may not exist (the caller says so)."""
+    (``./py3``) taken from ``workspace_root`` or, when it is ``None``, from the current
+    directory as a shell does. A path found is absolute: the interpreter is asked from
+    another directory (:func:`asked_env` runs it in the temporary directory), where
+    ``./py3`` would name another file. Never raises; the result may not exist (the
+    caller says so)."""
     python = value.strip()
     if not python:
         return python
     if python.startswith("~"):
         python = os.path.expanduser(python)
     if os.sep not in python and "/" not in python:
-        return shutil.which(python) or python
-    if not os.path.isabs(python) and workspace_root:
-        python = os.path.join(workspace_root, python)
+        found = shutil.which(python)  # relative when PATH has "." or "bin"
+        return os.path.abspath(found) if found else python
+    if not os.path.isabs(python):
+        python = os.path.join(workspace_root, python) if workspace_root else os.path.abspath(python)
     return python
 
 

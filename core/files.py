@@ -27,9 +27,24 @@ log = logging.getLogger(__name__)
 #: Largest workspace document the checker and the server read (bytes).
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
-#: Largest environment file read (``.pth``, ``pyvenv.cfg``, torch sources), bytes. torch
-#: 2.13's ``_registrations.py`` is ~9 KB, its ``version.py`` ~0.3 KB.
-MAX_SOURCE_BYTES = 4 * 1024 * 1024
+#: Largest environment file read as lines, never parsed with :mod:`ast` (``.pth`` files,
+#: ``pyvenv.cfg``), bytes.
+MAX_ENV_FILE_BYTES = 1024 * 1024
+
+# Torch sources are parsed with ast, which takes ~900 bytes of memory per byte of input
+# (a 4 MiB file of "a\n" lines: 3.8 GB, 17 s), so each has its own cap: a wide margin
+# over what torch 2.13.0 ships, measured on its CPU wheel.
+
+#: Largest ``torch/_logging/_registrations.py`` read, bytes (2.13.0's: 9,037; parsing a
+#: file this large costs at most ~250 MB and ~1 s).
+MAX_REGISTRATIONS_BYTES = 256 * 1024
+
+#: Largest ``torch/_logging/_internal.py`` read for ``set_logs``' signature, bytes
+#: (2.13.0's: 58,117; this is 4.5 times that).
+MAX_INTERNAL_BYTES = 256 * 1024
+
+#: Largest ``torch/version.py`` read, bytes (2.13.0's: 313).
+MAX_VERSION_BYTES = 64 * 1024
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _FLAGS |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
@@ -131,7 +146,7 @@ def read_head(path: str | os.PathLike[str], size: int = 256) -> bytes:
 def read_text(
     path: str | os.PathLike[str],
     what: str,
-    max_bytes: int = MAX_SOURCE_BYTES,
+    max_bytes: int = MAX_ENV_FILE_BYTES,
     errors: str = "strict",
 ) -> str | None:
     """A regular file decoded as UTF-8, or ``None`` with the reason logged (WARNING,
@@ -317,8 +332,11 @@ def _fsync_directory(directory: str) -> None:
 
 
 __all__ = [
+    "MAX_ENV_FILE_BYTES",
     "MAX_FILE_BYTES",
-    "MAX_SOURCE_BYTES",
+    "MAX_INTERNAL_BYTES",
+    "MAX_REGISTRATIONS_BYTES",
+    "MAX_VERSION_BYTES",
     "ChangedOnDisk",
     "NotWritten",
     "SkippedFile",

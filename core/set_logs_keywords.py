@@ -25,7 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-from .files import MAX_SOURCE_BYTES, SkippedFile, read_regular
+from .files import MAX_INTERNAL_BYTES, SkippedFile, read_regular
 from .registry import Registry, release_tuple
 from .torch_reader import REGISTRATIONS
 from .versions import nearest_release
@@ -110,11 +110,12 @@ def read_set_logs_source(source: str) -> KeywordRead:
 
 def read_set_logs(torch_dir: str) -> KeywordRead:
     """:func:`read_set_logs_source` of ``torch_dir/_logging/_internal.py``. A file that is
-    not a regular UTF-8 file of at most :data:`.files.MAX_SOURCE_BYTES` (missing, a FIFO,
-    a link to ``/dev/zero``) is a problem, never opened for reading past the cap."""
+    not a regular UTF-8 file of at most :data:`.files.MAX_INTERNAL_BYTES` (256 KiB; missing,
+    a FIFO, a link to ``/dev/zero``) is a problem ("cannot read PATH: larger than 262144
+    bytes (300000)"), never opened for reading or read past the cap."""
     path = os.path.join(torch_dir, INTERNAL)
     try:
-        source = read_regular(path, MAX_SOURCE_BYTES).decode("utf-8")
+        source = read_regular(path, MAX_INTERNAL_BYTES).decode("utf-8")
     except SkippedFile as exc:
         return KeywordRead(problems=[f"cannot read {path}: {exc.reason}"])
     except UnicodeDecodeError:

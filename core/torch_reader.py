@@ -22,7 +22,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .files import MAX_SOURCE_BYTES, SkippedFile, read_regular, read_text
+from .files import (
+    MAX_REGISTRATIONS_BYTES,
+    MAX_VERSION_BYTES,
+    SkippedFile,
+    read_regular,
+    read_text,
+)
 
 REGISTRATIONS = os.path.join("_logging", "_registrations.py")
 
@@ -54,24 +60,66 @@ class _Unreadable(Exception):
     pass
 
 
-def _strings(node: ast.expr, env: dict[str, list[str]]) -> list[str]:
-    """Evaluate a string / list / tuple of strings / name / ``a + b`` / ``*name``."""
+#: Most strings the evaluator materializes for one file, copies and intermediate lists
+#: included (torch 2.13.0's ``_registrations.py`` needs 54: ``tests/test_resource_bounds.py``).
+MAX_ELEMENTS = 100_000
+
+#: Most characters in those strings, in all (torch 2.13.0's file: 1,502).
+MAX_CHARS = 1_000_000
+
+
+class _TooLarge(Exception):
+    """The file's string lists need more than :data:`MAX_ELEMENTS` strings or
+    :data:`MAX_CHARS` characters (``X1 = [*X0, *X0]`` doubling on every line)."""
+
+
+class _Budget:
+    """What one file may still materialize: ``elements`` strings, ``chars`` characters.
+    :meth:`charge` is called before a list is built; raises :class:`_TooLarge`."""
+
+    def __init__(self, elements: int = MAX_ELEMENTS, chars: int = MAX_CHARS) -> None:
+        self.elements = elements
+        self.chars = chars
+
+    def charge(self, *parts: list[str]) -> None:
+        """Account for a new list made of ``parts`` (lists of strings, not copied yet)."""
+        self.elements -= sum(len(p) for p in parts)
+        if self.elements < 0:
+            raise _TooLarge(f"more than {MAX_ELEMENTS:,} strings")
+        self.chars -= sum(len(x) for p in parts for x in p)
+        if self.chars < 0:
+            raise _TooLarge(f"more than {MAX_CHARS:,} characters")
+
+
+def _strings(node: ast.expr, env: dict[str, list[str]], budget: _Budget) -> list[str]:
+    """Evaluate a string / list / tuple of strings / name / ``a + b`` / ``*name`` to a new
+    list of strings. Every list built is charged to ``budget`` first. Raises
+    :class:`_Unreadable` for any other shape (``["a"] * 3`` included), :class:`_TooLarge`
+    when the budget is spent, ``RecursionError`` on a too deep tree."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        budget.charge([node.value])
         return [node.value]
     if isinstance(node, ast.Name) and node.id in env:
+        budget.charge(env[node.id])
         return list(env[node.id])
     if isinstance(node, ast.List | ast.Tuple):
         out: list[str] = []
         for elt in node.elts:
             if isinstance(elt, ast.Starred):
-                out += _strings(elt.value, env)
+                part = _strings(elt.value, env, budget)
+                budget.charge(part)
+                out += part
             elif isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                budget.charge([elt.value])
                 out.append(elt.value)
             else:
                 raise _Unreadable(type(elt).__name__)
         return out
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _strings(node.left, env) + _strings(node.right, env)
+        left = _strings(node.left, env, budget)
+        right = _strings(node.right, env, budget)
+        budget.charge(left, right)
+        return left + right
     raise _Unreadable(type(node).__name__)
 
 
@@ -90,7 +138,9 @@ def _call_name(node: ast.expr) -> str | None:
     return None
 
 
-def _register_log(call: ast.Call, env: dict[str, list[str]], out: ReadResult) -> None:
+def _register_log(
+    call: ast.Call, env: dict[str, list[str]], out: ReadResult, budget: _Budget
+) -> None:
     args = {**dict(zip(("setting_name", "log_name"), call.args, strict=False))}
     for kw in call.keywords:
         if kw.arg is not None:
@@ -100,7 +150,7 @@ def _register_log(call: ast.Call, env: dict[str, list[str]], out: ReadResult) ->
     alias = _literal(args["setting_name"])
     if not isinstance(alias, str):
         raise _Unreadable("alias is not a string")
-    out.logs[alias] = _strings(args["log_name"], env)
+    out.logs[alias] = _strings(args["log_name"], env, budget)
 
 
 def _register_artifact(call: ast.Call, out: ReadResult) -> None:
@@ -136,7 +186,11 @@ def read_registrations(source: str) -> ReadResult:
     Whatever a hostile or broken file does to the parser or to the walk over its tree
     (``SyntaxError``, null bytes, ``RecursionError`` on a 1,500-term ``"a" + "a" + ...``
     chain, ``MemoryError`` on deep nesting) ends up as a line of
-    :attr:`ReadResult.problems`, never as an exception.
+    :attr:`ReadResult.problems`, never as an exception. The string lists are evaluated
+    within a budget of :data:`MAX_ELEMENTS` strings and :data:`MAX_CHARS` characters per
+    file (every list built counts, copies too): a file that needs more (``X1 = [*X0,
+    *X0]`` doubling on each of 40 lines would need 2**40) is read no further, with a
+    problem saying so.
     """
     out = ReadResult()
     try:
@@ -145,10 +199,14 @@ def read_registrations(source: str) -> ReadResult:
         out.problems.append(f"cannot parse: {type(exc).__name__}")
         return out
     env: dict[str, list[str]] = {}
+    budget = _Budget()
     for stmt in tree.body:
         line = getattr(stmt, "lineno", 0)
         try:
-            _read_statement(stmt, env, out)
+            _read_statement(stmt, env, out, budget)
+        except _TooLarge as exc:
+            out.problems.append(f"line {line}: string lists too large ({exc}); not read further")
+            return out
         except _Unreadable as exc:
             out.problems.append(f"line {line}: arguments not literal ({exc})")
         except Exception as exc:  # RecursionError, MemoryError: too deep or too big
@@ -156,15 +214,18 @@ def read_registrations(source: str) -> ReadResult:
     return out
 
 
-def _read_statement(stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult) -> None:
+def _read_statement(
+    stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult, budget: _Budget
+) -> None:
     """Read one module-level statement into ``out`` (and ``env``, the string lists
     assigned so far). Raises :class:`_Unreadable` for arguments that are not literal,
-    and whatever a too deep tree raises (``RecursionError``)."""
+    :class:`_TooLarge` when ``budget`` is spent, and whatever a too deep tree raises
+    (``RecursionError``)."""
     line = getattr(stmt, "lineno", 0)
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         fn = _call_name(stmt.value.func)
         if fn == "register_log":
-            _register_log(stmt.value, env, out)
+            _register_log(stmt.value, env, out, budget)
         elif fn == "register_artifact":
             _register_artifact(stmt.value, out)
         elif _mentions_register(stmt):
@@ -178,7 +239,7 @@ def _read_statement(stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult) 
             if isinstance(t, ast.Name):
                 env.pop(t.id, None)
         try:
-            strings = _strings(value, env)
+            strings = _strings(value, env, budget)
         except _Unreadable:
             return
         for t in targets:
@@ -194,8 +255,11 @@ def _read_statement(stmt: ast.stmt, env: dict[str, list[str]], out: ReadResult) 
 def read_version(torch_dir: str) -> str | None:
     """``__version__`` from ``torch/version.py`` (``"2.13.0+cpu"``), parsed, not imported.
     ``None`` when the file is not a readable regular UTF-8 file of at most
-    :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a link to ``/dev/zero``: logged)."""
-    source = read_text(os.path.join(torch_dir, "version.py"), "torch's version.py")
+    :data:`.files.MAX_VERSION_BYTES` (64 KiB; a FIFO, a link to ``/dev/zero``, a larger
+    file: logged with the reason, "larger than 65536 bytes (70000)")."""
+    source = read_text(
+        os.path.join(torch_dir, "version.py"), "torch's version.py", MAX_VERSION_BYTES
+    )
     if source is None:
         return None
     try:
@@ -219,11 +283,13 @@ def read_version(torch_dir: str) -> str | None:
 def read_torch(torch_dir: str) -> ReadResult:
     """Version and registry of the torch package in ``torch_dir`` (``.../site-packages/
     torch``). A missing or unreadable ``_registrations.py`` is a problem, not an error: so is
-    one that is not a regular file of at most :data:`.files.MAX_SOURCE_BYTES` (a FIFO, a
-    link to ``/dev/zero``), never opened for reading or read past the cap."""
+    one that is not a regular file of at most :data:`.files.MAX_REGISTRATIONS_BYTES` (256
+    KiB: ast needs ~900 bytes of memory per byte parsed; a FIFO, a link to ``/dev/zero``),
+    never opened for reading or read past the cap ("cannot read PATH: larger than 262144
+    bytes (4180000)")."""
     path = os.path.join(torch_dir, REGISTRATIONS)
     try:
-        source = read_regular(path, MAX_SOURCE_BYTES).decode("utf-8")
+        source = read_regular(path, MAX_REGISTRATIONS_BYTES).decode("utf-8")
     except SkippedFile as exc:
         result = ReadResult(problems=[f"cannot read {path}: {exc.reason}"])
     except UnicodeDecodeError:
