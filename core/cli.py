@@ -116,10 +116,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         print(f"torch-logs: no such file or directory: {shown(exc.args[0])}", file=sys.stderr)
         return 2
+    found = {os.path.normpath(os.path.abspath(p)) for p, _ in files}
     for raw in args.paths:  # a file named explicitly but of no kind we check: say so
         if raw in reported or str(Path(raw)) in reported or not os.path.isfile(raw):
             continue
-        if all(Path(raw) != p for p, _ in files):
+        if os.path.normpath(os.path.abspath(raw)) not in found:
             print(
                 f"torch-logs: {shown(raw)}: "
                 "not a .env, launch.json/tasks.json or shell file; skipped",

@@ -268,3 +268,18 @@ def test_explain_json_of_an_undecodable_argument_is_valid_json():
     proc = _run_env({"PYTHONIOENCODING": "utf-8"}, "explain", "--json", value)
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["value"] == value
+
+
+def test_a_file_named_twice_is_checked_once(tmp_path: Path):
+    path = tmp_path / "a.env"
+    path.write_text("TORCH_LOGS=dynamo,\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "a.env", str(path), "./a.env"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert proc.stdout == "a.env:1:18: TL104 trailing comma; remove it\n"
+    assert proc.stderr == "1 file(s) checked: 1 error(s)\n"
