@@ -218,22 +218,31 @@ def iter_files(
     """Files under ``paths`` that hold a host kind, with that kind, in sorted order.
 
     A path naming a file is checked when its kind can be detected (content included);
-    directories are walked, skipping :data:`SKIP_DIRS` and virtualenvs (``pyvenv.cfg``).
-    Raises ``FileNotFoundError`` for a path that does not exist.
+    directories are walked (:func:`walk`), skipping :data:`SKIP_DIRS` and virtualenvs
+    (``pyvenv.cfg``), without following symlinked directories. A path given twice (or a
+    file reached twice) is yielded once. Raises ``FileNotFoundError`` for a path that does
+    not exist.
 
-    Only names are looked at, plus the first bytes of a file whose name gives no kind
-    (an extensionless script, a dotfile), read with :func:`.files.read_head`, so a FIFO
-    or a device is never opened for reading. Each path that cannot be looked at is
-    handed to ``skipped`` and left out: a directory that cannot be listed, a file whose
-    first bytes cannot be read (``SkippedFile.error`` set), a path given by name that is
-    not a regular file or directory (``error`` ``None``). The files yielded may still
-    fail to read: :func:`read_document` raises then.
+    Only names and ``stat`` (symlinks followed) are looked at before a file is opened: a
+    FIFO, a device or a socket found by walking is never opened (a process writing into
+    a FIFO keeps waiting, a ``/proc/kmsg`` link is not consumed); one whose name gives a
+    kind is reported. The first bytes of a regular file whose name gives no kind (an
+    extensionless script, a dotfile) are read with :func:`.files.read_head`. Each path
+    that cannot be looked at is handed to ``skipped`` and left out: a directory that
+    cannot be listed, a file that cannot be ``stat``-ed or whose first bytes cannot be
+    read (``SkippedFile.error`` set), a path that is not a regular file or directory
+    (``error`` ``None``). The files yielded may still fail to read (or be replaced by a
+    FIFO meanwhile): :func:`read_document` raises then.
     """
     report = skipped or (lambda exc: None)
+    seen: set[str] = set()
 
-    def walk_error(exc: OSError) -> None:
-        name = str(exc.filename) if exc.filename is not None else "?"
-        report(SkippedFile(name, f"cannot list: {exc.strerror or exc}", exc))
+    def first_time(path: Path) -> bool:
+        key = os.path.normpath(os.path.abspath(path))
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
 
     for raw in paths:
         path = Path(raw)
@@ -249,20 +258,70 @@ def iter_files(
                 report(SkippedFile(raw, f"{file_kind(info.st_mode)}, not a regular file"))
                 continue
             kind = _kind_of(path, report)
-            if kind:
+            if kind and first_time(path):
                 yield path, kind
             continue
-        for root, dirs, files in os.walk(path, onerror=walk_error):
-            dirs[:] = sorted(
-                d
-                for d in dirs
-                if d not in SKIP_DIRS and not os.path.exists(os.path.join(root, d, "pyvenv.cfg"))
-            )
-            for name in sorted(files):
-                file = Path(root, name)
-                kind = _kind_of(file, report)
-                if kind:
-                    yield file, kind
+        for entry in walk(raw, report):
+            file = Path(entry.path)
+            name = str(file)
+            named = hosts.detect_host(name, "")
+            if not named and file.suffix and not file.name.startswith("."):
+                continue  # no kind by name, and not a script's name: never looked at
+            try:
+                mode = entry.stat().st_mode  # follows a symlink; no open
+            except OSError as exc:
+                report(SkippedFile(name, f"cannot open: {exc.strerror or exc}", exc))
+                continue
+            if not stat.S_ISREG(mode):
+                if named:  # a FIFO named .env: say why it is not checked
+                    report(SkippedFile(name, f"{file_kind(mode)}, not a regular file"))
+                continue
+            kind = named or _kind_of(file, report)
+            if kind and first_time(file):
+                yield file, kind
+
+
+def walk(top: str, report: Callable[[SkippedFile], None]) -> Iterator[os.DirEntry[str]]:
+    """The non-directory entries under the directory ``top``, depth first in sorted
+    order (a directory's files, then each subdirectory's, as ``os.walk`` top-down with
+    sorted names), skipping :data:`SKIP_DIRS` and virtualenvs (``pyvenv.cfg``).
+
+    Iterative (its own stack, ``os.scandir``): a tree thousands of levels deep does not
+    hit Python's recursion limit. A symlink to a directory is not entered (so a symlink
+    loop is never followed) nor yielded; a broken symlink is yielded like a file. A
+    directory that cannot be listed is handed to ``report`` as a :class:`SkippedFile`
+    ("cannot list: ...") and the walk goes on."""
+    stack = [top]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            report(SkippedFile(str(Path(root)), f"cannot list: {exc.strerror or exc}", exc))
+            continue
+        subdirs: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()  # follows a symlink, like os.walk
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                yield entry
+            elif (
+                entry.name not in SKIP_DIRS
+                and not _is_symlink(entry)
+                and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+            ):
+                subdirs.append(entry.path)
+        stack.extend(reversed(subdirs))
+
+
+def _is_symlink(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True  # cannot tell: do not enter it
 
 
 def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
@@ -299,5 +358,6 @@ __all__ = [
     "findings",
     "iter_files",
     "read_document",
+    "walk",
     "with_cross_hints",
 ]

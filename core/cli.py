@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +34,53 @@ SEVERITY_WORDS = {
     Severity.INFORMATION: "info",
     Severity.HINT: "hint",
 }
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """A path for a text message: the bytes of a name that is not valid UTF-8 (which
+    Python holds as lone surrogates, ``\\udcff``) shown as ``\\xff`` escapes, so that
+    printing never fails; any other name unchanged."""
+    name = os.fspath(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    return name
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def json_text(data: Any) -> str:
+    """``data`` as indented JSON that the output stream can always write: characters
+    its encoding cannot hold (lone surrogates from a file name that is not UTF-8 in
+    any encoding; anything outside ASCII for ``PYTHONIOENCODING=ascii``) become JSON
+    ``\\uXXXX`` escapes, so the text stays valid JSON and ``json.loads`` returns the same
+    strings (``os.fsencode`` of such a path gives its bytes back)."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    cache: dict[str, str] = {}
+
+    def escape(m: re.Match[str]) -> str:
+        ch = m.group(0)
+        if ch not in cache:
+            try:
+                ch.encode(encoding)
+                cache[ch] = ch
+            except (UnicodeEncodeError, LookupError):
+                cache[ch] = json.dumps(ch)[1:-1]
+        return cache[ch]
+
+    return _NON_ASCII.sub(escape, text)
+
+
+def _safe_streams() -> None:
+    """Never die printing: stdout and stderr replace what their encoding cannot hold
+    with backslash escapes (a message quoting text the locale cannot show)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _diagnostic_json(d: Any, **extra: Any) -> dict[str, Any]:
@@ -59,21 +107,23 @@ def cmd_check(args: argparse.Namespace) -> int:
         if exc.error is not None:
             unreadable += 1
             why = exc.error.strerror or str(exc.error)
-            print(f"torch-logs: {exc.path}: cannot read ({why}); skipped", file=sys.stderr)
+            print(f"torch-logs: {shown(exc.path)}: cannot read ({why}); skipped", file=sys.stderr)
         else:
-            print(f"torch-logs: {exc.path}: skipped ({exc.reason})", file=sys.stderr)
+            print(f"torch-logs: {shown(exc.path)}: skipped ({exc.reason})", file=sys.stderr)
 
     try:
         files = list(iter_files(args.paths, skipped))
     except FileNotFoundError as exc:
-        print(f"torch-logs: no such file or directory: {exc.args[0]}", file=sys.stderr)
+        print(f"torch-logs: no such file or directory: {shown(exc.args[0])}", file=sys.stderr)
         return 2
+    found = {os.path.normpath(os.path.abspath(p)) for p, _ in files}
     for raw in args.paths:  # a file named explicitly but of no kind we check: say so
         if raw in reported or str(Path(raw)) in reported or not os.path.isfile(raw):
             continue
-        if all(Path(raw) != p for p, _ in files):
+        if os.path.normpath(os.path.abspath(raw)) not in found:
             print(
-                f"torch-logs: {raw}: not a .env, launch.json/tasks.json or shell file; skipped",
+                f"torch-logs: {shown(raw)}: "
+                "not a .env, launch.json/tasks.json or shell file; skipped",
                 file=sys.stderr,
             )
     fixed = 0
@@ -112,10 +162,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                     )
                 )
             else:
-                print(f"{path}:{f.line + 1}:{column}: {d.code} {d.message}")
+                print(f"{shown(path)}:{f.line + 1}:{column}: {d.code} {d.message}")
             counts[d.severity] = counts.get(d.severity, 0) + 1
     if args.format == "json":
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        print(json_text(rows))
     else:
         summary = ", ".join(
             f"{counts.get(sev, 0)} {SEVERITY_WORDS[sev]}(s)" for sev in sorted(counts)
@@ -133,11 +183,11 @@ def _fix(path: Path, host: str, registry: Registry, text: str, fmt: str) -> tupl
     ``--format json``); return the text to check and the number of values changed."""
     result = fix_file(path, host, registry)
     if result.skipped:
-        print(f"{path}: {result.skipped}", file=sys.stderr)
+        print(f"{shown(path)}: {result.skipped}", file=sys.stderr)
     out = sys.stderr if fmt == "json" else sys.stdout
     for c in result.changes:
         old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
-        print(f"{path}:{c.line + 1}: fixed {c.span.variable}: {old} -> {new}", file=out)
+        print(f"{shown(path)}:{c.line + 1}: fixed {c.span.variable}: {old} -> {new}", file=out)
     return (result.text if result.text is not None else text), len(result.changes)
 
 
@@ -168,7 +218,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     context = context_for(args)
     result = analyse(args.value, context.registry, context.finder)
     if args.json:
-        print(json.dumps(explain_json(result), ensure_ascii=False, indent=2))
+        print(json_text(explain_json(result)))
         return 0 if result.outcome == "ok" else 1
     print(f"TORCH_LOGS={args.value!r} (torch {result.release} rules)")
     print(f"outcome: {_OUTCOME_TEXT[result.outcome]}")
@@ -233,6 +283,7 @@ def _value_after_dash(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``torch-logs``; returns the exit code."""
+    _safe_streams()
     args = build_parser().parse_args(
         _value_after_dash(list(sys.argv[1:] if argv is None else argv))
     )

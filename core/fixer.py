@@ -9,6 +9,8 @@ Shared by the language server (code actions) and ``torch-logs check --fix``. Off
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,7 +179,9 @@ def fix_file(path: Path, host: str, registry: Registry, write: bool = True) -> F
     directory, with the file's owner and mode, renamed over it (a symlink's target is
     replaced). The file is left as it was, and ``skipped`` says why with no change
     reported, when the write fails (a full disk, a file-size limit, a permission) or the
-    file changed on disk after it was read. Never raises ``OSError``.
+    file changed on disk after it was read, or it is read-only for the user running this
+    (:func:`read_only`: root too is refused a file with no write bit, ``0444``; the
+    rename would otherwise replace it). Never raises ``OSError``.
     """
     try:
         snapshot = read_snapshot(path, MAX_FILE_BYTES)
@@ -188,6 +192,8 @@ def fix_file(path: Path, host: str, registry: Registry, write: bool = True) -> F
     except UnicodeDecodeError:
         return FileFix(None, [], "not valid UTF-8; not fixed")
     new, changes = fix_document(text, host, registry)
+    if changes and write and read_only(snapshot.mode, snapshot.uid, snapshot.gid):
+        return FileFix(text, [], "read-only; not fixed")
     if changes and write:
         try:
             replace_file(path, new.encode("utf-8"), snapshot)
@@ -196,6 +202,24 @@ def fix_file(path: Path, host: str, registry: Registry, write: bool = True) -> F
         except NotWritten as exc:
             return FileFix(text, [], f"{exc.reason}; the file is unchanged, not fixed")
     return FileFix(new, changes)
+
+
+def read_only(mode: int, uid: int, gid: int) -> bool:
+    """Whether a file of ``st_mode`` ``mode``, owner ``uid`` and group ``gid`` is
+    read-only for this process by its mode bits: the owner's write bit for its owner,
+    the group's for a member, the others' otherwise; for root (which ``access()`` lets
+    write anything) any write bit. Where there are no uids (Windows): the owner's bit."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:
+        return not mode & stat.S_IWUSR
+    euid = geteuid()
+    if euid == 0:
+        return not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    if uid == euid:
+        return not mode & stat.S_IWUSR
+    if gid == os.getegid() or gid in os.getgroups():
+        return not mode & stat.S_IWGRP
+    return not mode & stat.S_IWOTH
 
 
 def _reason(exc: SkippedFile) -> str:
@@ -211,5 +235,6 @@ __all__ = [
     "fix_all_edits",
     "fix_document",
     "fix_file",
+    "read_only",
     "span_fixes",
 ]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .analysis import (
     CONFLICTING_ITEMS,
@@ -137,15 +137,17 @@ def _clear_best(name: str, suggestions: tuple[str, ...]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _separator_fix(parsed: ParsedValue, item: Item, d: Diagnostic) -> Fix:
+def _separator_fix(items: ItemIndex, item: Item, d: Diagnostic) -> Fix:
     """``dynamo; aot`` -> ``dynamo,aot``: the run of separator characters around the
-    diagnostic becomes one comma (or is removed at the start or end of the name)."""
-    text = parsed.text
+    diagnostic becomes one comma (or is removed at the start or end of the name). The run
+    is looked up in ``items`` (O(log n); a run of n separators has n diagnostics)."""
     s, e = d.start, d.end
-    while s > item.name_start and _SEPARATORS.match(text[s - 1]):
-        s -= 1
-    while e < item.end and _SEPARATORS.match(text[e]):
-        e += 1
+    before = items.separator_run(s - 1) if s > item.name_start else None
+    if before is not None:
+        s = max(before[0], item.name_start)
+    after = items.separator_run(e) if e < item.end else None
+    if after is not None:
+        e = min(after[1], item.end)
     if s == item.name_start or e == item.end:
         return Fix("Remove the separator", QUICKFIX, (d,), (ValueEdit(s, e, ""),), safe=True)
     return Fix("Separate items with a comma", QUICKFIX, (d,), (ValueEdit(s, e, ","),), safe=True)
@@ -184,7 +186,7 @@ def _diagnostic_fixes(
     elif code == ILLEGAL_CHARACTER and item is not None:
         ch = text[d.start]
         if _SEPARATORS.match(ch):
-            out.append(_separator_fix(parsed, item, d))
+            out.append(_separator_fix(items, item, d))
         elif ch in QUOTES:
             out.append(Fix("Remove the stray quote", QUICKFIX, (d,), delete, safe=True))
     elif code == PREFIX_IGNORED:
@@ -254,18 +256,21 @@ def _companion_fixes(analysis: Analysis, registry: Registry) -> list[Fix]:
 
 def _merge(fixes: list[Fix]) -> list[Fix]:
     """One fix per (kind, edits): the same edit for several diagnostics is one fix tied
-    to all of them (``ab;;cd`` has one diagnostic per run of characters)."""
+    to all of them (``ab;;cd`` has one diagnostic per run of characters). Linear in the
+    number of fixes and diagnostics (a run of 100,000 spaces gives that many)."""
     merged: dict[tuple[str, tuple[ValueEdit, ...]], Fix] = {}
+    diags: dict[tuple[str, tuple[ValueEdit, ...]], dict[Diagnostic, None]] = {}
     for f in fixes:
         key = (f.kind, f.edits)
         old = merged.get(key)
         if old is None:
             merged[key] = f
+            diags[key] = dict.fromkeys(f.diagnostics)
             continue
-        diags = old.diagnostics + tuple(d for d in f.diagnostics if d not in old.diagnostics)
+        diags[key].update(dict.fromkeys(f.diagnostics))
         preferred, safe = old.preferred or f.preferred, old.safe or f.safe
-        merged[key] = Fix(old.title, old.kind, diags, old.edits, preferred, safe, old.anchor)
-    return list(merged.values())
+        merged[key] = Fix(old.title, old.kind, (), old.edits, preferred, safe, old.anchor)
+    return [replace(f, diagnostics=tuple(diags[key])) for key, f in merged.items()]
 
 
 def value_fixes(

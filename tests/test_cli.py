@@ -216,3 +216,70 @@ def test_a_quote_closed_on_a_later_line_is_not_tl108(tmp_path: Path):
     (tmp_path / "a.sh").write_text('export TORCH_LOGS="dynamo\n"\n')
     proc = run("check", str(tmp_path / "a.sh"))
     assert "TL108" not in proc.stdout and "TL101" in proc.stdout
+
+
+BAD_NAME = os.fsdecode(b"bad\xff.env")  # not UTF-8: Python holds it as "bad\udcff.env"
+#: Strict stdout encodings: the ones where printing such a name used to raise.
+STRICT = [
+    {"PYTHONIOENCODING": "utf-8"},
+    {"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": ""},
+    {"PYTHONIOENCODING": "ascii"},
+]
+
+
+def _run_env(extra: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LANG")}
+    env.update(extra)
+    return subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        timeout=60,
+        env=env,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("extra", STRICT, ids=["pythonioencoding", "c.utf-8", "ascii"])
+def test_a_file_name_that_is_not_utf8_prints_safely(tmp_path: Path, extra: dict[str, str]):
+    (tmp_path / BAD_NAME).write_text("TORCH_LOGS=dynamo,\n")
+    (tmp_path / "z.env").write_text("TORCH_LOGS=dynamo,\n")
+    proc = _run_env(extra, "check", str(tmp_path))
+    assert "Traceback" not in proc.stderr and proc.returncode == 1, proc.stderr[-2000:]
+    assert f"{tmp_path}/bad\\xff.env:1:18: TL104" in proc.stdout
+    assert f"{tmp_path}/z.env:1:18: TL104" in proc.stdout
+
+    proc = _run_env(extra, "check", "--format", "json", str(tmp_path))
+    assert "Traceback" not in proc.stderr and proc.returncode == 1, proc.stderr[-2000:]
+    rows = json.loads(proc.stdout)
+    assert [r["path"] for r in rows] == [str(tmp_path / BAD_NAME), str(tmp_path / "z.env")]
+
+    proc = _run_env(extra, "check", "--fix", str(tmp_path))
+    assert "Traceback" not in proc.stderr and proc.returncode == 0, proc.stderr[-2000:]
+    assert "2 value(s) fixed" in proc.stderr
+    assert (tmp_path / BAD_NAME).read_text() == (tmp_path / "z.env").read_text()
+    assert (tmp_path / "z.env").read_text() == "TORCH_LOGS=dynamo\n"
+
+
+def test_explain_json_of_an_undecodable_argument_is_valid_json():
+    value = os.fsdecode(b"dyn\xffamo")
+    proc = _run_env({"PYTHONIOENCODING": "utf-8"}, "explain", "--json", value)
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["value"] == value
+
+
+def test_a_file_named_twice_is_checked_once(tmp_path: Path):
+    path = tmp_path / "a.env"
+    path.write_text("TORCH_LOGS=dynamo,\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "a.env", str(path), "./a.env"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert proc.stdout == "a.env:1:18: TL104 trailing comma; remove it\n"
+    assert proc.stderr == "1 file(s) checked: 1 error(s)\n"

@@ -100,3 +100,53 @@ def test_fix_on_the_examples(tmp_path: Path) -> None:
         new = path.read_bytes()
         if new != data:  # same line count and line endings: only values changed
             assert new.count(b"\n") == data.count(b"\n") and new.count(b"\r") == data.count(b"\r")
+
+
+def test_fix_refuses_a_read_only_file(tmp_path: Path) -> None:
+    """A 0444 file is not rewritten (root passes ``access()``, so the mode bits decide;
+    the rename of a new file over it would otherwise succeed)."""
+    ro = tmp_path / "ro.env"
+    ro.write_bytes(b"TORCH_LOGS=dynamo,\n")
+    ro.chmod(0o444)
+    ok = tmp_path / "rw.env"
+    ok.write_bytes(b"TORCH_LOGS=dynamo,\n")
+    proc = run("check", "--fix", str(tmp_path))
+    assert f"{ro}: read-only; not fixed" in proc.stderr
+    assert ro.read_bytes() == b"TORCH_LOGS=dynamo,\n"
+    assert oct(ro.stat().st_mode & 0o777) == oct(0o444)
+    assert ok.read_bytes() == b"TORCH_LOGS=dynamo\n"
+    assert "1 value(s) fixed" in proc.stderr
+    assert proc.returncode == 1  # the read-only file's error is still reported
+    assert f"{ro}:1:18: TL104" in proc.stdout
+
+
+def test_read_only_by_mode_bits() -> None:
+    import os
+
+    from torch_logs_lsp.core.fixer import read_only
+
+    me, group = os.geteuid(), os.getegid()
+    assert read_only(0o100444, me, group)
+    assert not read_only(0o100644, me, group)
+    if me == 0:  # root: any write bit
+        assert not read_only(0o100420, 12345, 12345)
+    else:
+        assert read_only(0o100464, me, group)  # the owner's bit decides for the owner
+        assert read_only(0o100644, me + 1, group + 1 if group + 1 not in os.getgroups() else -5)
+
+
+def test_fix_leaves_env_source_files_alone(tmp_path: Path) -> None:
+    """``.env.py`` / ``.env.d.ts`` are code, not .env files: never read as .env, never
+    rewritten."""
+    files = {
+        ".env.py": b'import os\nTORCH_LOGS = "Dynamo"\n',
+        ".env.d.ts": b"declare const TORCH_LOGS=Dynamo;\n",
+        ".env.local": b"TORCH_LOGS=dynamo,\n",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    proc = run("check", "--fix", str(tmp_path))
+    assert (tmp_path / ".env.py").read_bytes() == files[".env.py"]
+    assert (tmp_path / ".env.d.ts").read_bytes() == files[".env.d.ts"]
+    assert (tmp_path / ".env.local").read_bytes() == b"TORCH_LOGS=dynamo\n"
+    assert "1 file(s) checked" in proc.stderr

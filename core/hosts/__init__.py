@@ -18,6 +18,13 @@ HOST_KINDS: tuple[str, ...] = ("dotenv", "jsonc", "shell")
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "ksh", "dash", "mksh", "ash"})
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
+# ``.env.<suffix>`` files that are source or data files, not .env files (``.env.py``,
+# ``.env.d.ts``, ``.env.json``): their last suffix, lower case.
+_SOURCE_WORDS = (
+    "py pyi js mjs cjs ts mts cts tsx jsx json jsonc json5 yaml yml toml xml md rst html"
+    " htm css go rs java kt rb php c h cc cpp hpp cs swift sql ps1 bat cmd"
+)
+_SOURCE_SUFFIXES = frozenset(_SOURCE_WORDS.split())
 # Every family name contains one of these; a document without them has no spans.
 _NEEDLES = ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG")
 
@@ -44,7 +51,9 @@ def detect_host(path: str, text: str) -> str | None:
     ``path`` is a filesystem path or the path part of a ``file://`` URI (either separator);
     ``text`` is the document (its first line is enough). Never raises.
 
-    - ``"dotenv"``: ``.env``, ``.env.*`` (``.env.local``), ``*.env``;
+    - ``"dotenv"``: ``.env``, ``.env.*`` (``.env.local``, ``.env.development.local``)
+      except a source or data file by its last suffix (``.env.py``, ``.env.d.ts``,
+      ``.env.json``: none), ``*.env``;
     - ``"jsonc"``: ``launch.json``, ``tasks.json``, ``*.code-workspace``;
     - ``"shell"``: ``*.sh``, ``*.bash``, ``*.zsh``, ``*.ksh``, ``.envrc`` (direnv runs it
       with bash), ``.bashrc``-style dotfiles, and files without an extension whose
@@ -56,7 +65,9 @@ def detect_host(path: str, text: str) -> str | None:
         return "shell"
     if lower in (".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv", ".zprofile"):
         return "shell"
-    if lower == ".env" or lower.startswith(".env.") or lower.endswith(".env"):
+    if lower == ".env" or lower.endswith(".env"):
+        return "dotenv"
+    if lower.startswith(".env.") and lower.rsplit(".", 1)[1] not in _SOURCE_SUFFIXES:
         return "dotenv"
     if lower in ("launch.json", "tasks.json") or lower.endswith(".code-workspace"):
         return "jsonc"

@@ -182,3 +182,39 @@ NASTY = [
 @pytest.mark.parametrize("text", NASTY)
 def test_nasty_cases_match_python_dotenv(text: str) -> None:
     _compare(text)
+
+
+# --- long whitespace runs: linear time, python-dotenv's result ------------------------
+
+#: python-dotenv 1.2 is itself quadratic on these (``re.sub(r"\s+#.*", ...)``): runs of a
+#: few thousand characters keep the oracle fast.
+_RUNS = [" " * 3000, "\t" * 3000, " \t\x0b\x0c\u00a0\u2028\x1c\x85" * 400]
+LONG_RUNS = [
+    text
+    for ws in _RUNS
+    for text in (
+        f"TORCH_LOGS=a,{ws}b\n",
+        f"TORCH_LOGS=dynamo{ws}#c\n",
+        f"TORCH_LOGS=dynamo{ws}x{ws}#c{ws}#d\n",
+        f"TORCH_LOGS=a#b{ws}\n",
+        f"TORCH_LOGS=#{ws}#c\n",
+        f"TORCH_LOGS={ws}\n",
+        f"TORCH_LOGS=x{ws}",
+        f"TORCH_LOGS=a{ws}b#c{ws}##\r\nTORCH_TRACE=t{ws}#\n",
+        f"export{ws[:1]}TORCH_LOGS{ws}={ws}dynamo{ws}\n",
+    )
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("text", LONG_RUNS)
+def test_long_whitespace_runs_match_python_dotenv(text: str) -> None:
+    _compare(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "\x0b", "\u3000", "\x85", "#", "a", "é"])).map("".join))
+def test_inline_comment_is_python_dotenvs_substitution(part: str) -> None:
+    import re
+
+    assert dotenv._strip_inline_comment(part) == re.sub(r"\s+#.*", "", part).rstrip()

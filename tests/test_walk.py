@@ -1,0 +1,179 @@
+"""Walking a tree for ``torch-logs check DIR``: iterative (no recursion limit), sorted,
+never following a symlinked directory, and never opening what is not a regular file.
+
+A FIFO found by walking must not be opened at all, not even with ``O_NONBLOCK``: a
+secrets manager blocked writing a ``.env`` into a named pipe would be released to write
+into a reader that goes away, and its data would be lost (a ``/proc/kmsg`` link would
+lose kernel messages). The checks record ``os.open`` in-process, and trace ``openat``
+with strace when it is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from torch_logs_lsp.core.checker import iter_files
+from torch_logs_lsp.core.cli import main
+from torch_logs_lsp.core.files import SkippedFile
+
+DEPTH = 1000
+
+
+@pytest.fixture
+def deep(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path/d/x/x/.../x/.env``, ``DEPTH`` levels of ``x``; removed without
+    recursion (pytest's ``shutil.rmtree`` would hit the recursion limit)."""
+    (tmp_path / "top.env").write_text("TORCH_LOGS=Dynamo\n")
+    dirs = [tmp_path / "d"]
+    for _ in range(DEPTH):
+        dirs.append(dirs[-1] / "x")
+    for d in dirs:  # not os.makedirs: it recurses once per level
+        d.mkdir()
+    (dirs[-1] / ".env").write_text("TORCH_LOGS=Dynamo\n")
+    yield tmp_path
+    (dirs[-1] / ".env").unlink(missing_ok=True)
+    for d in reversed(dirs):
+        d.rmdir()
+
+
+def test_a_tree_a_thousand_levels_deep_is_walked(deep: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "."],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=deep,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 1
+    assert "2 file(s) checked" in proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("top.env:1:12: TL201 unknown name `Dynamo`")
+    assert lines[1].startswith("d/" + "x/" * DEPTH + ".env:1:12: TL201 unknown name `Dynamo`")
+
+
+def _tree(root: Path) -> None:
+    for rel in [
+        "b.env",
+        "a/.env",
+        "a/z.sh",
+        "a/sub/.env.local",
+        "A.env",
+        "node_modules/.env",
+        "venv2/.env",
+        "notes.txt",
+    ]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("TORCH_LOGS=dynamo\n")
+    (root / "venv2" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "script").write_text("#!/bin/sh\nexport TORCH_LOGS=dynamo\n")
+    os.symlink(".", root / "loop")  # a directory symlink loop: never entered
+    os.symlink("a", root / "alias")  # a symlinked directory: not entered (os.walk's default)
+    os.symlink("b.env", root / "link.env")  # a symlinked file: checked
+
+
+def test_walk_order_skips_and_symlinks(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    skipped: list[SkippedFile] = []
+    got = [
+        (str(p.relative_to(tmp_path)), k) for p, k in iter_files([str(tmp_path)], skipped.append)
+    ]
+    assert got == [
+        ("A.env", "dotenv"),
+        ("b.env", "dotenv"),
+        ("link.env", "dotenv"),
+        ("script", "shell"),
+        ("a/.env", "dotenv"),
+        ("a/z.sh", "shell"),
+        ("a/sub/.env.local", "dotenv"),
+    ]
+    assert skipped == []
+
+
+def test_a_symlink_loop_in_a_file_name_is_reported_not_followed(tmp_path: Path) -> None:
+    os.symlink("self.env", tmp_path / "self.env")
+    (tmp_path / "ok.env").write_text("TORCH_LOGS=dynamo\n")
+    skipped: list[SkippedFile] = []
+    got = [p.name for p, _ in iter_files([str(tmp_path)], skipped.append)]
+    assert got == ["ok.env"]
+    assert [(Path(s.path).name, s.error is not None) for s in skipped] == [("self.env", True)]
+
+
+def test_a_path_given_twice_is_checked_once(tmp_path: Path) -> None:
+    (tmp_path / "a.env").write_text("TORCH_LOGS=dynamo\n")
+    a = str(tmp_path / "a.env")
+    got = list(iter_files([a, a, str(tmp_path), os.path.join(str(tmp_path), ".", "a.env")]))
+    assert [p.name for p, _ in got] == ["a.env"]
+
+
+def _special_tree(root: Path) -> list[str]:
+    """A FIFO named .env, one with no kind by name, a device linked as a .env; returns
+    the paths that must never be opened."""
+    os.mkfifo(root / ".env")
+    os.mkfifo(root / "pipe")
+    os.symlink("/dev/null", root / "kmsg.env")
+    (root / "ok.env").write_text("TORCH_LOGS=dynamo\n")
+    return [str(root / ".env"), str(root / "pipe"), str(root / "kmsg.env")]
+
+
+def test_fifos_and_devices_found_by_walking_are_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    never = _special_tree(tmp_path)
+    opened: list[str] = []
+    real_open = os.open
+
+    def recording_open(path: str | os.PathLike[str], *args: object, **kwargs: object) -> int:
+        opened.append(os.fspath(path))  # type: ignore[arg-type]
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", recording_open)
+    code = main(["check", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert [p for p in opened if p in never] == []
+    assert f"{tmp_path / '.env'}: skipped (a FIFO, not a regular file)" in err
+    assert f"{tmp_path / 'kmsg.env'}: skipped (a character device, not a regular file)" in err
+    assert "pipe" not in err
+    assert "1 file(s) checked" in err
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_strace_sees_no_open_of_a_fifo(tmp_path: Path) -> None:
+    never = _special_tree(tmp_path)
+    trace = tmp_path / "trace.txt"
+    proc = subprocess.run(
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-e",
+            "trace=open,openat,openat2",
+            "-o",
+            str(trace),
+            sys.executable,
+            "-m",
+            "torch_logs_lsp.core.cli",
+            "check",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if proc.returncode != 0 and "ptrace" in proc.stderr:
+        pytest.skip(f"strace cannot trace here: {proc.stderr[:200]}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    calls = trace.read_text()
+    assert str(tmp_path / "ok.env") in calls  # the trace does see our opens
+    for path in never:
+        assert f'"{path}"' not in calls
