@@ -162,5 +162,7 @@ def test_jsonc_encoding_matches_json5(value: str) -> None:
     text = _launch('"\\u002bx\\"y"')
     (span,) = hosts.extract("jsonc", text)
     edits = value_edit("jsonc", text, span, value)
-    assert edits is not None
+    if edits is None:  # `${...}` is a VS Code variable (not static) however it is escaped
+        assert "${" in value
+        return
     assert read_torch_logs("jsonc", apply_text_edits(text, edits)) == value
