@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -23,23 +23,20 @@ from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
 
-from . import codecache
+from . import codecache, requests
 from .documents import DocumentState, build_state, uri_path, utf8_size
 from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
-from .features import hover as hover_feature
 from .features import status as status_feature
 from .positions import encoding_name
 from .protocol import ServerProtocol
 from .settings import Settings, checked_settings
 from .texts import label
 from .wire import Encoded
+from .workspace import is_open, open_uris
 
 log = logging.getLogger(__name__)
-
-P = TypeVar("P")
-R = TypeVar("R")
 
 #: The package version (``serverInfo``, ``--version``). A constant: reading it with
 #: ``importlib.metadata`` costs ~40 ms of start-up; tests/test_startup.py holds it equal to
@@ -214,7 +211,7 @@ class TorchLogsServer(LanguageServer):
 
     def _publish_pending(self, uri: str) -> None:
         self._pending.pop(uri, None)
-        if uri in self.workspace.text_documents:
+        if is_open(self.workspace, uri):  # pygls keys documents by the decoded URI
             self.publish(uri)
 
     def forget(self, uri: str) -> None:
@@ -319,73 +316,24 @@ def did_change_configuration(
     ls: TorchLogsServer, params: types.DidChangeConfigurationParams
 ) -> None:
     ls.apply_settings(params.settings)
-    for uri in list(ls.workspace.text_documents):
+    for uri in open_uris(ls.workspace):  # as the client spelt them, not pygls' keys
         ls.publish(uri)
-
-
-def _answer(
-    ls: TorchLogsServer,
-    uri: str,
-    params: P,
-    compute: Callable[[TorchLogsServer, DocumentState, P], R],
-) -> R | None:
-    """Answer a request about an open document: ``None`` when it cannot be read; an
-    exception inside a feature is logged and answered with ``None`` (never a crash)."""
-    state = ls.state(uri)
-    if state is None:
-        return None
-    try:
-        return compute(ls, state, params)
-    except Exception:
-        log.exception("%s failed for %s", compute.__name__.strip("_"), uri)
-        return None
-
-
-def _completion(
-    ls: TorchLogsServer, state: DocumentState, params: types.CompletionParams
-) -> types.CompletionList | Encoded | None:
-    caps = ls.client_capabilities.text_document
-    item_caps = caps.completion.completion_item if caps and caps.completion else None
-    markdown = ls.markdown(item_caps.documentation_format if item_caps else None)
-    offset = state.mapper.offset(params.position)
-    registry = ls.registry_of(state)
-    return completion_feature.answer(state, offset, registry, ls.locale, markdown)
-
-
-def _hover(
-    ls: TorchLogsServer, state: DocumentState, params: types.HoverParams
-) -> types.Hover | None:
-    caps = ls.client_capabilities.text_document
-    formats = caps.hover.content_format if caps and caps.hover else None
-    offset = state.mapper.offset(params.position)
-    registry = ls.registry_of(state)
-    return hover_feature.hover(state, offset, registry, ls.locale, ls.markdown(formats))
-
-
-def _code_action(
-    ls: TorchLogsServer, state: DocumentState, params: types.CodeActionParams
-) -> list[types.CodeAction] | None:
-    caps = ls.client_capabilities.workspace
-    edit_caps = caps.workspace_edit if caps else None
-    versioned = bool(edit_caps and edit_caps.document_changes)
-    registry = ls.registry_of(state)
-    return code_actions_feature.code_actions(state, params, registry, ls.settings, versioned)
 
 
 async def completion(
     ls: TorchLogsServer, params: types.CompletionParams
 ) -> types.CompletionList | Encoded | None:
-    return _answer(ls, params.text_document.uri, params, _completion)
+    return requests.answer(ls, params.text_document.uri, params, requests.completion)
 
 
 async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
-    return _answer(ls, params.text_document.uri, params, _hover)
+    return requests.answer(ls, params.text_document.uri, params, requests.hover)
 
 
 async def code_action(
     ls: TorchLogsServer, params: types.CodeActionParams
 ) -> list[types.CodeAction] | None:
-    return _answer(ls, params.text_document.uri, params, _code_action)
+    return requests.answer(ls, params.text_document.uri, params, requests.code_action)
 
 
 def create_server() -> TorchLogsServer:
