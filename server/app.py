@@ -130,10 +130,13 @@ class TorchLogsServer(LanguageServer):
 
     # -- documents -----------------------------------------------------------------
     def state(self, uri: str) -> DocumentState | None:
-        """The analysed current version of a document (cached per version); ``None`` for
-        one that is not analysed: an open document larger than :data:`MAX_FILE_BYTES`
-        bytes (UTF-8; the user is told once, see :meth:`refuse_large`), or one that is not
-        open and not a regular file of at most that size (the reason is logged)."""
+        """The analysed current version of a document; ``None`` for one that is not
+        analysed: one larger than :data:`MAX_FILE_BYTES` bytes (UTF-8; see
+        :meth:`refuse_large`), or one that is not open and not a regular file of at most
+        that size (the reason is logged). Only open documents are kept (per version, with
+        their incremental-parsing cache): one that is not open is read and analysed again
+        on each request, as any number of URIs may name one (a 7.5 MB file kept ~545 MB)."""
+        opened = is_open(self.workspace, uri)
         try:
             doc = self.workspace.get_text_document(uri)
             text = doc.source
@@ -150,14 +153,14 @@ class TorchLogsServer(LanguageServer):
         if len(text) * 4 > MAX_FILE_BYTES and (
             len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
         ):
-            self.refuse_large(uri, text)
+            self.refuse_large(uri, text, opened)
             return None
         cached = self.states.get(uri)
         if cached is not None and cached.version == doc.version and cached.text == text:
             return cached
         context = self.context_for(text)
         language_id = self.language_ids.get(uri)
-        cache = self.doc_caches.setdefault(uri, DocumentCache())
+        cache = self.doc_caches.setdefault(uri, DocumentCache()) if opened else DocumentCache()
         state = build_state(
             uri,
             doc.version,
@@ -170,21 +173,26 @@ class TorchLogsServer(LanguageServer):
             self.analyses,
             self.workspace_root,
         )
-        self.states[uri] = state
+        if opened:
+            self.states[uri] = state
         return state
 
-    def refuse_large(self, uri: str, text: str) -> None:
-        """An open document (``text``) is over the limit: drop what was kept for it; the
-        first time, say so with ``window/showMessage`` and a log line (its UTF-8 size)."""
+    def refuse_large(self, uri: str, text: str, opened: bool = True) -> None:
+        """A document (``text``) is over the limit: drop what was kept for it and log it
+        (its UTF-8 size); for an open document, the first time, also say so with
+        ``window/showMessage`` (one that is not open, e.g. 8 MB of invalid UTF-8 whose
+        replacement characters take 3 bytes each, is only logged)."""
         self.states.pop(uri, None)
         self.doc_caches.pop(uri, None)
         if uri in self.too_large:
             return
-        self.too_large.add(uri)
         size = utf8_size(text)
         log.warning(
             "%s is %d bytes, over the %d-byte limit: not analysed", uri, size, MAX_FILE_BYTES
         )
+        if not opened:
+            return
+        self.too_large.add(uri)
         message = label(
             "too_large",
             self.locale,
