@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -23,7 +23,7 @@ from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
 
-from . import codecache, requests
+from . import codecache, requests, stdio
 from .documents import DocumentState, build_state, uri_path, utf8_size
 from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
@@ -77,6 +77,10 @@ class TorchLogsServer(LanguageServer):
         #: ``time.perf_counter()`` when ``__main__.main()`` began (set there), until the
         #: first diagnostics are published and logged (INFO).
         self.started_at: float | None = None
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve on stdio with the bounded, strict message loop of :mod:`.stdio`."""
+        stdio.start_io(self, stdin, stdout)
 
     @property
     def exit_code(self) -> int:
