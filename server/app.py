@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -23,23 +23,20 @@ from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
 
-from . import codecache
+from . import codecache, requests, stdio
 from .documents import DocumentState, build_state, uri_path, utf8_size
 from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
-from .features import hover as hover_feature
 from .features import status as status_feature
 from .positions import encoding_name
 from .protocol import ServerProtocol
 from .settings import Settings, checked_settings
 from .texts import label
 from .wire import Encoded
+from .workspace import is_open, open_uris
 
 log = logging.getLogger(__name__)
-
-P = TypeVar("P")
-R = TypeVar("R")
 
 #: The package version (``serverInfo``, ``--version``). A constant: reading it with
 #: ``importlib.metadata`` costs ~40 ms of start-up; tests/test_startup.py holds it equal to
@@ -80,6 +77,10 @@ class TorchLogsServer(LanguageServer):
         #: ``time.perf_counter()`` when ``__main__.main()`` began (set there), until the
         #: first diagnostics are published and logged (INFO).
         self.started_at: float | None = None
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve on stdio with the bounded, strict message loop of :mod:`.stdio`."""
+        stdio.start_io(self, stdin, stdout)
 
     @property
     def exit_code(self) -> int:
@@ -133,10 +134,13 @@ class TorchLogsServer(LanguageServer):
 
     # -- documents -----------------------------------------------------------------
     def state(self, uri: str) -> DocumentState | None:
-        """The analysed current version of a document (cached per version); ``None`` for
-        one that is not analysed: an open document larger than :data:`MAX_FILE_BYTES`
-        bytes (UTF-8; the user is told once, see :meth:`refuse_large`), or one that is not
-        open and not a regular file of at most that size (the reason is logged)."""
+        """The analysed current version of a document; ``None`` for one that is not
+        analysed: one larger than :data:`MAX_FILE_BYTES` bytes (UTF-8; see
+        :meth:`refuse_large`), or one that is not open and not a regular file of at most
+        that size (the reason is logged). Only open documents are kept (per version, with
+        their incremental-parsing cache): one that is not open is read and analysed again
+        on each request, as any number of URIs may name one (a 7.5 MB file kept ~545 MB)."""
+        opened = is_open(self.workspace, uri)
         try:
             doc = self.workspace.get_text_document(uri)
             text = doc.source
@@ -153,14 +157,14 @@ class TorchLogsServer(LanguageServer):
         if len(text) * 4 > MAX_FILE_BYTES and (
             len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
         ):
-            self.refuse_large(uri, text)
+            self.refuse_large(uri, text, opened)
             return None
         cached = self.states.get(uri)
         if cached is not None and cached.version == doc.version and cached.text == text:
             return cached
         context = self.context_for(text)
         language_id = self.language_ids.get(uri)
-        cache = self.doc_caches.setdefault(uri, DocumentCache())
+        cache = self.doc_caches.setdefault(uri, DocumentCache()) if opened else DocumentCache()
         state = build_state(
             uri,
             doc.version,
@@ -173,21 +177,26 @@ class TorchLogsServer(LanguageServer):
             self.analyses,
             self.workspace_root,
         )
-        self.states[uri] = state
+        if opened:
+            self.states[uri] = state
         return state
 
-    def refuse_large(self, uri: str, text: str) -> None:
-        """An open document (``text``) is over the limit: drop what was kept for it; the
-        first time, say so with ``window/showMessage`` and a log line (its UTF-8 size)."""
+    def refuse_large(self, uri: str, text: str, opened: bool = True) -> None:
+        """A document (``text``) is over the limit: drop what was kept for it and log it
+        (its UTF-8 size); for an open document, the first time, also say so with
+        ``window/showMessage`` (one that is not open, e.g. 8 MB of invalid UTF-8 whose
+        replacement characters take 3 bytes each, is only logged)."""
         self.states.pop(uri, None)
         self.doc_caches.pop(uri, None)
         if uri in self.too_large:
             return
-        self.too_large.add(uri)
         size = utf8_size(text)
         log.warning(
             "%s is %d bytes, over the %d-byte limit: not analysed", uri, size, MAX_FILE_BYTES
         )
+        if not opened:
+            return
+        self.too_large.add(uri)
         message = label(
             "too_large",
             self.locale,
@@ -214,7 +223,7 @@ class TorchLogsServer(LanguageServer):
 
     def _publish_pending(self, uri: str) -> None:
         self._pending.pop(uri, None)
-        if uri in self.workspace.text_documents:
+        if is_open(self.workspace, uri):  # pygls keys documents by the decoded URI
             self.publish(uri)
 
     def forget(self, uri: str) -> None:
@@ -319,73 +328,24 @@ def did_change_configuration(
     ls: TorchLogsServer, params: types.DidChangeConfigurationParams
 ) -> None:
     ls.apply_settings(params.settings)
-    for uri in list(ls.workspace.text_documents):
+    for uri in open_uris(ls.workspace):  # as the client spelt them, not pygls' keys
         ls.publish(uri)
-
-
-def _answer(
-    ls: TorchLogsServer,
-    uri: str,
-    params: P,
-    compute: Callable[[TorchLogsServer, DocumentState, P], R],
-) -> R | None:
-    """Answer a request about an open document: ``None`` when it cannot be read; an
-    exception inside a feature is logged and answered with ``None`` (never a crash)."""
-    state = ls.state(uri)
-    if state is None:
-        return None
-    try:
-        return compute(ls, state, params)
-    except Exception:
-        log.exception("%s failed for %s", compute.__name__.strip("_"), uri)
-        return None
-
-
-def _completion(
-    ls: TorchLogsServer, state: DocumentState, params: types.CompletionParams
-) -> types.CompletionList | Encoded | None:
-    caps = ls.client_capabilities.text_document
-    item_caps = caps.completion.completion_item if caps and caps.completion else None
-    markdown = ls.markdown(item_caps.documentation_format if item_caps else None)
-    offset = state.mapper.offset(params.position)
-    registry = ls.registry_of(state)
-    return completion_feature.answer(state, offset, registry, ls.locale, markdown)
-
-
-def _hover(
-    ls: TorchLogsServer, state: DocumentState, params: types.HoverParams
-) -> types.Hover | None:
-    caps = ls.client_capabilities.text_document
-    formats = caps.hover.content_format if caps and caps.hover else None
-    offset = state.mapper.offset(params.position)
-    registry = ls.registry_of(state)
-    return hover_feature.hover(state, offset, registry, ls.locale, ls.markdown(formats))
-
-
-def _code_action(
-    ls: TorchLogsServer, state: DocumentState, params: types.CodeActionParams
-) -> list[types.CodeAction] | None:
-    caps = ls.client_capabilities.workspace
-    edit_caps = caps.workspace_edit if caps else None
-    versioned = bool(edit_caps and edit_caps.document_changes)
-    registry = ls.registry_of(state)
-    return code_actions_feature.code_actions(state, params, registry, ls.settings, versioned)
 
 
 async def completion(
     ls: TorchLogsServer, params: types.CompletionParams
 ) -> types.CompletionList | Encoded | None:
-    return _answer(ls, params.text_document.uri, params, _completion)
+    return requests.answer(ls, params.text_document.uri, params, requests.completion)
 
 
 async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
-    return _answer(ls, params.text_document.uri, params, _hover)
+    return requests.answer(ls, params.text_document.uri, params, requests.hover)
 
 
 async def code_action(
     ls: TorchLogsServer, params: types.CodeActionParams
 ) -> list[types.CodeAction] | None:
-    return _answer(ls, params.text_document.uri, params, _code_action)
+    return requests.answer(ls, params.text_document.uri, params, requests.code_action)
 
 
 def create_server() -> TorchLogsServer:

@@ -83,6 +83,13 @@ class JsonProtocol(LanguageServerProtocol):
                 f'{{"params": {text}, "method": {json.dumps(data.method)}, '
                 f'"jsonrpc": {json.dumps(data.jsonrpc)}}}'
             )
+        self.send_body(body)
+
+    def send_body(self, body: str) -> None:
+        """Write one message's JSON text (``body``), with the headers when the writer
+        wants them (nothing without a writer)."""
+        if self.writer is None:
+            return
         log.debug("Sending data: %s", body)
         payload = body.encode(self.CHARSET)
         if self._include_headers:

@@ -11,6 +11,9 @@
   for a ``file:`` URI; otherwise :class:`~torch_logs_lsp.core.files.SkippedFile` is raised.
 - A ``didChange`` of a document that is not open is logged and ignored (pygls raised
   ``KeyError``, shown to the user as "Error in server").
+- pygls keys open documents by their *decoded* URI (``unquote``): ``file:///a%20b/.env``
+  is stored under ``file:///a b/.env``. :func:`is_open` and :func:`open_uris` take and
+  give the URI exactly as the client sent it (what it must be answered with).
 """
 
 from __future__ import annotations
@@ -125,6 +128,19 @@ def read_unopened(uri: str, max_bytes: int = MAX_FILE_BYTES) -> str:
     if parsed.scheme != "file":
         raise SkippedFile(uri, f"not open, and not a file: URI ({parsed.scheme or 'no'} scheme)")
     return read_regular(unquote(parsed.path), max_bytes).decode("utf-8", "replace")
+
+
+def is_open(workspace: Workspace, uri: str) -> bool:
+    """Whether a document is open under exactly ``uri`` (as the client spelt it in
+    ``didOpen``, percent-escapes and all; another spelling of the same path is not)."""
+    doc = workspace.text_documents.get(unquote(uri))
+    return doc is not None and doc.uri == uri
+
+
+def open_uris(workspace: Workspace) -> list[str]:
+    """The URIs of the open documents, each as the client sent it in ``didOpen`` (not the
+    decoded key pygls stores it under)."""
+    return [doc.uri for doc in workspace.text_documents.values()]
 
 
 class SpecWorkspace(Workspace):

@@ -24,6 +24,8 @@ class Client(RawClient):
         super().__init__(proc)
         self.log = log
         self.notifications: list[dict[str, Any]] = []
+        #: Responses with ``"id": null`` (errors about messages the server could not read).
+        self.unaddressed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     @classmethod
     async def spawn(cls, log: Path) -> Client:
@@ -41,7 +43,22 @@ class Client(RawClient):
     def _dispatch(self, msg: dict[str, Any]) -> None:
         if "method" in msg and "id" not in msg:
             self.notifications.append(msg)
+        elif "method" not in msg and msg.get("id") is None:  # an answer to no request
+            self.unaddressed.put_nowait(msg)
         super()._dispatch(msg)
+
+    def send_raw(self, data: bytes) -> None:
+        """Write bytes to the server as they are (headers and all)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+
+    def send_body(self, body: bytes, header: bytes = b"Content-Length") -> None:
+        """Write one message body with its length header (named ``header``)."""
+        self.send_raw(b"%s: %d\r\n\r\n%s" % (header, len(body), body))
+
+    async def unaddressed_answer(self) -> dict[str, Any]:
+        """The next response whose ``id`` is null (or missing)."""
+        return await asyncio.wait_for(self.unaddressed.get(), WAIT)
 
     async def ask(self, method: str, params: Any) -> Any:
         """A request's result; its error (a dict with ``code``) raised as RuntimeError."""

@@ -1,0 +1,74 @@
+"""Request adapters: each converts an LSP position with the document's
+:class:`~.positions.PositionMapper`, reads the client's capabilities and calls a feature
+module (the handlers in :mod:`.app` wrap them with :func:`answer`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from lsprotocol import types
+
+from .documents import DocumentState
+from .features import code_actions as code_actions_feature
+from .features import completion as completion_feature
+from .features import hover as hover_feature
+from .wire import Encoded
+
+if TYPE_CHECKING:
+    from .app import TorchLogsServer
+
+log = logging.getLogger(__name__)
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+
+def answer(
+    ls: TorchLogsServer,
+    uri: str,
+    params: P,
+    compute: Callable[[TorchLogsServer, DocumentState, P], R],
+) -> R | None:
+    """Answer a request about an open document: ``None`` when it cannot be read; an
+    exception inside a feature is logged and answered with ``None`` (never a crash)."""
+    state = ls.state(uri)
+    if state is None:
+        return None
+    try:
+        return compute(ls, state, params)
+    except Exception:
+        log.exception("%s failed for %s", compute.__name__.strip("_"), uri)
+        return None
+
+
+def completion(
+    ls: TorchLogsServer, state: DocumentState, params: types.CompletionParams
+) -> types.CompletionList | Encoded | None:
+    caps = ls.client_capabilities.text_document
+    item_caps = caps.completion.completion_item if caps and caps.completion else None
+    markdown = ls.markdown(item_caps.documentation_format if item_caps else None)
+    offset = state.mapper.offset(params.position)
+    registry = ls.registry_of(state)
+    return completion_feature.answer(state, offset, registry, ls.locale, markdown)
+
+
+def hover(
+    ls: TorchLogsServer, state: DocumentState, params: types.HoverParams
+) -> types.Hover | None:
+    caps = ls.client_capabilities.text_document
+    formats = caps.hover.content_format if caps and caps.hover else None
+    offset = state.mapper.offset(params.position)
+    registry = ls.registry_of(state)
+    return hover_feature.hover(state, offset, registry, ls.locale, ls.markdown(formats))
+
+
+def code_action(
+    ls: TorchLogsServer, state: DocumentState, params: types.CodeActionParams
+) -> list[types.CodeAction] | None:
+    caps = ls.client_capabilities.workspace
+    edit_caps = caps.workspace_edit if caps else None
+    versioned = bool(edit_caps and edit_caps.document_changes)
+    registry = ls.registry_of(state)
+    return code_actions_feature.code_actions(state, params, registry, ls.settings, versioned)

@@ -1,0 +1,210 @@
+"""The stdio transport: pygls' message loop (``pygls.io_.run_async``), bounded and strict.
+
+pygls read a header line with an unbounded ``readline`` and a body with
+``read(Content-Length)``: ``Content-Length: 40000000000`` ended the process with a
+MemoryError, and a 300 MB header line without a newline grew it to 660 MB. It matched only
+``Content-Length: N\\r\\n`` exactly, and answered JSON it could not read with a popup.
+Here (:func:`serve`, used by the server's ``start_io``):
+
+- A header line is read at most :data:`MAX_HEADER_LINE` bytes at a time; a longer one is
+  read on to its end in chunks and dropped (logged). Header names are case-insensitive
+  (HTTP's rule, which the LSP base protocol follows): ``content-length: 5`` is accepted.
+- A body over :data:`MAX_BODY` bytes is read and thrown away in :data:`CHUNK`-byte pieces
+  (logged, never held); the next message is served.
+- A body that is not JSON (or not UTF-8) is answered with error -32700 (ParseError) and
+  ``"id": null`` (JSON-RPC 2.0, section 5.1). One that is not an object (a batch array: LSP
+  has no batches; a number) gets -32600 (InvalidRequest) once, ``"id": null``; so does an
+  object whose ``id`` is not a string or a number, or that holds a number JSON cannot
+  write back (``NaN``, ``Infinity``, ``1e400``: pygls echoed ids as ``inf``, invalid JSON).
+- The message is then built by the protocol's ``structure_message`` once, for the whole
+  object (pygls ran it as ``object_hook`` on every nested object, so an object inside
+  ``params`` that looked like a message was turned into one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from threading import Event
+from typing import Any, BinaryIO
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
+from pygls.lsp.server import LanguageServer
+
+from .wire import JsonProtocol
+
+log = logging.getLogger(__name__)
+
+#: Longest header line kept (bytes): real headers are ~25 bytes (``Content-Length`` and
+#: the rarely sent ``Content-Type``).
+MAX_HEADER_LINE = 8 * 1024
+#: Largest body read (bytes): 64 MiB. The largest message a client sends is a ``didOpen``
+#: or a full ``didChange`` of a document of at most MAX_FILE_BYTES (8 MiB, UTF-8) that we
+#: analyse; JSON escaping can grow text up to 6 times (``\\u0001`` for a control
+#: character), so 8 MiB of text is at most 48 MiB of JSON, plus the envelope. A larger
+#: document is refused anyway; refusing its message too only loses the "too large" notice.
+MAX_BODY = 64 * 1024 * 1024
+#: Bytes read at a time when throwing away an over-long header line or body.
+CHUNK = 1 << 20
+
+
+class Discarded:
+    """A message that was read and thrown away (see :data:`MAX_BODY`)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+class FrameReader:
+    """Reads whole messages from a binary stream (blocking; run in a thread)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+
+    def _skip_line(self) -> bool:
+        """Read on to the end of the current line; ``False`` at end of stream."""
+        while True:
+            more = self.stream.readline(CHUNK)
+            if not more:
+                return False
+            if more.endswith(b"\n"):
+                return True
+
+    def read(self) -> bytes | Discarded | None:
+        """The next message's body (bytes), a :class:`Discarded` for one over
+        :data:`MAX_BODY`, or ``None`` at end of stream (also mid-message)."""
+        length: int | None = None
+        while True:
+            line = self.stream.readline(MAX_HEADER_LINE + 1)
+            if not line:
+                return None
+            if len(line) > MAX_HEADER_LINE and not line.endswith(b"\n"):
+                if not self._skip_line():
+                    return None
+                log.warning("a header line over %d bytes was discarded", MAX_HEADER_LINE)
+                continue
+            if not line.strip():  # the empty line ending the headers
+                if length is not None:
+                    break
+                continue  # no Content-Length yet (pygls also waited for one)
+            name, colon, value = line.partition(b":")
+            if colon and name.strip().lower() == b"content-length":
+                try:
+                    length = int(value.strip())
+                except ValueError:
+                    length = None
+                if length is not None and length < 0:
+                    length = None
+                if length is None:
+                    log.warning("bad header ignored: %r", line[:100])
+        if length > MAX_BODY:
+            left = length
+            while left:
+                chunk = self.stream.read(min(CHUNK, left))
+                if not chunk:
+                    return None
+                left -= len(chunk)
+            log.warning(
+                "a message of %d bytes, over the %d-byte limit, was read and discarded",
+                length,
+                MAX_BODY,
+            )
+            return Discarded(length)
+        body = self.stream.read(length)
+        return body if len(body) == length else None
+
+
+class InvalidMessage(ValueError):
+    """A body that is JSON but not a JSON-RPC message we can answer (-32600)."""
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidMessage(f"number {text[:40]} does not fit a double")
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise InvalidMessage(f"{name} is not a JSON number")
+
+
+def parse(body: bytes) -> dict[str, Any]:
+    """A body as a message object. Raises ``ValueError`` (``json.JSONDecodeError``,
+    ``UnicodeDecodeError``) or ``RecursionError`` for text that is not JSON, and
+    :class:`InvalidMessage` for JSON that is not a message (see the module)."""
+    data = json.loads(body, parse_float=_finite, parse_constant=_constant)
+    if isinstance(data, list):
+        raise InvalidMessage("batches are not supported by LSP")
+    if not isinstance(data, dict):
+        raise InvalidMessage(f"a message must be a JSON object, not {type(data).__name__}")
+    msg_id = data.get("id")
+    if isinstance(msg_id, bool) or not isinstance(msg_id, (int, float, str, type(None))):
+        raise InvalidMessage(f"id must be a string or a number, not {type(msg_id).__name__}")
+    return data
+
+
+def _refuse(protocol: Any, code: int, message: str) -> None:
+    """An error response with ``"id": null`` (pygls' writer leaves a null ``id`` out)."""
+    error = {"code": int(code), "message": message}
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error})
+    if isinstance(protocol, JsonProtocol):
+        protocol.send_body(body)
+    else:  # not this server's protocol: pygls' response, without the id
+        protocol._send_response(None, error=types.ResponseError(code=code, message=message))
+
+
+def handle(server: LanguageServer, body: bytes) -> None:
+    """Parse one body and hand it to the protocol; answer what cannot be handled (see the
+    module). Exceptions from the handlers are logged and reported as pygls did."""
+    protocol = server.protocol
+    try:
+        data = parse(body)
+    except InvalidMessage as exc:
+        log.warning("invalid request: %s", exc)
+        _refuse(protocol, types.ErrorCodes.InvalidRequest, str(exc))
+        return
+    except (ValueError, RecursionError) as exc:
+        log.warning("message is not JSON: %s", str(exc)[:200])
+        _refuse(protocol, types.ErrorCodes.ParseError, f"parse error: {str(exc)[:200]}")
+        return
+    try:
+        protocol.handle_message(protocol.structure_message(data))
+    except Exception as exc:
+        log.exception("Unable to handle message")
+        server.report_server_error(exc, JsonRpcException)
+
+
+async def serve(server: LanguageServer, stop: Event, stream: BinaryIO) -> None:
+    """Read and handle messages from ``stream`` until its end or ``stop`` is set."""
+    reader = FrameReader(stream)
+    loop = asyncio.get_running_loop()
+    executor: ThreadPoolExecutor = server.thread_pool
+    while not stop.is_set():
+        frame = await loop.run_in_executor(executor, reader.read)
+        if frame is None:
+            break
+        if isinstance(frame, bytes):
+            handle(server, frame)
+
+
+def start_io(
+    server: LanguageServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> None:
+    """pygls' ``LanguageServer._start_io_async`` with :func:`serve` as the loop."""
+    server._stop_event = stop = Event()
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    try:
+        asyncio.run(serve(server, stop, stdin or sys.stdin.buffer))
+    except BrokenPipeError:
+        log.error("Connection to the client is lost! Shutting down the server.")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()  # type: ignore[no-untyped-call]
