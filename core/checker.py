@@ -143,10 +143,6 @@ def with_cross_hints(
 #: The code of a quote left open in a saved file (:func:`check_text`; not in an editor,
 #: where the closing quote may simply not be typed yet).
 UNTERMINATED = "TL108"
-_NEVER_SET = {
-    "shell": "bash stops with a syntax error (unexpected end of file)",
-    "dotenv": "python-dotenv cannot read this line and skips it",
-}
 
 
 def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
@@ -155,7 +151,8 @@ def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
     up to the line end), since the variable is then never set. ``None`` for a terminated
     span, a value that is not static, or a host where the outcome is not certain (JSONC:
     VS Code's lenient parser may still read such a string)."""
-    reason = _NEVER_SET.get(span.host)
+    module = hosts.host_module(span.host)
+    reason = module.NEVER_SET if module is not None else None
     if span.terminated or span.value is None or reason is None:
         return None
     quote = span.quote or '"'

@@ -1,7 +1,9 @@
 """Tree-sitter plumbing shared by the tree-sitter hosts (imported lazily by them).
 
 Tree-sitter works on UTF-8 bytes; value spans use code points. :class:`Source` encodes a
-document once and converts byte offsets back to code-point offsets.
+document once and converts byte offsets back to code-point offsets. ``tree_sitter`` itself
+and the grammars are imported on first parse, so that importing a host module (to detect
+its files) costs nothing.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import tree_sitter
+from typing import TYPE_CHECKING
 
 from .incremental import Edit, diff
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
@@ -23,10 +27,16 @@ _languages: dict[str, tree_sitter.Language] = {}
 def _language(name: str) -> tree_sitter.Language:
     lang = _languages.get(name)
     if lang is None:
+        import tree_sitter
+
         if name == "json":
             import tree_sitter_json
 
             lang = tree_sitter.Language(tree_sitter_json.language())
+        elif name == "python":
+            import tree_sitter_python
+
+            lang = tree_sitter.Language(tree_sitter_python.language())
         else:
             import tree_sitter_bash
 
@@ -109,6 +119,8 @@ class Source:
 def _parser(language: str) -> tree_sitter.Parser:
     parser = _parsers.get(language)
     if parser is None:
+        import tree_sitter
+
         parser = _parsers[language] = tree_sitter.Parser(_language(language))
     return parser
 
@@ -119,7 +131,7 @@ def parse_bytes(language: str, data: bytes) -> tree_sitter.Tree:
 
 
 #: What a tree-sitter host keeps between versions: the bytes parsed and their tree.
-ParsedState = tuple[bytes, tree_sitter.Tree]
+ParsedState = tuple[bytes, "tree_sitter.Tree"]
 
 
 @dataclass
@@ -166,6 +178,8 @@ def query(language: str, source: str) -> tree_sitter.Query:
     """A compiled (and cached) tree-sitter query for the named grammar."""
     q = _queries.get((language, source))
     if q is None:
+        import tree_sitter
+
         q = _queries[(language, source)] = tree_sitter.Query(_language(language), source)
     return q
 
@@ -185,3 +199,10 @@ def walk(
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return found
+
+
+def query_cursor(q: tree_sitter.Query) -> tree_sitter.QueryCursor:
+    """A cursor that runs ``q`` (see :func:`query`)."""
+    import tree_sitter
+
+    return tree_sitter.QueryCursor(q)

@@ -21,6 +21,13 @@ FAMILY_ORDER: tuple[str, ...] = (
     "TORCH_COMPILE_DEBUG",
 )
 FAMILY: frozenset[str] = frozenset(FAMILY_ORDER)
+#: Every family name contains one of these: a document without them has no spans.
+NEEDLES: tuple[str, ...] = ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG")
+
+
+def names_family(text: str) -> bool:
+    """Whether ``text`` contains a family name (substring searches only)."""
+    return any(needle in text for needle in NEEDLES)
 
 
 _FIELDS: tuple[str, ...] = ("variable", "host", "name_start", "name_end", "value")
