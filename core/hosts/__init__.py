@@ -21,14 +21,15 @@ __all__ = ["FAMILY", "HOST_KINDS", "ValueSpan", "detect_host", "extract", "host_
 
 #: The host kinds, each the name of the module in this package that reads it, in the
 #: order their detection rules are tried (a name claimed by two goes to the first).
-HOST_KINDS: tuple[str, ...] = ("shell", "dotenv", "jsonc")
+HOST_KINDS: tuple[str, ...] = ("shell", "dotenv", "jsonc", "python")
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dotenv, jsonc, shell
+    from . import dotenv, jsonc, python, shell
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
     _JSONC: Host = jsonc
+    _PYTHON: Host = python
 
 _modules: dict[str, Host] = {}
 

@@ -40,9 +40,8 @@ def encode_value(host: str, value: str, quote: str | None) -> list[str]:
     """Candidate raw texts (quotes included) for a whole value, the span's own quoting
     (``quote``, as in :class:`ValueSpan`) first."""
     order = ["", "'", '"']
-    if quote in order:
-        order.remove(quote)
-        order.insert(0, quote)
+    if quote is not None:  # the span's own first (a Python ``"""`` too)
+        order = [quote, *(q for q in order if q != quote)]
     out = []
     for q in order:
         body = encode_part(host, q, value)

@@ -34,7 +34,9 @@ from torch_logs_lsp.core import hosts
         ("/w/train", "#!/bin/dash", "shell"),
         ("/w/train", "#!/usr/bin/env python3\n", None),
         ("/w/train", "TORCH_LOGS=x\n", None),
-        ("/w/train.py", "#!/bin/bash\n", None),
+        ("/w/train.py", "#!/bin/bash\n", "python"),
+        ("/w/stub.pyi", "", None),
+        ("/w/.env.py", "", "dotenv"),
         ("/w/settings.json", "", None),
         ("/w/environment.yml", "", None),
         ("/w/.envrc.bak", "", None),
@@ -47,7 +49,7 @@ def test_detect_host(path: str, text: str, expected: str | None) -> None:
 
 
 def test_dispatch() -> None:
-    assert hosts.HOST_KINDS == ("shell", "dotenv", "jsonc")
+    assert hosts.HOST_KINDS == ("shell", "dotenv", "jsonc", "python")
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
     doc = '{"configurations": [{"env": {"TORCH_LOGS": "a"}}]}'

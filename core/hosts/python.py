@@ -1,0 +1,269 @@
+"""The Python host: values of the TORCH_LOGS family written in Python source (``*.py``).
+
+tree-sitter-python finds the structure, so half-typed code (an unclosed parenthesis, a
+broken ``def``) still reads what is complete; each string literal is then decoded from the
+document text by :mod:`.py_strings`, exactly as Python reads it. A document without a
+family name costs one substring search per name and is never parsed.
+
+What counts as a value (``K`` a family name written as a static ``str`` literal, ``v`` the
+value expression):
+
+- ``m[K] = v`` on any mapping (``os.environ``, ``environ``, an ``env`` dict being built);
+- calls named ``setdefault(K, v)``, ``putenv(K, v)`` (``os.putenv``), ``setenv(K, v)``
+  (pytest's ``monkeypatch``);
+- keyword arguments ``K=v`` of calls named ``update`` (``os.environ.update(...)``) and
+  ``dict`` (``dict(os.environ, K=v)``, ``mock.patch.dict(os.environ, K=v)``);
+- ``K: v`` in any dict display: ``os.environ.update({...})``, ``patch.dict(os.environ,
+  {...})`` (decorators too), ``{**os.environ, K: v}``, ``subprocess.run(..., env={...})``,
+  ``os.execve(path, args, {...})``.
+
+Reads (``os.environ[K]`` as an expression, ``os.environ.get(K)``, ``os.getenv(K)``) and
+names in comments or docstrings are not values. ``v`` is static when it is a ``str``
+literal or an implicit concatenation of them (parentheses allowed); anything else (an
+f-string, a name, a call, ``%``, ``.format()``, ``+``, a bytes literal) gives
+``value=None``: no finding. A key written with escapes (``"TORCH\\x5fLOGS"``) is not
+found (family names are located by substring search).
+
+Calls are recognized in one place, :data:`_CALLS` (by the last name of the called
+expression): the place to hand other calls (``torch._logging.set_logs(...)``) to their
+own checks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ._ts import Source
+from .base import FAMILY, ValueSpan, names_family
+from .incremental import DocumentCache
+from .interface import TextEdit
+from .py_strings import Literal, decode_literal
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+HOST = "python"
+COMMENT = "#"
+NEVER_SET: str | None = None  # Python refuses to run the file; nothing to add
+STRIPS_TRAILING_BLANKS = False
+_NEEDLES = re.compile(
+    rb"TORCH_LOGS(?:_OUT|_FORMAT|_TRACE_ID_FILTER)?|TORCH_TRACE|TORCH_COMPILE_DEBUG"
+)
+
+
+def detect_name(name: str) -> bool:
+    """``*.py``."""
+    return name.lower().endswith(".py")
+
+
+def detect_content(name: str, head: str) -> bool:
+    """Never: a Python file is known by its name."""
+    return False
+
+
+may_hold_values = names_family
+
+#: Calls whose arguments hold a family value: the last name of the called expression ->
+#: how the value is passed (``"pair"``: ``f(K, v)``; ``"keywords"``: ``f(K=v)``).
+_CALLS = {"setdefault": "pair", "putenv": "pair", "setenv": "pair"}
+_CALLS.update({"update": "keywords", "dict": "keywords"})
+
+
+def _unwrap(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    while node is not None and node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            return node
+        node = inner[0]
+    return node
+
+
+def _call_name(call: tree_sitter.Node) -> str | None:
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "attribute":
+        fn = fn.child_by_field_name("attribute")
+    if fn is None or fn.type != "identifier" or fn.text is None:
+        return None
+    return fn.text.decode("utf-8", "replace")
+
+
+def _literal(src: Source, node: tree_sitter.Node) -> Literal | None:
+    """A ``string`` node decoded (``None`` when it is not a complete literal)."""
+    if node.type != "string":
+        return None
+    kids = node.children
+    if not kids or kids[-1].type != "string_end" or kids[-1].is_missing:
+        return None
+    return decode_literal(src.text, src.cp(node.start_byte), src.cp(node.end_byte))
+
+
+def _key(src: Source, node: tree_sitter.Node) -> tuple[str, int, int] | None:
+    """A family name written as a ``str`` literal: (name, content start, content end)."""
+    lit = _literal(src, node)
+    if lit is None or lit.value not in FAMILY:
+        return None
+    return lit.value, lit.content_start, lit.content_end
+
+
+def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The value expression assigned to the family name ``key`` (a string or a keyword
+    identifier), or ``None`` when the name is not assigned there (a read, a comment)."""
+    parent = key.parent
+    if parent is None:
+        return None
+    kind = parent.type
+    if kind == "pair" and parent.child_by_field_name("key") == key:
+        return parent.child_by_field_name("value")
+    if kind == "subscript" and parent.child_by_field_name("subscript") == key:
+        outer = parent.parent
+        if outer is None or outer.type != "assignment":
+            return None
+        if outer.child_by_field_name("left") != parent:
+            return None  # a read
+        right = outer.child_by_field_name("right")
+        while right is not None and right.type == "assignment":  # a[K] = b = v
+            right = right.child_by_field_name("right")
+        return right
+    if kind == "keyword_argument" and parent.child_by_field_name("name") == key:
+        args = parent.parent
+        call = args.parent if args is not None else None
+        if (
+            call is not None
+            and call.type == "call"
+            and _CALLS.get(_call_name(call) or "") == ("keywords")
+        ):
+            return parent.child_by_field_name("value")
+        return None
+    if kind == "argument_list":
+        call = parent.parent
+        if call is None or call.type != "call" or _CALLS.get(_call_name(call) or "") != "pair":
+            return None
+        positional = [c for c in parent.named_children if c.type != "comment"]
+        if len(positional) >= 2 and positional[0] == key:
+            second = positional[1]
+            if second.type not in ("keyword_argument", "list_splat", "dictionary_splat"):
+                return second
+    return None
+
+
+def _span(
+    src: Source, variable: str, name: tuple[int, int], value: tree_sitter.Node | None
+) -> ValueSpan:
+    value = _unwrap(value)
+    if value is None:  # cannot happen for a parsed pair or assignment; keep it safe
+        return ValueSpan(variable, HOST, *name, None, (), (), name[1], name[1], name[1], name[1])
+    start, end = src.cp(value.start_byte), src.cp(value.end_byte)
+    parts = [value] if value.type == "string" else None
+    if value.type == "concatenated_string":
+        parts = [c for c in value.named_children if c.type == "string"]
+        if len(parts) != len([c for c in value.named_children if c.type != "comment"]):
+            parts = None
+    lits = [_literal(src, p) for p in parts or ()]
+    if not parts or any(lit is None or lit.value is None for lit in lits):
+        return ValueSpan(variable, HOST, *name, None, (), (), start, end, start, end, None)
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for lit in lits:
+        assert lit is not None and lit.value is not None  # checked above
+        chars.append(lit.value)
+        starts.extend(lit.starts)
+        ends.extend(lit.ends)
+    first, last = lits[0], lits[-1]
+    assert first is not None and last is not None
+    quote = first.quote if len(lits) == 1 else None
+    return ValueSpan(
+        variable=variable,
+        host=HOST,
+        name_start=name[0],
+        name_end=name[1],
+        value="".join(chars),
+        char_starts=tuple(starts),
+        char_ends=tuple(ends),
+        content_start=first.content_start,
+        content_end=last.content_end,
+        raw_start=start,
+        raw_end=end,
+        quote=quote,
+    )
+
+
+def _string_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The ``string`` node holding a found name (its content), or the keyword name."""
+    if node.type == "identifier":
+        return node
+    while node is not None and node.type != "string":
+        if node.type not in ("string_content", "string_start", "string_end"):
+            return None
+        parent = node.parent
+        if parent is None:
+            return None
+        node = parent
+    return node
+
+
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+    """Find the TORCH_LOGS-family values in Python source (see the module docstring).
+
+    Returns one :class:`ValueSpan` per assignment, in document order, with every offset a
+    code point index into ``text``; ``name_start``/``name_end`` cover the key string's body
+    (or the keyword); ``quote`` is the literal's quote delimiter (``'``, ``"``, ``'''``,
+    ``\"\"\"``; ``None`` for an implicit concatenation). Each family name in the text is
+    looked up in the tree (no walk over the whole tree). ``cache`` is accepted for the
+    interface; the document is parsed afresh each time. Never raises.
+    """
+    src = Source(text)
+    if cache is not None:
+        cache.edit_for(HOST, text)
+    root = src.parse("python").root_node
+    spans: dict[int, ValueSpan] = {}
+    for m in _NEEDLES.finditer(src.data):
+        node = root.named_descendant_for_byte_range(m.start(), m.end())
+        key = _string_of(node) if node is not None else None
+        if key is None:
+            continue
+        if key.type == "identifier":
+            word = key.text.decode("utf-8", "replace") if key.text is not None else ""
+            found = (word, src.cp(key.start_byte), src.cp(key.end_byte)) if word in FAMILY else None
+        else:
+            found = _key(src, key)
+        if found is None or found[1] in spans:
+            continue
+        value = _value_of(src, key)
+        if value is None:
+            continue
+        spans[found[1]] = _span(src, found[0], (found[1], found[2]), value)
+    out = sorted(spans.values(), key=lambda s: s.name_start)
+    if cache is not None:
+        cache.computed = len(out)
+        cache.store(text, out, None, {})
+    return out
+
+
+def encode_part(quote: str, value: str) -> str | None:
+    """``value`` as the body of a (not raw) literal with quote delimiter ``quote``:
+    ``\\`` and the quote character escaped, line breaks and other characters that are
+    not printable as escapes (``\\n``, ``\\x00``, ``\\u2028``); ``None`` for another
+    ``quote``."""
+    if quote not in ("'", '"', "'''", '"""'):
+        return None
+    out = []
+    for c in value:
+        if c == "\\" or c == quote[0]:
+            out.append("\\" + c)
+        elif not c.isprintable():
+            out.append(repr(c)[1:-1])
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """None: removing a Python statement or a dict entry is left to the user."""
+    return None
+
+
+def typed_name(text: str, offset: int) -> str | None:
+    """None: variable names are not completed in Python source."""
+    return None
