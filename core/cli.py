@@ -73,7 +73,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         if all(Path(raw) != p for p, _ in files):
             print(
-                f"torch-logs: {raw}: not a .env, launch.json/tasks.json or shell file; skipped",
+                f"torch-logs: {raw}: not a .env, launch.json/tasks.json, shell or Python file;"
+                " skipped",
                 file=sys.stderr,
             )
     fixed = 0
@@ -193,7 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="torch-logs", description="Check and explain PyTorch TORCH_LOGS values."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="check .env, launch.json/tasks.json and shell files")
+    check = sub.add_parser(
+        "check", help="check .env, launch.json/tasks.json, shell and Python files"
+    )
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--show-hints", action="store_true", help="also print hints")
