@@ -31,6 +31,7 @@ LANGUAGE_HOSTS = {
     "sh": "shell",
     "bash": "shell",
     "zsh": "shell",
+    "python": "python",
 }
 
 
