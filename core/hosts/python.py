@@ -34,9 +34,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ._ts import Source
+from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
-from .incremental import DocumentCache
+from .incremental import DocumentCache, diff, near_escape
 from .interface import TextEdit
 from .py_strings import Literal, decode_literal
 
@@ -208,16 +208,23 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
 
     Returns one :class:`ValueSpan` per assignment, in document order, with every offset a
     code point index into ``text``; ``name_start``/``name_end`` cover the key string's body
-    (or the keyword); ``quote`` is the literal's quote delimiter (``'``, ``"``, ``'''``,
+    (or the keyword); ``quote`` is the literal's quote delimiter (``'``, ``"``, ``'\'\''``,
     ``\"\"\"``; ``None`` for an implicit concatenation). Each family name in the text is
-    looked up in the tree (no walk over the whole tree). ``cache`` is accepted for the
-    interface; the document is parsed afresh each time. Never raises.
+    looked up in the tree (no walk over the whole tree). With ``cache`` (one per open
+    document) an edit inside the body of a string value that changes no quote, backslash,
+    brace or line break is not parsed at all (:func:`_extract_in_value`); any other edit
+    parses afresh and reuses the spans away from it. The result is the same. Never raises.
     """
     src = Source(text)
-    if cache is not None:
-        cache.edit_for(HOST, text)
-    root = src.parse("python").root_node
+    edit = cache.edit_for(HOST, text) if cache is not None else None
+    if cache is not None and edit is not None and isinstance(cache.state, Parsed):
+        moved = _extract_in_value(src, cache, cache.state)
+        if moved is not None:
+            return moved
+    tree = src.parse("python")
+    root = tree.root_node
     spans: dict[int, ValueSpan] = {}
+    contexts: dict[int, object] = {}  # name start -> the value node's type
     for m in _NEEDLES.finditer(src.data):
         node = root.named_descendant_for_byte_range(m.start(), m.end())
         key = _string_of(node) if node is not None else None
@@ -230,15 +237,85 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
             found = _key(src, key)
         if found is None or found[1] in spans:
             continue
-        value = _value_of(src, key)
+        value = _unwrap(_value_of(src, key))
         if value is None:
             continue
-        spans[found[1]] = _span(src, found[0], (found[1], found[2]), value)
+        span = None
+        if cache is not None:
+            start = src.cp(value.start_byte)
+            span = cache.reusable(edit, found[0], found[1], start, value.type)
+            if span is not None and span.raw_end != src.cp(value.end_byte):
+                span = None  # an implicit concatenation grew or shrank
+                cache.reused -= 1
+        spans[found[1]] = span or _span(src, found[0], (found[1], found[2]), value)
+        contexts[found[1]] = value.type
     out = sorted(spans.values(), key=lambda s: s.name_start)
     if cache is not None:
-        cache.computed = len(out)
-        cache.store(text, out, None, {})
+        cache.computed = len(out) - cache.reused
+        cache.store(text, out, Parsed(src.data, tree), contexts)
     return out
+
+
+#: Bytes whose insertion or removal can change where a literal ends, what an escape
+#: reads, an f-string's replacement fields or a line.
+_BREAKERS = re.compile(rb"[\"'\\{}\r\n]")
+
+
+def _extract_in_value(src: Source, cache: DocumentCache, parsed: Parsed) -> list[ValueSpan] | None:
+    """:func:`extract` for an edit strictly inside the body of one string literal of a
+    span's value, changing no quote, backslash, brace or line break: the tokens, hence
+    the tree's shape and every assignment, stay as they were, so the tree is only told
+    about the edit, the spans after it move and the edited span is decoded again.
+    ``None`` for any other edit (nothing is changed then)."""
+    old_text, old_spans = cache.text, cache.spans
+    if old_text is None or old_spans is None:
+        return None
+    edit = diff(parsed.data, src.data)
+    if edit is None:
+        return None
+    if _BREAKERS.search(parsed.data[edit.start : edit.old_end]) or _BREAKERS.search(
+        src.data[edit.start : edit.new_end]
+    ):
+        return None
+    if near_escape(src.data, edit.start):
+        return None
+    node = parsed.tree.root_node.descendant_for_byte_range(edit.start, edit.old_end)
+    string = _string_of(node) if node is not None and node.type != "identifier" else None
+    if string is None or string.type != "string" or string.has_error:
+        return None
+    kids = string.children
+    if len(kids) < 2 or kids[0].type != "string_start" or kids[-1].type != "string_end":
+        return None
+    if not kids[0].end_byte <= edit.start <= edit.old_end <= kids[-1].start_byte:
+        return None
+    delta = len(src.text) - len(old_text)
+    start, old_end = src.cp(edit.start), src.cp(edit.new_end) - delta
+    owner = [s for s in old_spans if s.content_start <= start and old_end <= s.content_end]
+    if len(owner) != 1 or owner[0].value is None:
+        return None
+    span = owner[0]
+    edit_tree(parsed, src.data, edit)
+    value = parsed.tree.root_node.descendant_for_byte_range(edit.start, edit.new_end)
+    while value is not None and value.parent is not None:
+        up = value.parent
+        if src.cp(up.start_byte) < span.raw_start or src.cp(up.end_byte) > span.raw_end + delta:
+            break
+        value = up
+    if value is None:
+        return None
+    new = _span(src, span.variable, (span.name_start, span.name_end), value)
+    if new.raw_start != span.raw_start or new.raw_end != span.raw_end + delta:
+        return None  # cannot happen: the value's extent moved only by the edit
+    spans: list[ValueSpan] = []
+    contexts: dict[int, object] = {}
+    for old in old_spans:
+        context = cache.context_of(old.name_start)
+        moved = new if old is span else old.moved(delta) if old.name_start > start else old
+        contexts[moved.name_start] = context
+        spans.append(moved)
+    cache.reused, cache.computed = len(spans) - 1, 1
+    cache.store(src.text, spans, parsed, contexts)
+    return spans
 
 
 def encode_part(quote: str, value: str) -> str | None:

@@ -37,6 +37,13 @@ SEEDS = {
         'f() {\n  local TORCH_LOGS="guards"\n}\ncase $x in\n  a) TORCH_LOGS=+inductor ;;\nesac\n'
         "echo 'TORCH_LOGS=q'\nenv TORCH_LOGS=x python -c 'pass'\n\nTORCH_LOGS=$'\\x2bdynamo'\n"
     ),
+    "python": (
+        'import os\nos.environ["TORCH_LOGS"] = "+dynamo,aot_g"  # c\n'
+        'os.environ.setdefault("TORCH_TRACE", r"/t\\x")\nx = "TORCH_LOGS"\n'
+        'subprocess.run(c, env={**os.environ, "TORCH_LOGS": ("a,"\n  "\\x2bguards")})\n'
+        'd = dict(TORCH_LOGS=f"{x}", TORCH_LOGS_OUT="o") "p"\ndef f(:\n  """TORCH_LOGS=x"""\n'
+        "env[\"TORCH_LOGS\"] = '''+inductor''' \"x\"\n"
+    ),
 }
 HOST_OF = {"shell-clean": "shell"}
 
@@ -52,6 +59,9 @@ _pieces = st.sampled_from(
         "+dynamo,",
         "aot_g",
         "${X}",
+        '"] = "',
+        "f",
+        ' "',
     ]
 )
 _insert = st.lists(_pieces, max_size=6).map("".join)
@@ -139,6 +149,22 @@ def test_typing_in_a_clean_script_equals_fresh(
     """Mostly word characters (the edits that go through toplevel windows), now and then a
     character that makes a window decline; incremental equals fresh after every edit."""
     check_sequence("shell-clean")((edits, repeat))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=_typing, repeat=st.integers(1, 3))
+def test_typing_in_python_equals_fresh(edits: list[tuple[float, float, str]], repeat: int) -> None:
+    check_sequence("python")((edits, repeat))
+
+
+def test_python_edit_in_a_value_is_not_parsed() -> None:
+    text = SEEDS["python"] * 30
+    cache = DocumentCache()
+    first = hosts.extract("python", text, cache)
+    at = text.index("aot_g", len(text) // 2)
+    edited = text[:at] + "x😀" + text[at:]
+    assert hosts.extract("python", edited, cache) == hosts.extract("python", edited)
+    assert (cache.computed, cache.reused) == (1, len(first) - 1)
 
 
 def test_shell_edit_parses_only_its_statements() -> None:
