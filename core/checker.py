@@ -121,6 +121,27 @@ def analyse_span(
     return analyse(span.value, registry, finder)
 
 
+def with_host_notes(
+    host: str, text: str, entries: list[tuple[ValueSpan, Analysis | None]]
+) -> list[tuple[ValueSpan, Analysis | None]]:
+    """``entries`` (every span of ``text`` with its analysis, in order) with the host's
+    own warnings (:meth:`.hosts.interface.Host.notes`, e.g. the Python host's TL501)
+    added over the whole value of the analyses they are about."""
+    module = hosts.host_module(host)
+    if module is None or not entries:
+        return entries
+    notes = module.notes(text, [span for span, _ in entries])
+    if not notes:
+        return entries
+    out = list(entries)
+    for index, code, message in notes:
+        span, analysis = out[index]
+        if analysis is not None and span.value is not None:
+            diag = Diagnostic(code, Severity.WARNING, message, 0, len(span.value))
+            out[index] = (span, with_diagnostic(analysis, diag))
+    return out
+
+
 def with_cross_hints(
     entries: list[tuple[ValueSpan, Analysis | None]],
     cache: AnalysisCache | None = None,
@@ -186,7 +207,8 @@ def check_text(
         )
         for span in hosts.extract(host, text)
     ]
-    return [(s, a) for s, a in with_cross_hints(entries) if a is not None]
+    entries = with_host_notes(host, text, with_cross_hints(entries))
+    return [(s, a) for s, a in entries if a is not None]
 
 
 def findings(
@@ -297,4 +319,5 @@ __all__ = [
     "iter_files",
     "read_document",
     "with_cross_hints",
+    "with_host_notes",
 ]

@@ -89,6 +89,17 @@ class Source:
             return self._cps[j]  # inside (or at the start of) that code point
         return byte_offset - self._extra[j]
 
+    def byte(self, cp: int) -> int:
+        """The byte offset of code point offset ``cp`` (the inverse of :meth:`cp`)."""
+        if not self._cps:
+            return cp
+        j = bisect_right(self._cps, cp) - 1
+        if j < 0:
+            return cp
+        if self._cps[j] == cp:
+            return self._bytes[j]
+        return cp + self._extra[j]
+
     def parse(
         self, language: str, old: ParsedState | None = None, stale: bool = False
     ) -> tree_sitter.Tree:

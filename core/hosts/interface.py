@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from .base import ValueSpan
@@ -28,6 +28,16 @@ class TextEdit:
     start: int
     end: int
     new_text: str
+
+
+class Note(NamedTuple):
+    """A host's own warning about a span (the checker adds it to the span's analysis,
+    over the whole value): ``span_index`` into the spans, a diagnostic ``code``, a
+    message."""
+
+    span_index: int
+    code: str
+    message: str
 
 
 class Host(Protocol):
@@ -75,10 +85,20 @@ class Host(Protocol):
         ``None`` when there is no safe one."""
         ...
 
+    def notes(self, text: str, spans: list[ValueSpan]) -> list[Note]:
+        """Warnings that follow from where the spans (``extract(text)``) sit in the
+        document (the Python host: a value set after ``import torch``); ``[]`` for most."""
+        ...
+
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
         typed yet) where the name of a family variable may go, else ``None``."""
         ...
+
+
+def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """:meth:`Host.notes` of a host that has none."""
+    return []
 
 
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
@@ -97,4 +117,4 @@ def line_before(text: str, offset: int) -> str:
     return text[text.rfind("\n", 0, offset) + 1 : offset]
 
 
-__all__ = ["Host", "TextEdit", "line_before", "line_bounds"]
+__all__ = ["Host", "Note", "TextEdit", "line_before", "line_bounds", "no_notes"]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree, query, query_cursor
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import TextEdit, line_bounds
+from .interface import TextEdit, line_bounds, no_notes
 from .json_strings import scan_string
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ def detect_name(name: str) -> bool:
 def detect_content(name: str, head: str) -> bool:
     """Never: known by its name."""
     return False
+
+
+notes = no_notes
 
 
 def may_hold_values(text: str) -> bool:

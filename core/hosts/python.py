@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import TextEdit
+from .interface import Note, TextEdit
 from .py_strings import Literal, decode_literal
 
 if TYPE_CHECKING:
@@ -253,6 +253,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     if cache is not None:
         cache.computed = len(out) - cache.reused
         cache.store(text, out, Parsed(src.data, tree), contexts)
+    _remember(text, tree)
     return out
 
 
@@ -315,6 +316,7 @@ def _extract_in_value(src: Source, cache: DocumentCache, parsed: Parsed) -> list
         spans.append(moved)
     cache.reused, cache.computed = len(spans) - 1, 1
     cache.store(src.text, spans, parsed, contexts)
+    _remember(src.text, parsed.tree)
     return spans
 
 
@@ -334,6 +336,23 @@ def encode_part(quote: str, value: str) -> str | None:
         else:
             out.append(c)
     return "".join(out)
+
+
+#: The last document extracted and its tree (reused by :func:`notes` for the same text).
+_last: list[tuple[str, tree_sitter.Tree]] = []
+
+
+def _remember(text: str, tree: tree_sitter.Tree) -> None:
+    _last[:] = [(text, tree)]
+
+
+def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """TL501 for a value set in this process after ``import torch`` (see
+    :mod:`.python_order`)."""
+    from .python_order import late_writes
+
+    tree = _last[0][1] if _last and _last[0][0] == text else None
+    return late_writes(text, spans, tree)
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:

@@ -25,7 +25,7 @@ from . import toplevel
 from ._ts import Source
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache
-from .interface import TextEdit, line_before, line_bounds
+from .interface import TextEdit, line_before, line_bounds, no_notes
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -70,6 +70,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
+notes = no_notes
 _META = frozenset(" \t\n;&|<>()")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")
