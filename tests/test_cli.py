@@ -45,6 +45,7 @@ def test_check_examples_flags_the_done_when_list():
         "scripts/debug_compile:6:41: TL106",
         "python/train.py:16:95: TL001",
         "python/train.py:20:53: TL201 unknown name `aot_g`",
+        "python/train.py:28:33: TL501 TORCH_LOGS is set after `import torch` (line 11)",
     ]
     for line in expected:
         assert any(row.startswith(line) for row in out.splitlines()), (line, out)

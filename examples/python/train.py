@@ -24,5 +24,7 @@ def evaluate(checkpoint: str, level: str) -> None:
 
 
 if __name__ == "__main__":
+    # Wrong: torch was imported above and read TORCH_LOGS then; this changes nothing (TL501).
+    os.environ["TORCH_LOGS"] = "+inductor"
     print(torch.__version__)
     evaluate(sys.argv[1], "dynamo")
