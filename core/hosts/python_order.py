@@ -47,13 +47,15 @@ _ENVIRON = frozenset({"os.environ", "environ"})
 _SCOPES = frozenset({"function_definition", "class_definition", "lambda", "ERROR"})
 
 
-def _text(node: tree_sitter.Node | None) -> str:
-    if node is None or node.text is None:
+def _text(data: bytes, node: tree_sitter.Node | None) -> str:
+    """A node's text, from the document's bytes (``node.text`` would be the text of the
+    tree's last parse: a tree told about an edit but not parsed again keeps the old)."""
+    if node is None:
         return ""
-    return node.text.decode("utf-8", "replace")
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _torch_import(root: tree_sitter.Node) -> tree_sitter.Node | None:
+def _torch_import(data: bytes, root: tree_sitter.Node) -> tree_sitter.Node | None:
     """The first statement of the module that imports torch unconditionally."""
     for stmt in root.named_children:
         names: list[tree_sitter.Node | None]
@@ -65,12 +67,12 @@ def _torch_import(root: tree_sitter.Node) -> tree_sitter.Node | None:
             continue
         for name in names:
             dotted = name is not None and name.type == "dotted_name"
-            if dotted and _text(name).split(".")[0].strip() == "torch":
+            if dotted and _text(data, name).split(".")[0].strip() == "torch":
                 return stmt
     return None
 
 
-def _writes_environ(key: tree_sitter.Node) -> bool:
+def _writes_environ(data: bytes, key: tree_sitter.Node) -> bool:
     """Whether the family name ``key`` (its string or keyword node) is written to this
     process's ``os.environ``."""
     parent = key.parent
@@ -78,27 +80,27 @@ def _writes_environ(key: tree_sitter.Node) -> bool:
         return False
     if parent.type == "subscript":
         target = parent.child_by_field_name("value")
-        return _text(target) in _ENVIRON and parent.parent is not None
+        return _text(data, target) in _ENVIRON and parent.parent is not None
     if parent.type == "pair":  # os.environ.update({K: v})
         args = parent.parent.parent if parent.parent is not None else None
         call = args.parent if args is not None and args.type == "argument_list" else None
-        return call is not None and _method(call) == "update"
+        return call is not None and _method(data, call) == "update"
     args = parent.parent if parent.type == "keyword_argument" else parent
     call = args.parent if args is not None and args.type == "argument_list" else None
     if call is None:
         return False
-    method = _method(call)
+    method = _method(data, call)
     return method == "update" or (method == "setdefault" and parent.type == "argument_list")
 
 
-def _method(call: tree_sitter.Node) -> str | None:
+def _method(data: bytes, call: tree_sitter.Node) -> str | None:
     """``"update"`` for ``os.environ.update(...)`` (any method of ``os.environ``/``environ``)."""
     fn = call.child_by_field_name("function")
     if fn is None or fn.type != "attribute":
         return None
-    if _text(fn.child_by_field_name("object")) not in _ENVIRON:
+    if _text(data, fn.child_by_field_name("object")) not in _ENVIRON:
         return None
-    return _text(fn.child_by_field_name("attribute"))
+    return _text(data, fn.child_by_field_name("attribute"))
 
 
 def _at_module_level(node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -129,7 +131,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
         return []
     src = Source(text)
     root = (tree or src.parse("python")).root_node
-    imported = _torch_import(root)
+    imported = _torch_import(src.data, root)
     if imported is None:
         return []
     line = imported.start_point[0] + 1
@@ -137,7 +139,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     for i in candidates:
         span = spans[i]
         key = _key_node(src, root, span)
-        if key is None or not _writes_environ(key):
+        if key is None or not _writes_environ(src.data, key):
             continue
         stmt = _at_module_level(key)
         if stmt is None or stmt.start_byte < imported.end_byte:

@@ -8,8 +8,13 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import findings
+from torch_logs_lsp.core.hosts import python
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
 
 
 def codes(text: str) -> list[tuple[str, int]]:
@@ -108,3 +113,33 @@ def test_torch_ignores_a_late_value(variable: str, value: str, error: str) -> No
     if variable == "TORCH_LOGS":  # (for TORCH_LOGS_FORMAT a second _init_logs keeps the
         proc = _run(reread)  # formatter made at import: still no error, no finding either)
         assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-2000:]
+
+
+_SEED = (
+    'import os\nos.environ["TORCH_LOGS"] = "+dynamo"\nimport torch\n'
+    'os.environ.setdefault("TORCH_LOGS_OUT", "/tmp/a.log")\n'
+    'if x:\n    os.environ["TORCH_TRACE"] = "/tmp/t"\ndef f():\n    environ["TORCH_LOGS"] = "a"\n'
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1), st.text(alphabet="abx_+,.:/09 é😀", max_size=3)),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_notes_after_edits_equal_fresh(edits: list[tuple[float, str]]) -> None:
+    """The notes read the tree the extraction left (edited, not parsed again, when typing
+    in a value): the same notes as for a fresh parse after every edit."""
+    text = _SEED
+    cache = DocumentCache()
+    for at, typed in edits:
+        i = int(at * len(text))
+        text = text[:i] + typed + text[i:]
+        spans = hosts.extract("python", text, cache)
+        incremental = python.notes(text, spans)
+        fresh_spans = hosts.extract("python", text)
+        assert spans == fresh_spans
+        assert incremental == python.notes(text, fresh_spans)

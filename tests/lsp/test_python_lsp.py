@@ -6,7 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import open_and_wait
+from tests.lsp.conftest import open_and_wait, wait_diagnostics
 from tests.lsp.test_code_actions import apply
 
 URI = "file:///work/py/train.py"
@@ -67,3 +67,29 @@ async def test_quick_fix_keeps_the_escape(vscode: LanguageClient):
     assert fixes[0].title.endswith("`aot_graphs`") or "aot_graphs" in fixes[0].title
     fixed = apply(TEXT, URI, fixes[0].edit)
     assert fixed == TEXT.replace('aot_g"', 'aot_graphs"')  # the escape before it is kept
+
+
+async def test_late_write_is_tl501_and_moves_with_typing(vscode: LanguageClient):
+    uri = "file:///work/py/late.py"
+    text = 'import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
+    (diag,) = await open_and_wait(vscode, uri, text, "python")
+    assert diag.code == "TL501" and diag.severity == types.DiagnosticSeverity.Warning
+    assert "line 2" in diag.message
+    assert (diag.range.start.line, diag.range.start.character) == (2, 28)
+    # typing inside the value (the shortcut that does not parse) keeps the finding
+    vscode.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=2, character=29),
+                        end=types.Position(line=2, character=29),
+                    ),
+                    text="x",
+                )
+            ],
+        )
+    )
+    diags = await wait_diagnostics(vscode, uri, 2)
+    assert sorted(str(d.code) for d in diags) == ["TL201", "TL501"]
