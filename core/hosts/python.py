@@ -38,7 +38,7 @@ from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
 from .interface import Note, TextEdit
-from .py_strings import Literal, decode_literal
+from .python_values import key_of, unterminated, unwrap, value_span
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -70,15 +70,6 @@ _CALLS = {"setdefault": "pair", "putenv": "pair", "setenv": "pair"}
 _CALLS.update({"update": "keywords", "dict": "keywords"})
 
 
-def _unwrap(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            return node
-        node = inner[0]
-    return node
-
-
 def _call_name(call: tree_sitter.Node) -> str | None:
     fn = call.child_by_field_name("function")
     if fn is not None and fn.type == "attribute":
@@ -86,24 +77,6 @@ def _call_name(call: tree_sitter.Node) -> str | None:
     if fn is None or fn.type != "identifier" or fn.text is None:
         return None
     return fn.text.decode("utf-8", "replace")
-
-
-def _literal(src: Source, node: tree_sitter.Node) -> Literal | None:
-    """A ``string`` node decoded (``None`` when it is not a complete literal)."""
-    if node.type != "string":
-        return None
-    kids = node.children
-    if not kids or kids[-1].type != "string_end" or kids[-1].is_missing:
-        return None
-    return decode_literal(src.text, src.cp(node.start_byte), src.cp(node.end_byte))
-
-
-def _key(src: Source, node: tree_sitter.Node) -> tuple[str, int, int] | None:
-    """A family name written as a ``str`` literal: (name, content start, content end)."""
-    lit = _literal(src, node)
-    if lit is None or lit.value not in FAMILY:
-        return None
-    return lit.value, lit.content_start, lit.content_end
 
 
 def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -147,48 +120,6 @@ def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
-def _span(
-    src: Source, variable: str, name: tuple[int, int], value: tree_sitter.Node | None
-) -> ValueSpan:
-    value = _unwrap(value)
-    if value is None:  # cannot happen for a parsed pair or assignment; keep it safe
-        return ValueSpan(variable, HOST, *name, None, (), (), name[1], name[1], name[1], name[1])
-    start, end = src.cp(value.start_byte), src.cp(value.end_byte)
-    parts = [value] if value.type == "string" else None
-    if value.type == "concatenated_string":
-        parts = [c for c in value.named_children if c.type == "string"]
-        if len(parts) != len([c for c in value.named_children if c.type != "comment"]):
-            parts = None
-    lits = [_literal(src, p) for p in parts or ()]
-    if not parts or any(lit is None or lit.value is None for lit in lits):
-        return ValueSpan(variable, HOST, *name, None, (), (), start, end, start, end, None)
-    chars: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    for lit in lits:
-        assert lit is not None and lit.value is not None  # checked above
-        chars.append(lit.value)
-        starts.extend(lit.starts)
-        ends.extend(lit.ends)
-    first, last = lits[0], lits[-1]
-    assert first is not None and last is not None
-    quote = first.quote if len(lits) == 1 else None
-    return ValueSpan(
-        variable=variable,
-        host=HOST,
-        name_start=name[0],
-        name_end=name[1],
-        value="".join(chars),
-        char_starts=tuple(starts),
-        char_ends=tuple(ends),
-        content_start=first.content_start,
-        content_end=last.content_end,
-        raw_start=start,
-        raw_end=end,
-        quote=quote,
-    )
-
-
 def _string_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
     """The ``string`` node holding a found name (its content), or the keyword name."""
     if node.type == "identifier":
@@ -212,8 +143,9 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     ``\"\"\"``; ``None`` for an implicit concatenation). Each family name in the text is
     looked up in the tree (no walk over the whole tree). With ``cache`` (one per open
     document) an edit inside the body of a string value that changes no quote, backslash,
-    brace or line break is not parsed at all (:func:`_extract_in_value`); any other edit
-    parses afresh and reuses the spans away from it. The result is the same. Never raises.
+    brace or line break, in a module without syntax errors, is not parsed at all
+    (:func:`_extract_in_value`); any other edit parses afresh and reuses the spans away
+    from it. The result is the same. Never raises.
     """
     src = Source(text)
     edit = cache.edit_for(HOST, text) if cache is not None else None
@@ -234,10 +166,16 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
             word = key.text.decode("utf-8", "replace") if key.text is not None else ""
             found = (word, src.cp(key.start_byte), src.cp(key.end_byte)) if word in FAMILY else None
         else:
-            found = _key(src, key)
+            found = key_of(src, key)
         if found is None or found[1] in spans:
             continue
-        value = _unwrap(_value_of(src, key))
+        if key.type == "string":
+            typing = unterminated(src, found, key)
+            if typing is not None:
+                spans[found[1]] = typing
+                contexts[found[1]] = "open"
+                continue
+        value = unwrap(_value_of(src, key))
         if value is None:
             continue
         span = None
@@ -247,12 +185,12 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
             if span is not None and span.raw_end != src.cp(value.end_byte):
                 span = None  # an implicit concatenation grew or shrank
                 cache.reused -= 1
-        spans[found[1]] = span or _span(src, found[0], (found[1], found[2]), value)
+        spans[found[1]] = span or value_span(src, found[0], (found[1], found[2]), value)
         contexts[found[1]] = value.type
     out = sorted(spans.values(), key=lambda s: s.name_start)
     if cache is not None:
         cache.computed = len(out) - cache.reused
-        cache.store(text, out, Parsed(src.data, tree), contexts)
+        cache.store(text, out, Parsed(src.data, tree, settled=not root.has_error), contexts)
     _remember(text, tree)
     return out
 
@@ -264,13 +202,15 @@ _BREAKERS = re.compile(rb"[\"'\\{}\r\n]")
 
 def _extract_in_value(src: Source, cache: DocumentCache, parsed: Parsed) -> list[ValueSpan] | None:
     """:func:`extract` for an edit strictly inside the body of one string literal of a
-    span's value, changing no quote, backslash, brace or line break: the tokens, hence
+    span's value in a module without syntax errors (where tree-sitter recovers from an
+    error, it weighs the tokens it skips, so typing in a string can change the recovery),
+    changing no quote, backslash, brace or line break: the tokens, hence
     the tree's shape and every assignment, stay as they were, so the tree is only told
     about the edit, the spans after it move and the edited span is decoded again.
     ``None`` for any other edit (nothing is changed then)."""
     old_text, old_spans = cache.text, cache.spans
-    if old_text is None or old_spans is None:
-        return None
+    if old_text is None or old_spans is None or not parsed.settled:
+        return None  # tree-sitter's error recovery may read an edited text otherwise
     edit = diff(parsed.data, src.data)
     if edit is None:
         return None
@@ -304,7 +244,7 @@ def _extract_in_value(src: Source, cache: DocumentCache, parsed: Parsed) -> list
         value = up
     if value is None:
         return None
-    new = _span(src, span.variable, (span.name_start, span.name_end), value)
+    new = value_span(src, span.variable, (span.name_start, span.name_end), value)
     if new.raw_start != span.raw_start or new.raw_end != span.raw_end + delta:
         return None  # cannot happen: the value's extent moved only by the edit
     spans: list[ValueSpan] = []

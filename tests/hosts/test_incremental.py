@@ -158,13 +158,17 @@ def test_typing_in_python_equals_fresh(edits: list[tuple[float, float, str]], re
 
 
 def test_python_edit_in_a_value_is_not_parsed() -> None:
-    text = SEEDS["python"] * 30
-    cache = DocumentCache()
-    first = hosts.extract("python", text, cache)
-    at = text.index("aot_g", len(text) // 2)
-    edited = text[:at] + "x😀" + text[at:]
-    assert hosts.extract("python", edited, cache) == hosts.extract("python", edited)
-    assert (cache.computed, cache.reused) == (1, len(first) - 1)
+    """In a module without syntax errors typing in a value only edits the tree (it is
+    then stale: told about the edit, not parsed); with an error the module is parsed."""
+    clean = 'import os\nos.environ["TORCH_LOGS"] = "+dynamo,aot_g"\nenv = {"TORCH_TRACE": "/t"}\n'
+    for text, parsed in ((clean * 30, False), (SEEDS["python"] * 30, True)):
+        cache = DocumentCache()
+        first = hosts.extract("python", text, cache)
+        at = text.index("aot_g", len(text) // 2)
+        edited = text[:at] + "x😀" + text[at:]
+        assert hosts.extract("python", edited, cache) == hosts.extract("python", edited)
+        assert (cache.computed, cache.reused) == (1, len(first) - 1)
+        assert cache.state.stale is not parsed
 
 
 def test_shell_edit_parses_only_its_statements() -> None:

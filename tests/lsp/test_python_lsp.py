@@ -93,3 +93,19 @@ async def test_late_write_is_tl501_and_moves_with_typing(vscode: LanguageClient)
     )
     diags = await wait_diagnostics(vscode, uri, 2)
     assert sorted(str(d.code) for d in diags) == ["TL201", "TL501"]
+
+
+async def test_completion_before_the_closing_quote_is_typed(vscode: LanguageClient):
+    uri = "file:///work/py/typing.py"
+    text = 'import os\nos.environ["TORCH_LOGS"] = "+dyn'
+    assert await open_and_wait(vscode, uri, text, "python") == []  # still typing: silent
+    items = await vscode.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=1, character=len('os.environ["TORCH_LOGS"] = "+dyn')),
+        )
+    )
+    assert isinstance(items, types.CompletionList)
+    edit = {i.label: i for i in items.items}["dynamo"].text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert (edit.range.start.character, edit.range.end.character) == (29, 32)
