@@ -285,3 +285,29 @@ def test_value_edit_keeps_the_literal(text: str, new: str, after: str | None) ->
     assert _oracle("(" + value_src + ")") == new
     if after is not None:
         assert value_src == after
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('os.environ["TORCH_LOGS"] = "+dyn', "+dyn"),
+        ('os.environ["TORCH_LOGS"] = r"+dyn\nx = 1\n', "+dyn"),
+        ('env = {"TORCH_LOGS": "+dynamo,\\x2bgua\n}', "+dynamo,+gua"),
+        ('os.environ["TORCH_LOGS"] = "', ""),
+    ],
+)
+def test_a_quote_not_closed_yet(text: str, value: str) -> None:
+    (span,) = extract("python", text)
+    assert (span.value, span.terminated) == (value, False)
+    assert span.content_end == text.find("\n") if "\n" in text else len(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'os.environ["TORCH_LOGS"] == "+dyn',  # a comparison
+        'os.environ["TORCH_LOGS"] = """+dyn\n',  # a triple quote runs on: not read
+    ],
+)
+def test_no_open_value(text: str) -> None:
+    assert [s.terminated for s in extract("python", text) if s.value is not None] == []
