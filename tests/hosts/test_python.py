@@ -4,6 +4,8 @@ literals decode (differential against ``ast.literal_eval``, the oracle)."""
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 import warnings
 
 import pytest
@@ -215,11 +217,14 @@ def test_literals_decode_like_python(case: tuple[str, str, list[tuple[int, int, 
     try:
         for start, end, _ in places:  # each literal alone, so Python reads the same parts
             _oracle(doc[start:end])
+        tokens = tokenize.generate_tokens(io.StringIO(expr).readline)
+        strings = [t for t in tokens if t.type == tokenize.STRING]
+        assume(len(strings) == len(places))  # (`""\<CR>""` is two literals, not one)
         expected = _oracle("(" + expr + ")")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compile(doc, "<doc>", "exec")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, tokenize.TokenError):
         assume(False)
         return
     assume(isinstance(expected, str))
