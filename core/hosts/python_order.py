@@ -12,13 +12,15 @@ A finding needs all of these, so that it is never a guess:
 - the write changes this process's environment: ``os.environ[K] = v`` / ``environ[K] =
   v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)`` (not ``os.putenv``,
   which ``os.environ`` never sees, nor a child process's ``env``, nor a test fixture);
-- it runs at module level: not inside a ``def``, ``class`` or lambda (statements in
-  module-level ``if``/``for``/``while``/``try``/``with`` blocks count), not in a region
-  tree-sitter could not parse;
+- it runs at module level (statements in module-level ``if``/``for``/``while``/``try``/
+  ``with`` blocks count; not in a ``class``, a lambda or a region tree-sitter could not
+  parse), or in a function of the module (not a method, not nested) whose name the text
+  mentions only in its ``def`` and in calls ``f(...)`` of module-level code after the
+  import (then the function can only run after torch was imported);
 - an unconditional ``import torch`` / ``import torch.x`` / ``from torch... import ...`` (a
   direct statement of the module) comes before it;
 - nothing after it can re-read the variables: no ``_init_logs`` and no ``set_logs`` in
-  the rest of the text.
+  the rest of the text (for a write in a function: in the whole text).
 """
 
 from __future__ import annotations
@@ -115,6 +117,50 @@ def _at_module_level(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
+def _module_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The ``def`` holding ``node`` when it is a function of the module itself (not a
+    method, not nested, not inside a lambda or a region that did not parse)."""
+    while node.parent is not None:
+        if node.type == "function_definition":
+            outer: tree_sitter.Node | None = node.parent
+            if outer is not None and outer.type == "decorated_definition":
+                outer = outer.parent
+            return node if outer is not None and outer.type == "module" else None
+        if node.type in _SCOPES:
+            return None
+        node = node.parent
+    return None
+
+
+def _called_only_after(
+    src: Source, root: tree_sitter.Node, function: tree_sitter.Node, after: int
+) -> int | None:
+    """The line (1-based) of the first call of ``function`` when every mention of its
+    name in the text (code, strings, comments alike) is the ``def`` itself or a call
+    ``name(...)`` in module-level code after byte ``after``; else ``None``."""
+    name_node = function.child_by_field_name("name")
+    name = _text(src.data, name_node)
+    if name_node is None or not name.isidentifier():
+        return None
+    first: int | None = None
+    for m in re.finditer(rb"(?<!\w)" + re.escape(name.encode()) + rb"(?!\w)", src.data):
+        if m.start() == name_node.start_byte:
+            continue
+        node = root.named_descendant_for_byte_range(m.start(), m.end())
+        call = node.parent if node is not None and node.type == "identifier" else None
+        if (
+            call is None
+            or call.type != "call"
+            or call.child_by_field_name("function") != node
+            or m.start() < after
+            or _at_module_level(call) is None
+        ):
+            return None
+        row = call.start_point[0] + 1
+        first = row if first is None else min(first, row)
+    return first
+
+
 def _key_node(src: Source, root: tree_sitter.Node, span: ValueSpan) -> tree_sitter.Node | None:
     start = src.byte(span.name_start)
     node = root.named_descendant_for_byte_range(start, start)
@@ -141,18 +187,26 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
         key = _key_node(src, root, span)
         if key is None or not _writes_environ(src.data, key):
             continue
+        where = ""
         stmt = _at_module_level(key)
-        if stmt is None or stmt.start_byte < imported.end_byte:
-            continue
-        if _REREAD.search(text, span.raw_end):
+        if stmt is None:  # in a function: only when it is called after the import
+            function = _module_function(key)
+            if function is None or _REREAD.search(text) is not None:
+                continue
+            called = _called_only_after(src, root, function, imported.end_byte)
+            if called is None:
+                continue
+            name = _text(src.data, function.child_by_field_name("name"))
+            where = f" (in `{name}`, called at line {called})"
+        elif stmt.start_byte < imported.end_byte or _REREAD.search(text, span.raw_end):
             continue
         out.append(
             Note(
                 i,
                 LATE,
-                f"{span.variable} is set after `import torch` (line {line}): torch reads it"
-                " once, at import, so this has no effect in this process; set it before"
-                " the import",
+                f"{span.variable} is set after `import torch` (line {line}){where}: torch"
+                " reads it once, at import, so this has no effect in this process; set it"
+                " before the import",
             )
         )
     return out

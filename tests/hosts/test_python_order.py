@@ -26,6 +26,9 @@ def codes(text: str) -> list[tuple[str, int]]:
     ]
 
 
+_SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n'
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -61,6 +64,22 @@ def codes(text: str) -> list[tuple[str, int]]:
         ('import torch\nos.putenv("TORCH_LOGS", "+dynamo")\n', []),
         ('import torch\nenv["TORCH_LOGS"] = "+dynamo"\n', []),
         ('import torch\ndef main():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n', []),
+        # a function of the module, called only after the import
+        (_SETUP + "setup()\n", [("TL501", 4)]),
+        (_SETUP + 'if __name__ == "__main__":\n    setup()\n', [("TL501", 4)]),
+        (_SETUP + "x = setup()\n", [("TL501", 4)]),
+        (_SETUP, []),  # never called here
+        (_SETUP + "def main():\n    setup()\nmain()\n", []),  # called through main: not followed
+        (_SETUP + "callbacks = [setup]\n", []),
+        (_SETUP + "obj.setup()\n", []),  # another `setup`? not guessed
+        (_SETUP + "setup()\n# setup() is called\n", []),  # any other mention: no finding
+        (_SETUP + "setup()\ntorch._logging.set_logs()\n", []),
+        ("def setup():\n    os.environ['TORCH_LOGS'] = 'x'\nsetup()\nimport torch\n", []),
+        (
+            "import torch\nclass C:\n    def setup(self):\n        os.environ['TORCH_LOGS'] = 'x'\n"
+            "C().setup()\n",
+            [],
+        ),
         ('import torch\nclass C:\n    os.environ["TORCH_LOGS"] = "+dynamo"\n', []),
         ('import torch\nmonkeypatch.setenv("TORCH_LOGS", "+dynamo")\n', []),
         (
@@ -76,6 +95,11 @@ def codes(text: str) -> list[tuple[str, int]]:
 )
 def test_late_writes(text: str, expected: list[tuple[str, int]]) -> None:
     assert codes(text) == expected
+
+
+def test_message_names_the_function_and_its_call() -> None:
+    (finding,) = findings(_SETUP + "\nsetup()\n", "python")
+    assert "(line 2) (in `setup`, called at line 6)" in finding.diagnostic.message
 
 
 def test_message_names_the_import_line() -> None:
@@ -110,6 +134,10 @@ def test_torch_ignores_a_late_value(variable: str, value: str, error: str) -> No
     assert proc.returncode == 0, proc.stderr[-2000:]  # the invalid value had no effect
     assert codes(late) == [("TL501", 3)]
     assert codes(reread) == []  # no finding: _init_logs reads the variables again
+    in_function = "import os\nimport torch\ndef setup():\n    " + set_it + "setup()\n"
+    proc = _run(in_function)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert codes(in_function) == [("TL501", 4)]
     if variable == "TORCH_LOGS":  # (for TORCH_LOGS_FORMAT a second _init_logs keeps the
         proc = _run(reread)  # formatter made at import: still no error, no finding either)
         assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-2000:]
