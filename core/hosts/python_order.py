@@ -181,6 +181,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     if imported is None:
         return []
     line = imported.start_point[0] + 1
+    rereads = [m.start() for m in _REREAD.finditer(text)]
     out: list[Note] = []
     for i in candidates:
         span = spans[i]
@@ -191,14 +192,14 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
         stmt = _at_module_level(key)
         if stmt is None:  # in a function: only when it is called after the import
             function = _module_function(key)
-            if function is None or _REREAD.search(text) is not None:
+            if function is None or rereads:
                 continue
             called = _called_only_after(src, root, function, imported.end_byte)
             if called is None:
                 continue
             name = _text(src.data, function.child_by_field_name("name"))
             where = f" (in `{name}`, called at line {called})"
-        elif stmt.start_byte < imported.end_byte or _REREAD.search(text, span.raw_end):
+        elif stmt.start_byte < imported.end_byte or (rereads and rereads[-1] >= span.raw_end):
             continue
         out.append(
             Note(
