@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import Note, TextEdit
+from .interface import Note, TextEdit, line_before
 from .python_values import key_of, unterminated, unwrap, value_span
 
 if TYPE_CHECKING:
@@ -300,6 +300,19 @@ def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     return None
 
 
+#: A key string being typed where a family value can follow: ``environ["``,
+#: ``.setdefault("`` (``setenv``, ``putenv``), or a dict key after ``{`` / ``,``.
+_KEY_TYPED = re.compile(
+    r"""(?:\[|\b(?:setdefault|setenv|putenv)\(|[{,])[ \t]*[rRuU]?["']([A-Z][A-Z_]*)$"""
+)
+
+
 def typed_name(text: str, offset: int) -> str | None:
-    """None: variable names are not completed in Python source."""
-    return None
+    """The start of a key string being typed (``os.environ["TORCH_``, ``{"TORCH_``,
+    ``setdefault("T``): at least its first letter, upper case (an empty string after a
+    quote is left alone: most strings are not family names)."""
+    line = line_before(text, offset)
+    m = _KEY_TYPED.search(line)
+    if m is None or not "TORCH_".startswith(m.group(1)[:6]) or "#" in line[: m.start()]:
+        return None  # (a ``#`` before it: a comment, or a string holding one; left alone)
+    return m.group(1)

@@ -316,3 +316,26 @@ def test_a_quote_not_closed_yet(text: str, value: str) -> None:
 )
 def test_no_open_value(text: str) -> None:
     assert [s.terminated for s in extract("python", text) if s.value is not None] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "typed"),
+    [
+        ('os.environ["TORCH_', "TORCH_"),
+        ("environ['T", "T"),
+        ('os.environ.setdefault("TORCH_LO', "TORCH_LO"),
+        ('monkeypatch.setenv("TOR', "TOR"),
+        ('env = {"TORCH', "TORCH"),
+        ('subprocess.run(c, env={**os.environ, "TORCH_', "TORCH_"),
+        ('os.environ["', None),  # nothing typed yet: most strings are not family names
+        ('print("TORCH_', None),
+        ('x = {"TA', None),
+        ('os.environ["torch_', None),
+        ("# os.environ['TORCH_", None),
+    ],
+)
+def test_typed_name(line: str, typed: str | None) -> None:
+    from torch_logs_lsp.core.hosts import python
+
+    text = "import os\n" + line
+    assert python.typed_name(text, len(text)) == typed

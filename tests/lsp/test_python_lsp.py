@@ -109,3 +109,20 @@ async def test_completion_before_the_closing_quote_is_typed(vscode: LanguageClie
     edit = {i.label: i for i in items.items}["dynamo"].text_edit
     assert isinstance(edit, types.TextEdit)
     assert (edit.range.start.character, edit.range.end.character) == (29, 32)
+
+
+async def test_variable_names_in_a_key_string(vscode: LanguageClient):
+    uri = "file:///work/py/keys.py"
+    text = 'import os\nos.environ["TORCH_"] = "x"\n'
+    await open_and_wait(vscode, uri, text, "python")
+    items = await vscode.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=1, character=18),
+        )
+    )
+    assert isinstance(items, types.CompletionList)
+    assert items.items[0].label == "TORCH_LOGS"
+    edit = items.items[0].text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert (edit.range.start.character, edit.range.end.character) == (12, 18)
