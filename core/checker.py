@@ -121,6 +121,27 @@ def analyse_span(
     return analyse(span.value, registry, finder)
 
 
+def with_host_notes(
+    host: str, text: str, entries: list[tuple[ValueSpan, Analysis | None]]
+) -> list[tuple[ValueSpan, Analysis | None]]:
+    """``entries`` (every span of ``text`` with its analysis, in order) with the host's
+    own warnings (:meth:`.hosts.interface.Host.notes`, e.g. the Python host's TL501)
+    added over the whole value of the analyses they are about."""
+    module = hosts.host_module(host)
+    if module is None or not entries:
+        return entries
+    notes = module.notes(text, [span for span, _ in entries])
+    if not notes:
+        return entries
+    out = list(entries)
+    for index, code, message in notes:
+        span, analysis = out[index]
+        if analysis is not None and span.value is not None:
+            diag = Diagnostic(code, Severity.WARNING, message, 0, len(span.value))
+            out[index] = (span, with_diagnostic(analysis, diag))
+    return out
+
+
 def with_cross_hints(
     entries: list[tuple[ValueSpan, Analysis | None]],
     cache: AnalysisCache | None = None,
@@ -143,10 +164,6 @@ def with_cross_hints(
 #: The code of a quote left open in a saved file (:func:`check_text`; not in an editor,
 #: where the closing quote may simply not be typed yet).
 UNTERMINATED = "TL108"
-_NEVER_SET = {
-    "shell": "bash stops with a syntax error (unexpected end of file)",
-    "dotenv": "python-dotenv cannot read this line and skips it",
-}
 
 
 def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
@@ -155,7 +172,8 @@ def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
     up to the line end), since the variable is then never set. ``None`` for a terminated
     span, a value that is not static, or a host where the outcome is not certain (JSONC:
     VS Code's lenient parser may still read such a string)."""
-    reason = _NEVER_SET.get(span.host)
+    module = hosts.host_module(span.host)
+    reason = module.NEVER_SET if module is not None else None
     if span.terminated or span.value is None or reason is None:
         return None
     quote = span.quote or '"'
@@ -189,7 +207,8 @@ def check_text(
         )
         for span in hosts.extract(host, text)
     ]
-    return [(s, a) for s, a in with_cross_hints(entries) if a is not None]
+    entries = with_host_notes(host, text, with_cross_hints(entries))
+    return [(s, a) for s, a in entries if a is not None]
 
 
 def findings(
@@ -360,4 +379,5 @@ __all__ = [
     "read_document",
     "walk",
     "with_cross_hints",
+    "with_host_notes",
 ]

@@ -123,7 +123,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if os.path.normpath(os.path.abspath(raw)) not in found:
             print(
                 f"torch-logs: {shown(raw)}: "
-                "not a .env, launch.json/tasks.json or shell file; skipped",
+                "not a .env, launch.json/tasks.json, shell or Python file; skipped",
                 file=sys.stderr,
             )
     fixed = 0
@@ -243,7 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="torch-logs", description="Check and explain PyTorch TORCH_LOGS values."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="check .env, launch.json/tasks.json and shell files")
+    check = sub.add_parser(
+        "check", help="check .env, launch.json/tasks.json, shell and Python files"
+    )
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--show-hints", action="store_true", help="also print hints")

@@ -89,6 +89,32 @@ def gen_env(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def gen_python(lines: int, values: int) -> str:
+    """A module of ``lines`` lines: small functions and classes, with ``values`` family
+    values spread through it (``os.environ[...] =``, a child's ``env={...}``), one in
+    four with a typo; none at all when ``values`` is 0 (the file is then never parsed)."""
+    out = ['"""Generated."""', "import os", "import subprocess", ""]
+    every = max(1, lines // 5 // values) if values else 0  # a function is 5 lines
+    i = 0
+    while len(out) < lines:
+        i += 1
+        if every and i % every == 0 and i // every <= values:
+            typo = ",aot_g" if (i // every) % 4 == 0 else ""
+            if (i // every) % 2:
+                out.append(f'os.environ["TORCH_LOGS"] = "+dynamo,guards{typo}"')
+            else:
+                out.append(f'subprocess.run(["x"], env={{"TORCH_LOGS": "recompiles{typo}"}})')
+            continue
+        out += [
+            f"def step_{i}(batch, lr={i}e-4):",
+            f'    """Step {i}: scale and sum."""',
+            f"    total = sum(x * lr for x in batch if x % {i % 7 + 2})",
+            f'    return {{"step": {i}, "total": total, "name": f"run-{{total}}"}}',
+            "",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
 INPUTS = {
     "shell-10k": ("run.sh", lambda: gen_shell(10_000)),
     "launch-2000": (".vscode/launch.json", lambda: gen_launch(2_000)),
@@ -96,6 +122,8 @@ INPUTS = {
     "shell-small": ("small.sh", lambda: gen_shell(100)),
     "launch-small": ("small/.vscode/launch.json", lambda: gen_launch(10)),
     "env-small": ("small.env", lambda: gen_env(100)),
+    "py-10k": ("module.py", lambda: gen_python(10_000, 0)),
+    "py-100": ("train.py", lambda: gen_python(10_000, 100)),
     # one long value each (issue 11): also measured through the core and the CLI
     **{
         name: (f"{name}.env", lambda make=make: f"TORCH_LOGS={make()}\n")
@@ -108,14 +136,14 @@ def value_positions(text: str, limit: int) -> list[dict[str, int]]:
     """LSP positions just after ``TORCH_LOGS=`` / ``"TORCH_LOGS": "`` plus 3 characters."""
     out: list[dict[str, int]] = []
     for line_no, line in enumerate(text.splitlines()):
-        for marker in ('TORCH_LOGS="', "TORCH_LOGS=", '"TORCH_LOGS": "'):
+        for marker in ('TORCH_LOGS="', "TORCH_LOGS=", '"TORCH_LOGS": "', '"TORCH_LOGS"] = "'):
             at = line.find(marker)
             if at >= 0:
                 out.append({"line": line_no, "character": at + len(marker) + 3})
                 break
         if len(out) >= limit:
             break
-    return out
+    return out or [{"line": 0, "character": 0}]  # no value: requests outside any
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -215,7 +243,7 @@ async def bench_input(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     uri = path.as_uri()
-    language = {".sh": "shellscript", ".json": "jsonc"}.get(path.suffix, "dotenv")
+    language = {".sh": "shellscript", ".json": "jsonc", ".py": "python"}.get(path.suffix, "dotenv")
     if peer is None:
         client, init_ms = await RawClient.start(server, root.as_uri())
         open_timeout = edit_timeout = 60.0

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import Analysis
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.checker import analyse_span, with_cross_hints
+from torch_logs_lsp.core.checker import analyse_span, with_cross_hints, with_host_notes
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
@@ -31,6 +31,7 @@ LANGUAGE_HOSTS = {
     "sh": "shell",
     "bash": "shell",
     "zsh": "shell",
+    "python": "python",
 }
 
 
@@ -119,6 +120,6 @@ def build_state(
             analyses.refresh(finder)
         for span in spans:
             entries.append((span, analyse_span(span, registry, finder, analyses, base_dir)))
-        entries = with_cross_hints(entries, analyses)
+        entries = with_host_notes(host, text, with_cross_hints(entries, analyses))
     mapper = PositionMapper(text, encoding)
     return DocumentState(uri, version, host, text, mapper, entries, context)

@@ -1,32 +1,46 @@
 """Host extractors: find TORCH_LOGS-family assignments in documents of each file kind.
 
-``detect_host(path, text)`` names the host kind of a document (from its path and content,
-never from an editor's languageId alone); ``extract(host, text)`` returns its value spans.
+Each host is one module of this package behind one interface (:class:`.interface.Host`:
+detection, extraction, re-encoding, removal, its comment syntax); :data:`HOST_KINDS` is
+the table of them. ``detect_host(path, text)`` names the host kind of a document (from its
+path and content, never from an editor's languageId alone); ``extract(host, text)``
+returns its value spans; :func:`host_module` gives the module of a kind.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+from typing import TYPE_CHECKING, cast
 
 from .base import FAMILY, ValueSpan
 from .incremental import DocumentCache
+from .interface import Host
 
-__all__ = ["FAMILY", "HOST_KINDS", "ValueSpan", "detect_host", "extract"]
+__all__ = ["FAMILY", "HOST_KINDS", "ValueSpan", "detect_host", "extract", "host_module"]
 
-#: The host kinds, each the name of the module in this package that extracts it.
-HOST_KINDS: tuple[str, ...] = ("dotenv", "jsonc", "shell")
+#: The host kinds, each the name of the module in this package that reads it, in the
+#: order their detection rules are tried (a name claimed by two goes to the first).
+HOST_KINDS: tuple[str, ...] = ("shell", "dotenv", "jsonc", "python")
 
-_SHELLS = frozenset({"sh", "bash", "zsh", "ksh", "dash", "mksh", "ash"})
-_SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
-# ``.env.<suffix>`` files that are source or data files, not .env files (``.env.py``,
-# ``.env.d.ts``, ``.env.json``): their last suffix, lower case.
-_SOURCE_WORDS = (
-    "py pyi js mjs cjs ts mts cts tsx jsx json jsonc json5 yaml yml toml xml md rst html"
-    " htm css go rs java kt rb php c h cc cpp hpp cs swift sql ps1 bat cmd"
-)
-_SOURCE_SUFFIXES = frozenset(_SOURCE_WORDS.split())
-# Every family name contains one of these; a document without them has no spans.
-_NEEDLES = ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG")
+if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
+    from . import dotenv, jsonc, python, shell
+
+    _SHELL: Host = shell
+    _DOTENV: Host = dotenv
+    _JSONC: Host = jsonc
+    _PYTHON: Host = python
+
+_modules: dict[str, Host] = {}
+
+
+def host_module(kind: str) -> Host | None:
+    """The module of host kind ``kind`` (imported on first use; cheap: parsers load on
+    first parse), or ``None`` for a kind not in :data:`HOST_KINDS`."""
+    module = _modules.get(kind)
+    if module is None and kind in HOST_KINDS:
+        module = _modules[kind] = cast(Host, importlib.import_module(f"{__name__}.{kind}"))
+    return module
 
 
 def _basename(path: str) -> str:
@@ -34,46 +48,22 @@ def _basename(path: str) -> str:
     return re.split(r"[/\\]", path.rstrip("/\\"))[-1]
 
 
-def _shebang_shell(text: str) -> bool:
-    first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
-    m = _SHEBANG.match(first)
-    if m is None:
-        return False
-    program = _basename(m.group(1))
-    if program == "env" and m.group(2):  # #!/usr/bin/env bash, #!/usr/bin/env -S bash
-        program = _basename(m.group(2))
-    return program in _SHELLS
-
-
 def detect_host(path: str, text: str) -> str | None:
     """The host kind of a document, or ``None`` when it is not one we read.
 
     ``path`` is a filesystem path or the path part of a ``file://`` URI (either separator);
-    ``text`` is the document (its first line is enough). Never raises.
-
-    - ``"dotenv"``: ``.env``, ``.env.*`` (``.env.local``, ``.env.development.local``)
-      except a source or data file by its last suffix (``.env.py``, ``.env.d.ts``,
-      ``.env.json``: none), ``*.env``;
-    - ``"jsonc"``: ``launch.json``, ``tasks.json``, ``*.code-workspace``;
-    - ``"shell"``: ``*.sh``, ``*.bash``, ``*.zsh``, ``*.ksh``, ``.envrc`` (direnv runs it
-      with bash), ``.bashrc``-style dotfiles, and files without an extension whose
-      shebang names sh, bash, zsh, ksh or dash (``#!/usr/bin/env bash`` too).
+    ``text`` is the document (its first line is enough). Every host's name rule is tried
+    first (``detect_name``, in :data:`HOST_KINDS` order), then the content rules
+    (``detect_content``: a shell's shebang). Never raises.
     """
     name = _basename(path)
-    lower = name.lower()
-    if lower == ".envrc" or lower.endswith((".sh", ".bash", ".zsh", ".ksh")):
-        return "shell"
-    if lower in (".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv", ".zprofile"):
-        return "shell"
-    if lower == ".env" or lower.endswith(".env"):
-        return "dotenv"
-    if lower.startswith(".env.") and lower.rsplit(".", 1)[1] not in _SOURCE_SUFFIXES:
-        return "dotenv"
-    if lower in ("launch.json", "tasks.json") or lower.endswith(".code-workspace"):
-        return "jsonc"
-    stem = name.lstrip(".")
-    if "." not in stem and _shebang_shell(text):
-        return "shell"
+    modules = [m for m in map(host_module, HOST_KINDS) if m is not None]
+    for module in modules:
+        if module.detect_name(name):
+            return module.HOST
+    for module in modules:
+        if module.detect_content(name, text):
+            return module.HOST
     return None
 
 
@@ -81,31 +71,20 @@ def extract(host: str, text: str, cache: DocumentCache | None = None) -> list[Va
     """The value spans of ``text`` read as host kind ``host`` (one of :data:`HOST_KINDS`).
 
     Offsets are code points into ``text``. An unknown host kind or a document that names
-    no family variable gives ``[]`` without parsing; the host modules (tree-sitter ones
-    included) are imported on first use. ``cache`` (one per open document, kept across
-    its versions) makes the extraction incremental with the same result (see
-    :mod:`.incremental`). Never raises.
+    no family variable gives ``[]`` without parsing; parsers (tree-sitter grammars) are
+    imported on first use. ``cache`` (one per open document, kept across its versions)
+    makes the extraction incremental with the same result (see :mod:`.incremental`).
+    Never raises.
     """
-    if host not in HOST_KINDS:
+    module = host_module(host)
+    if module is None:
         return []
-    # A JSON key may spell a name with escapes ("TORCH\\u005fLOGS"): parse those.
-    escaped = host == "jsonc" and "\\u" in text
-    if not escaped and not any(needle in text for needle in _NEEDLES):
+    if not module.may_hold_values(text):
         if cache is not None:
             cache.reset()
         return []
     try:
-        if host == "dotenv":
-            from . import dotenv
-
-            return dotenv.extract(text, cache)
-        if host == "jsonc":
-            from . import jsonc
-
-            return jsonc.extract(text, cache)
-        from . import shell
-
-        return shell.extract(text, cache)
+        return module.extract(text, cache)
     except BaseException:
         if cache is not None:
             cache.reset()  # a half-updated cache must not feed the next version

@@ -1,7 +1,9 @@
 """Tree-sitter plumbing shared by the tree-sitter hosts (imported lazily by them).
 
 Tree-sitter works on UTF-8 bytes; value spans use code points. :class:`Source` encodes a
-document once and converts byte offsets back to code-point offsets.
+document once and converts byte offsets back to code-point offsets. ``tree_sitter`` itself
+and the grammars are imported on first parse, so that importing a host module (to detect
+its files) costs nothing.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import tree_sitter
+from typing import TYPE_CHECKING
 
 from .incremental import Edit, diff
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
@@ -23,10 +27,16 @@ _languages: dict[str, tree_sitter.Language] = {}
 def _language(name: str) -> tree_sitter.Language:
     lang = _languages.get(name)
     if lang is None:
+        import tree_sitter
+
         if name == "json":
             import tree_sitter_json
 
             lang = tree_sitter.Language(tree_sitter_json.language())
+        elif name == "python":
+            import tree_sitter_python
+
+            lang = tree_sitter.Language(tree_sitter_python.language())
         else:
             import tree_sitter_bash
 
@@ -79,6 +89,17 @@ class Source:
             return self._cps[j]  # inside (or at the start of) that code point
         return byte_offset - self._extra[j]
 
+    def byte(self, cp: int) -> int:
+        """The byte offset of code point offset ``cp`` (the inverse of :meth:`cp`)."""
+        if not self._cps:
+            return cp
+        j = bisect_right(self._cps, cp) - 1
+        if j < 0:
+            return cp
+        if self._cps[j] == cp:
+            return self._bytes[j]
+        return cp + self._extra[j]
+
     def parse(
         self, language: str, old: ParsedState | None = None, stale: bool = False
     ) -> tree_sitter.Tree:
@@ -109,6 +130,8 @@ class Source:
 def _parser(language: str) -> tree_sitter.Parser:
     parser = _parsers.get(language)
     if parser is None:
+        import tree_sitter
+
         parser = _parsers[language] = tree_sitter.Parser(_language(language))
     return parser
 
@@ -119,7 +142,7 @@ def parse_bytes(language: str, data: bytes) -> tree_sitter.Tree:
 
 
 #: What a tree-sitter host keeps between versions: the bytes parsed and their tree.
-ParsedState = tuple[bytes, tree_sitter.Tree]
+ParsedState = tuple[bytes, "tree_sitter.Tree"]
 
 
 @dataclass
@@ -166,6 +189,8 @@ def query(language: str, source: str) -> tree_sitter.Query:
     """A compiled (and cached) tree-sitter query for the named grammar."""
     q = _queries.get((language, source))
     if q is None:
+        import tree_sitter
+
         q = _queries[(language, source)] = tree_sitter.Query(_language(language), source)
     return q
 
@@ -185,3 +210,10 @@ def walk(
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return found
+
+
+def query_cursor(q: tree_sitter.Query) -> tree_sitter.QueryCursor:
+    """A cursor that runs ``q`` (see :func:`query`)."""
+    import tree_sitter
+
+    return tree_sitter.QueryCursor(q)

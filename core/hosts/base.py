@@ -1,6 +1,7 @@
 """Value spans: where a TORCH_LOGS-family value lives in a host document.
 
-Every host extractor (``dotenv``, ``jsonc``, ``shell``) returns a list of :class:`ValueSpan`.
+Every host extractor (``dotenv``, ``jsonc``, ``shell``, ``python``) returns a list of
+:class:`ValueSpan`.
 All offsets in this module are **code points into the document text** (indexes into the
 Python ``str`` the document was decoded to, line endings kept as they are, CRLF counts as
 two). Converting to LSP positions happens only in ``torch_logs_lsp.server``.
@@ -21,6 +22,13 @@ FAMILY_ORDER: tuple[str, ...] = (
     "TORCH_COMPILE_DEBUG",
 )
 FAMILY: frozenset[str] = frozenset(FAMILY_ORDER)
+#: Every family name contains one of these: a document without them has no spans.
+NEEDLES: tuple[str, ...] = ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG")
+
+
+def names_family(text: str) -> bool:
+    """Whether ``text`` contains a family name (substring searches only)."""
+    return any(needle in text for needle in NEEDLES)
 
 
 _FIELDS: tuple[str, ...] = ("variable", "host", "name_start", "name_end", "value")
@@ -33,7 +41,8 @@ class ValueSpan:
 
     Attributes:
         variable: the variable name as written (``"TORCH_LOGS"``).
-        host: the host kind that found it: ``"dotenv"``, ``"jsonc"`` or ``"shell"``.
+        host: the host kind that found it: ``"dotenv"``, ``"jsonc"``, ``"shell"`` or
+            ``"python"``.
         name_start, name_end: document offsets of the variable name (end exclusive).
         value: the decoded value, i.e. exactly the string the process would see in its
             environment (quotes removed, escapes decoded, concatenations joined); ``None``
@@ -50,7 +59,9 @@ class ValueSpan:
         raw_start, raw_end: document offsets of the whole value as written, quotes
             included. ``raw_start == raw_end`` for ``KEY=`` with nothing after.
         quote: the quoting of the value when it is a single part: ``""`` (none), ``'"'``
-            or ``"'"``; ``None`` for concatenations of differently quoted parts.
+            or ``"'"`` (in Python also the triple quotes; a prefix such as ``r`` is not
+            part of it); ``None`` for concatenations of differently quoted
+            parts (in Python: any implicit concatenation).
         terminated: ``False`` when an opening quote has no closing quote (the user is
             still typing); the span then runs to the end of the line.
 

@@ -14,10 +14,41 @@ import codecs
 import re
 from bisect import bisect_left, bisect_right
 
-from .base import FAMILY, ValueSpan
+from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, Edit, shift_span
+from .interface import TextEdit, line_before, line_bounds, no_notes
 
 HOST = "dotenv"
+COMMENT = "#"
+NEVER_SET: str | None = "python-dotenv cannot read this line and skips it"
+STRIPS_TRAILING_BLANKS = True
+
+
+# ``.env.<suffix>`` files that are source or data files, not .env files (``.env.py``,
+# ``.env.d.ts``, ``.env.json``): their last suffix, lower case.
+_SOURCE_WORDS = (
+    "py pyi js mjs cjs ts mts cts tsx jsx json jsonc json5 yaml yml toml xml md rst html"
+    " htm css go rs java kt rb php c h cc cpp hpp cs swift sql ps1 bat cmd"
+)
+_SOURCE_SUFFIXES = frozenset(_SOURCE_WORDS.split())
+
+
+def detect_name(name: str) -> bool:
+    """``.env``, ``*.env``, ``.env.*`` (``.env.local``, ``.env.development.local``) except
+    a source or data file by its last suffix (``.env.py``, ``.env.d.ts``, ``.env.json``)."""
+    lower = name.lower()
+    if lower == ".env" or lower.endswith(".env"):
+        return True
+    return lower.startswith(".env.") and lower.rsplit(".", 1)[1] not in _SOURCE_SUFFIXES
+
+
+def detect_content(name: str, head: str) -> bool:
+    """Never: a ``.env`` file is known by its name."""
+    return False
+
+
+may_hold_values = names_family
+notes = no_notes
 
 # The regular expressions of dotenv/parser.py (python-dotenv 1.2), unchanged.
 _multiline_whitespace = re.compile(r"\s*", re.UNICODE | re.MULTILINE)
@@ -304,3 +335,36 @@ def _restart_index(old: _Chain, edit: Edit) -> int:
     while k > 0 and old.chain[k] >= edit.start:
         k -= 1
     return k
+
+
+def encode_part(quote: str, value: str) -> str | None:
+    """python-dotenv's quoting: unquoted verbatim; ``'...'`` escapes ``\\`` and ``'``;
+    ``"..."`` escapes ``\\`` and ``"``."""
+    if quote == "'":
+        return value.replace("\\", "\\\\").replace("'", "\\'")
+    if quote == '"':
+        return value.replace("\\", "\\\\").replace('"', '\\"')
+    return value
+
+
+_BEFORE = re.compile(r"[ \t]*(?:export[ \t]+)?'?")
+_AFTER = re.compile(r"[ \t]*(?:#.*)?")
+
+
+def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """The whole line, when it holds only this binding (and a comment)."""
+    ls, le, after = line_bounds(text, span.name_start, span.raw_end)
+    if _BEFORE.fullmatch(text, ls, span.name_start) is None:
+        return None
+    if _AFTER.fullmatch(text, span.raw_end, le) is None:
+        return None
+    return f"Remove the `{span.variable}` line", TextEdit(ls, after, "")
+
+
+_NAME_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)?$")
+
+
+def typed_name(text: str, offset: int) -> str | None:
+    """At the start of a line, after ``export``."""
+    m = _NAME_LINE.match(line_before(text, offset))
+    return None if m is None else m.group(1) or ""

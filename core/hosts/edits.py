@@ -8,39 +8,20 @@ assignment now reads exactly the intended value (or, for a removal, is gone) and
 other family assignment of the document reads as before. A candidate that fails is
 dropped, so a bug here costs a fix, never a broken file.
 
-Encodings, per host (``quote`` is the quoting of the part being written):
-
-- shell: unquoted words escape with ``\\`` everything but letters, digits and
-  ``_+-.,/:@%=^``; ``"..."`` escapes ``$ ` " \\``; ``'...'`` writes ``'`` as ``'\\''``;
-- dotenv (python-dotenv): unquoted verbatim; ``'...'`` escapes ``\\`` and ``'``;
-  ``"..."`` escapes ``\\`` and ``"``;
-- jsonc: a JSON string body (``"`` -> ``\\"``, ``\\`` -> ``\\\\``, control characters as
-  escapes).
+The encodings and removals are the host modules' own (``encode_part``, ``removal``; see
+:class:`.interface.Host`).
 """
 
 from __future__ import annotations
 
 import difflib
-import json
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ..value_edits import splice
-from . import extract
+from . import extract, host_module
 from .base import ValueSpan
-
-_SHELL_PLAIN = re.compile(r"[\w+\-.,/:@%=^]")
-
-
-@dataclass(frozen=True)
-class TextEdit:
-    """Replace the document's ``[start, end)`` (code points) with ``new_text``."""
-
-    start: int
-    end: int
-    new_text: str
+from .interface import TextEdit
 
 
 def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
@@ -51,34 +32,16 @@ def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
 def encode_part(host: str, quote: str, value: str) -> str | None:
     """``value`` written as the body of a part quoted with ``quote`` (``""``, ``'"'`` or
     ``"'"``) in ``host``, without the quotes; ``None`` when it cannot be written so."""
-    if host == "jsonc":
-        return json.dumps(value, ensure_ascii=False)[1:-1] if quote == '"' else None
-    if host == "shell":
-        if quote == "'":
-            return value.replace("'", "'\\''")
-        if quote == '"':
-            return re.sub(r'([$`"\\])', r"\\\1", value)
-        if "\n" in value:
-            return None  # backslash-newline is a line continuation
-        return "".join(c if _SHELL_PLAIN.match(c) else "\\" + c for c in value)
-    if host == "dotenv":
-        if quote == "'":
-            return value.replace("\\", "\\\\").replace("'", "\\'")
-        if quote == '"':
-            return value.replace("\\", "\\\\").replace('"', '\\"')
-        return value
-    return None
+    module = host_module(host)
+    return module.encode_part(quote, value) if module is not None else None
 
 
 def encode_value(host: str, value: str, quote: str | None) -> list[str]:
     """Candidate raw texts (quotes included) for a whole value, the span's own quoting
     (``quote``, as in :class:`ValueSpan`) first."""
     order = ["", "'", '"']
-    if quote in order:
-        order.remove(quote)
-        order.insert(0, quote)
-    if host == "jsonc":
-        order = ['"']
+    if quote is not None:  # the span's own first (a Python ``"""`` too)
+        order = [quote, *(q for q in order if q != quote)]
     out = []
     for q in order:
         body = encode_part(host, q, value)
@@ -215,80 +178,12 @@ def value_edit(
     return None
 
 
-def _line_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
-    """(start of the line holding ``start``, end of the line holding ``end`` before its
-    line break, end after the line break)."""
-    ls = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-    m = re.compile(r"\r\n|\n|\r").search(text, end)
-    return (ls, m.start(), m.end()) if m else (ls, len(text), len(text))
-
-
-_DOTENV_BEFORE = re.compile(r"[ \t]*(?:export[ \t]+)?'?")
-_DOTENV_AFTER = re.compile(r"[ \t]*(?:#.*)?")
-_SHELL_STMT_START = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)[ \t]*(export[ \t]+)?$")
-_SHELL_STMT_END = re.compile(r"[ \t]*(?:$|[;&|)}#])")
-_SHELL_NEXT_WORD = re.compile(r"[ \t]+(?=[^ \t\r\n;&|)#])")
-
-
-def _dotenv_removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
-    ls, le, after = _line_bounds(text, span.name_start, span.raw_end)
-    if _DOTENV_BEFORE.fullmatch(text, ls, span.name_start) is None:
-        return None
-    if _DOTENV_AFTER.fullmatch(text, span.raw_end, le) is None:
-        return None
-    return f"Remove the `{span.variable}` line", TextEdit(ls, after, "")
-
-
-def _shell_removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
-    ls, le, _ = _line_bounds(text, span.name_start, span.raw_end)
-    nxt = _SHELL_NEXT_WORD.match(text, span.raw_end, le)
-    if nxt is not None:  # a command prefix: VAR= cmd -> cmd (it inherits the variable)
-        title = f"Remove `{span.variable}=` (the command inherits {span.variable})"
-        return title, TextEdit(span.name_start, nxt.end(), "")
-    head = _SHELL_STMT_START.search(text[ls : span.name_start])
-    if head is None or _SHELL_STMT_END.match(text, span.raw_end, le) is None:
-        return None
-    start = ls + head.start(1) if head.group(1) else span.name_start
-    return f"Replace with `unset {span.variable}`", TextEdit(
-        start, span.raw_end, f"unset {span.variable}"
-    )
-
-
-def _skip_blank(text: str, i: int, step: int) -> int:
-    while 0 <= i < len(text) and text[i] in " \t\r\n":
-        i += step
-    return i
-
-
-def _jsonc_removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
-    key = span.name_start - 1
-    if text[key : key + 1] != '"':
-        return None
-    ls, le, after = _line_bounds(text, key, span.raw_end)
-    j = _skip_blank(text, span.raw_end, 1)
-    own_line = not text[ls:key].strip()
-    if j < len(text) and text[j] == ",":  # remove "K": v, (and the line if it is its own)
-        rest = _skip_blank(text, j + 1, 1)
-        if own_line and not text[j + 1 : le].strip():
-            edit = TextEdit(ls, after, "")
-        else:
-            edit = TextEdit(key, rest if rest <= le else j + 1, "")
-    else:
-        k = _skip_blank(text, key - 1, -1)
-        alone = own_line and not text[span.raw_end : le].strip()
-        if k >= 0 and text[k] == ",":  # the last property: remove the comma before it
-            edit = TextEdit(k, le if alone else span.raw_end, "")
-        else:
-            edit = TextEdit(ls, after, "") if alone else TextEdit(key, span.raw_end, "")
-    return f'Remove the "{span.variable}" property', edit
-
-
 def removal_edit(host: str, text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     """A titled edit that removes ``span``'s assignment: the line in ``.env``,
     ``unset VAR`` for a shell statement (or dropping ``VAR=`` before a command), the
     property in JSONC (commas kept valid). ``None`` when there is no safe way."""
-    make = {"dotenv": _dotenv_removal, "shell": _shell_removal, "jsonc": _jsonc_removal}.get(host)
-    found = make(text, span) if make is not None else None
+    module = host_module(host)
+    found = module.removal(text, span) if module is not None else None
     if found is None or not verify(host, text, span, [found[1]], None):
         return None
     return found

@@ -18,16 +18,44 @@ Reported pairs are ``env`` entries where VS Code reads them:
 
 from __future__ import annotations
 
+import json
 import re
+from typing import TYPE_CHECKING
 
-import tree_sitter
-
-from ._ts import Parsed, Source, edit_tree, query
-from .base import FAMILY, ValueSpan
+from ._ts import Parsed, Source, edit_tree, query, query_cursor
+from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
+from .interface import TextEdit, line_bounds, no_notes
 from .json_strings import scan_string
 
+if TYPE_CHECKING:
+    import tree_sitter
+
 HOST = "jsonc"
+COMMENT = "//"
+NEVER_SET: str | None = None  # VS Code's lenient parser may still read such a string
+STRIPS_TRAILING_BLANKS = False
+
+
+def detect_name(name: str) -> bool:
+    """``launch.json``, ``tasks.json``, ``*.code-workspace``."""
+    lower = name.lower()
+    return lower in ("launch.json", "tasks.json") or lower.endswith(".code-workspace")
+
+
+def detect_content(name: str, head: str) -> bool:
+    """Never: known by its name."""
+    return False
+
+
+notes = no_notes
+
+
+def may_hold_values(text: str) -> bool:
+    """A family name, or a ``\\u`` escape (a key may spell one: ``"TORCH\\u005fLOGS"``)."""
+    return "\\u" in text or names_family(text)
+
+
 _PLATFORMS = frozenset({"linux", "windows", "osx"})
 _ANY = "*"  # an array element in a path
 
@@ -99,7 +127,7 @@ class _Frame:
         self.colon = False
 
 
-Candidate = tuple[str, tree_sitter.Node, tree_sitter.Node]  # variable, key, value
+Candidate = tuple[str, "tree_sitter.Node", "tree_sitter.Node"]  # variable, key, value
 
 
 def _error_kid(src: Source, f: _Frame, kid: tree_sitter.Node, out: list[Candidate]) -> _Path:
@@ -143,7 +171,7 @@ def _loose(root: tree_sitter.Node) -> set[int]:
     found: set[int] = set()
     if not root.has_error:
         return found
-    for _, captures in tree_sitter.QueryCursor(query("json", "(ERROR) @e")).matches(root):
+    for _, captures in query_cursor(query("json", "(ERROR) @e")).matches(root):
         node: tree_sitter.Node | None = captures["e"][0]
         if node is None or _trailing_comma(node):
             continue
@@ -222,7 +250,7 @@ def _query_candidates(
     subtree root: an array adds ``*``, a pair its key, as the walk does."""
     if not clean:
         return out
-    cursor = tree_sitter.QueryCursor(query("json", _KEYS_QUERY))
+    cursor = query_cursor(query("json", _KEYS_QUERY))
     for _, captures in cursor.matches(root):
         pair = captures["pair"][0]
         key = pair.child_by_field_name("key")
@@ -354,7 +382,7 @@ def _settled(root: tree_sitter.Node) -> bool:
     the recovery chosen, and with it the tree (found by the incremental property test)."""
     if not root.has_error:
         return True
-    cursor = tree_sitter.QueryCursor(query("json", "(ERROR) @e\n(MISSING) @m"))
+    cursor = query_cursor(query("json", "(ERROR) @e\n(MISSING) @m"))
     for _, captures in cursor.matches(root):
         if not all(_trailing_comma(node) for node in captures.get("e", [])):
             return False
@@ -429,3 +457,67 @@ def _extract_in_string(src: Source, cache: DocumentCache, parsed: Parsed) -> lis
     cache.computed = 0
     cache.store(src.text, spans, parsed, contexts)
     return spans
+
+
+def encode_part(quote: str, value: str) -> str | None:
+    """A JSON string body (``"`` -> ``\\"``, ``\\`` -> ``\\\\``, control characters as
+    escapes); ``None`` for any quoting but ``"``."""
+    return json.dumps(value, ensure_ascii=False)[1:-1] if quote == '"' else None
+
+
+def _skip_blank(text: str, i: int, step: int) -> int:
+    while 0 <= i < len(text) and text[i] in " \t\r\n":
+        i += step
+    return i
+
+
+def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """The property, with the commas around it kept valid (and its line when it is
+    alone on it)."""
+    key = span.name_start - 1
+    if text[key : key + 1] != '"':
+        return None
+    ls, le, after = line_bounds(text, key, span.raw_end)
+    j = _skip_blank(text, span.raw_end, 1)
+    own_line = not text[ls:key].strip()
+    if j < len(text) and text[j] == ",":  # remove "K": v, (and the line if it is its own)
+        rest = _skip_blank(text, j + 1, 1)
+        if own_line and not text[j + 1 : le].strip():
+            edit = TextEdit(ls, after, "")
+        else:
+            edit = TextEdit(key, rest if rest <= le else j + 1, "")
+    else:
+        k = _skip_blank(text, key - 1, -1)
+        alone = own_line and not text[span.raw_end : le].strip()
+        if k >= 0 and text[k] == ",":  # the last property: remove the comma before it
+            edit = TextEdit(k, le if alone else span.raw_end, "")
+        else:
+            edit = TextEdit(ls, after, "") if alone else TextEdit(key, span.raw_end, "")
+    return f'Remove the "{span.variable}" property', edit
+
+
+_JSON_KEY = re.compile(r'(?:^|[{,])[ \t]*"([A-Za-z0-9_]*)$')
+_JSON_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|[{}]', re.S)
+_ENV_KEY = re.compile(r'"env"\s*:\s*$')
+
+
+def _in_env_object(text: str) -> bool:
+    """Whether the end of ``text`` (a JSONC prefix) is directly inside an ``"env"``
+    object: the innermost open ``{`` follows ``"env":``."""
+    stack: list[int] = []
+    for m in _JSON_TOKEN.finditer(text):
+        tok = m.group()
+        if tok == "{":
+            stack.append(m.start())
+        elif tok == "}" and stack:
+            stack.pop()
+    return bool(stack) and _ENV_KEY.search(text[: stack[-1]]) is not None
+
+
+def typed_name(text: str, offset: int) -> str | None:
+    """As a key of an ``env`` object."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    m = _JSON_KEY.search(text[line_start:offset])
+    if m is None or not _in_env_object(text[: line_start + m.start(1) - 1]):
+        return None
+    return m.group(1)

@@ -19,16 +19,59 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-
-import tree_sitter
+from typing import TYPE_CHECKING
 
 from . import toplevel
 from ._ts import Source
-from .base import FAMILY, ValueSpan
+from .base import FAMILY, ValueSpan, names_family
 from .bash_parse import parse_bash
 from .incremental import DocumentCache
+from .interface import TextEdit, line_before, line_bounds, no_notes
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 HOST = "shell"
+COMMENT = "#"
+NEVER_SET: str | None = "bash stops with a syntax error (unexpected end of file)"
+STRIPS_TRAILING_BLANKS = False
+_SHELLS = frozenset({"sh", "bash", "zsh", "ksh", "dash", "mksh", "ash"})
+_SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
+_DOTFILES = frozenset({".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv", ".zprofile"})
+
+
+def detect_name(name: str) -> bool:
+    """``*.sh``, ``*.bash``, ``*.zsh``, ``*.ksh``, ``.envrc`` (direnv runs it with bash)
+    and ``.bashrc``-style dotfiles."""
+    lower = name.lower()
+    return (
+        lower == ".envrc"
+        or lower.endswith((".sh", ".bash", ".zsh", ".ksh"))
+        or (lower in _DOTFILES)
+    )
+
+
+def _program(path: str) -> str:
+    return re.split(r"[/\\]", path)[-1]
+
+
+def detect_content(name: str, head: str) -> bool:
+    """A file without an extension whose shebang names sh, bash, zsh, ksh or dash
+    (``#!/usr/bin/env bash`` too)."""
+    if "." in name.lstrip("."):
+        return False
+    first = head.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    m = _SHEBANG.match(first)
+    if m is None:
+        return False
+    program = _program(m.group(1))
+    if program == "env" and m.group(2):  # #!/usr/bin/env bash, #!/usr/bin/env -S bash
+        program = _program(m.group(2))
+    return program in _SHELLS
+
+
+may_hold_values = names_family
+notes = no_notes
 _META = frozenset(" \t\n;&|<>()")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")
@@ -599,3 +642,50 @@ def _following_assignments(text: str, pos: int, seen: set[int]) -> list[tuple[st
             break
         pos = end
     return found
+
+
+_SHELL_PLAIN = re.compile(r"[\w+\-.,/:@%=^]")
+
+
+def encode_part(quote: str, value: str) -> str | None:
+    """``value`` as the body of a part quoted with ``quote``: unquoted words escape with
+    ``\\`` everything but letters, digits and ``_+-.,/:@%=^`` (``None`` for a newline,
+    which would be a line continuation); ``"..."`` escapes ``$ ` " \\``; ``'...'``
+    writes ``'`` as ``'\\''``."""
+    if quote == "'":
+        return value.replace("'", "'\\''")
+    if quote == '"':
+        return re.sub(r'([$`"\\])', r"\\\1", value)
+    if "\n" in value:
+        return None  # backslash-newline is a line continuation
+    return "".join(c if _SHELL_PLAIN.match(c) else "\\" + c for c in value)
+
+
+_STMT_START = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)[ \t]*(export[ \t]+)?$")
+_STMT_END = re.compile(r"[ \t]*(?:$|[;&|)}#])")
+_NEXT_WORD = re.compile(r"[ \t]+(?=[^ \t\r\n;&|)#])")
+
+
+def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """``unset VAR`` for a statement, or dropping ``VAR=`` before a command."""
+    ls, le, _ = line_bounds(text, span.name_start, span.raw_end)
+    nxt = _NEXT_WORD.match(text, span.raw_end, le)
+    if nxt is not None:  # a command prefix: VAR= cmd -> cmd (it inherits the variable)
+        title = f"Remove `{span.variable}=` (the command inherits {span.variable})"
+        return title, TextEdit(span.name_start, nxt.end(), "")
+    head = _STMT_START.search(text[ls : span.name_start])
+    if head is None or _STMT_END.match(text, span.raw_end, le) is None:
+        return None
+    start = ls + head.start(1) if head.group(1) else span.name_start
+    return f"Replace with `unset {span.variable}`", TextEdit(
+        start, span.raw_end, f"unset {span.variable}"
+    )
+
+
+_NAME_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)?$")
+
+
+def typed_name(text: str, offset: int) -> str | None:
+    """At the start of a line, after ``export``."""
+    m = _NAME_LINE.match(line_before(text, offset))
+    return None if m is None else m.group(1) or ""

@@ -26,11 +26,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-
-import tree_sitter
+from typing import TYPE_CHECKING
 
 from .bash_parse import parse_bash
 from .incremental import Edit, diff, near_escape
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 #: What an edit may remove and insert for a window: characters that only ever continue a
 #: word (typing a value). Quotes, backslashes, ``$``, ``=``, blanks and operators can move

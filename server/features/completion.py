@@ -11,6 +11,7 @@ import cattrs
 from lsprotocol import types
 
 from torch_logs_lsp.core.family import LOG_RECORD_FIELDS, NAMED_FORMATS, since
+from torch_logs_lsp.core.hosts import host_module
 from torch_logs_lsp.core.hosts.base import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import fallback_finder
@@ -73,10 +74,12 @@ def _after_trailing_blanks(state: DocumentState, offset: int) -> ValueSpan | Non
     """An unquoted .env value whose trailing blanks python-dotenv strips: a cursor after
     ``TORCH_LOGS=+dynamo, `` is still typing that value (whitespace after a comma is
     allowed), so it belongs to the span."""
+    module = host_module(state.host) if state.host is not None else None
+    if module is None or not module.STRIPS_TRAILING_BLANKS:
+        return None
     for span, _ in state.entries:
         if (
-            span.host == "dotenv"
-            and span.quote == ""
+            span.quote == ""
             and span.value is not None
             and span.value.endswith(",")
             and span.content_end < offset
@@ -86,44 +89,17 @@ def _after_trailing_blanks(state: DocumentState, offset: int) -> ValueSpan | Non
     return None
 
 
-_NAME_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)?$")
-_JSON_KEY = re.compile(r'(?:^|[{,])[ \t]*"([A-Za-z0-9_]*)$')
-_JSON_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|[{}]', re.S)
-_ENV_KEY = re.compile(r'"env"\s*:\s*$')
-
-
-def _in_env_object(text: str) -> bool:
-    """Whether the end of ``text`` (a JSONC prefix) is directly inside an ``"env"``
-    object: the innermost open ``{`` follows ``"env":``."""
-    stack: list[int] = []
-    for m in _JSON_TOKEN.finditer(text):
-        tok = m.group()
-        if tok == "{":
-            stack.append(m.start())
-        elif tok == "}" and stack:
-            stack.pop()
-    return bool(stack) and _ENV_KEY.search(text[: stack[-1]]) is not None
-
-
 def variable_completions(
     state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
 ) -> types.CompletionList | None:
-    """The six TORCH_LOGS family names while typing a variable name: at the start of a
-    line in a .env or shell file (after ``export``), or as a key of a launch.json /
-    tasks.json ``env`` object. ``None`` elsewhere."""
-    line_start = state.text.rfind("\n", 0, offset) + 1
-    before = state.text[line_start:offset]
-    if state.host in ("dotenv", "shell"):
-        m = _NAME_LINE.match(before)
-    elif state.host == "jsonc":
-        m = _JSON_KEY.search(before)
-        if m is not None and not _in_env_object(state.text[: line_start + m.start(1) - 1]):
-            m = None
-    else:
-        m = None
-    if m is None:
+    """The six TORCH_LOGS family names while typing a variable name where the host says
+    one may go (``typed_name``: at the start of a line in a .env or shell file, after
+    ``export``, or as a key of a launch.json / tasks.json ``env`` object). ``None``
+    elsewhere."""
+    module = host_module(state.host) if state.host is not None else None
+    word = module.typed_name(state.text, offset) if module is not None else None
+    if word is None:
         return None
-    word = m.group(1) or ""
     if not "TORCH_".startswith(word.upper()[:6]):
         return None
     end = offset

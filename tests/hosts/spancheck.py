@@ -20,8 +20,9 @@ def check_span(text: str, span: ValueSpan, *, exact_name: bool = True) -> None:
     prev_end = span.content_start
     for i, (s, e) in enumerate(zip(span.char_starts, span.char_ends, strict=True)):
         assert prev_end <= s < e <= span.content_end, (i, span)
-        if e - s == 1:
-            assert text[s] == span.value[i], (i, span)
+        if e - s == 1:  # a lone CR in a Python string reads as LF, as Python's tokenizer does
+            cr = span.host == "python" and text[s] == "\r" and span.value[i] == "\n"
+            assert text[s] == span.value[i] or cr, (i, span)
         prev_end = e
     # The documented helpers work on every index.
     for i in range(len(span.value) + 1):

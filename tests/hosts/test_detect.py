@@ -34,7 +34,9 @@ from torch_logs_lsp.core import hosts
         ("/w/train", "#!/bin/dash", "shell"),
         ("/w/train", "#!/usr/bin/env python3\n", None),
         ("/w/train", "TORCH_LOGS=x\n", None),
-        ("/w/train.py", "#!/bin/bash\n", None),
+        ("/w/train.py", "#!/bin/bash\n", "python"),
+        ("/w/stub.pyi", "", None),
+        ("/w/.env.py", "", "dotenv"),
         ("/w/settings.json", "", None),
         ("/w/environment.yml", "", None),
         ("/w/.envrc.bak", "", None),
@@ -60,7 +62,7 @@ def test_detect_host(path: str, text: str, expected: str | None) -> None:
 
 
 def test_dispatch() -> None:
-    assert hosts.HOST_KINDS == ("dotenv", "jsonc", "shell")
+    assert hosts.HOST_KINDS == ("shell", "dotenv", "jsonc", "python")
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
     doc = '{"configurations": [{"env": {"TORCH_LOGS": "a"}}]}'
@@ -75,6 +77,17 @@ def test_tree_sitter_hosts_are_imported_lazily() -> None:
     code = (
         "import sys; from torch_logs_lsp.core import hosts; "
         "hosts.extract('shell', 'no family here'); "
+        "assert 'tree_sitter' not in sys.modules, sorted(sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_detection_imports_no_parser() -> None:
+    """Every host module is imported to detect a file; none loads its parser then."""
+    code = (
+        "import sys; from torch_logs_lsp.core import hosts; "
+        "assert hosts.detect_host('/w/run.sh', '') == 'shell'; "
+        "assert hosts.detect_host('/w/x', '#!/bin/sh') == 'shell'; "
         "assert 'tree_sitter' not in sys.modules, sorted(sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

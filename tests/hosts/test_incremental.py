@@ -37,6 +37,13 @@ SEEDS = {
         'f() {\n  local TORCH_LOGS="guards"\n}\ncase $x in\n  a) TORCH_LOGS=+inductor ;;\nesac\n'
         "echo 'TORCH_LOGS=q'\nenv TORCH_LOGS=x python -c 'pass'\n\nTORCH_LOGS=$'\\x2bdynamo'\n"
     ),
+    "python": (
+        'import os\nos.environ["TORCH_LOGS"] = "+dynamo,aot_g"  # c\n'
+        'os.environ.setdefault("TORCH_TRACE", r"/t\\x")\nx = "TORCH_LOGS"\n'
+        'subprocess.run(c, env={**os.environ, "TORCH_LOGS": ("a,"\n  "\\x2bguards")})\n'
+        'd = dict(TORCH_LOGS=f"{x}", TORCH_LOGS_OUT="o") "p"\ndef f(:\n  """TORCH_LOGS=x"""\n'
+        "env[\"TORCH_LOGS\"] = '''+inductor''' \"x\"\n"
+    ),
 }
 HOST_OF = {"shell-clean": "shell"}
 
@@ -52,6 +59,9 @@ _pieces = st.sampled_from(
         "+dynamo,",
         "aot_g",
         "${X}",
+        '"] = "',
+        "f",
+        ' "',
     ]
 )
 _insert = st.lists(_pieces, max_size=6).map("".join)
@@ -139,6 +149,26 @@ def test_typing_in_a_clean_script_equals_fresh(
     """Mostly word characters (the edits that go through toplevel windows), now and then a
     character that makes a window decline; incremental equals fresh after every edit."""
     check_sequence("shell-clean")((edits, repeat))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=_typing, repeat=st.integers(1, 3))
+def test_typing_in_python_equals_fresh(edits: list[tuple[float, float, str]], repeat: int) -> None:
+    check_sequence("python")((edits, repeat))
+
+
+def test_python_edit_in_a_value_is_not_parsed() -> None:
+    """In a module without syntax errors typing in a value only edits the tree (it is
+    then stale: told about the edit, not parsed); with an error the module is parsed."""
+    clean = 'import os\nos.environ["TORCH_LOGS"] = "+dynamo,aot_g"\nenv = {"TORCH_TRACE": "/t"}\n'
+    for text, parsed in ((clean * 30, False), (SEEDS["python"] * 30, True)):
+        cache = DocumentCache()
+        first = hosts.extract("python", text, cache)
+        at = text.index("aot_g", len(text) // 2)
+        edited = text[:at] + "x😀" + text[at:]
+        assert hosts.extract("python", edited, cache) == hosts.extract("python", edited)
+        assert (cache.computed, cache.reused) == (1, len(first) - 1)
+        assert cache.state.stale is not parsed
 
 
 def test_shell_edit_parses_only_its_statements() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torch_logs_lsp.core.hosts import dotenv, jsonc, shell
+from torch_logs_lsp.core.hosts import dotenv, jsonc, python, shell
 from torch_logs_lsp.core.hosts.base import ValueSpan
 
 from .spancheck import check_spans
@@ -18,6 +18,7 @@ EXTRACTORS: dict[str, Extractor] = {
     "dotenv": dotenv.extract,
     "jsonc": jsonc.extract,
     "shell": shell.extract,
+    "python": python.extract,
 }
 
 VALID = {
@@ -26,6 +27,8 @@ VALID = {
     ' "TORCH_TRACE": "/t",},},]}\n',
     "shell": "export TORCH_LOGS=\"+dynamo,\"'guards' \\\n  TORCH_TRACE=$'/t\\x41'\n"
     "TORCH_LOGS=aot env -i TORCH_LOGS_OUT=x python train.py\n",
+    "python": 'import os\nos.environ["TORCH_LOGS"] = ("+dyn" r"amo,\\x"\n  "\\N{PLUS SIGN}g")\n'
+    'subprocess.run(c, env=dict(os.environ, TORCH_TRACE="""/t\r\nx"""))\n',
 }
 
 _junk_chars = st.sampled_from(
@@ -78,11 +81,14 @@ BIG = 100_000
         ("shell", "TORCH_LOGS=" + "a\\ " * BIG),
         ("shell", "TORCH_LOGS='" + "x" * BIG),
         ("shell", "$(" * 5000 + "TORCH_LOGS=a"),
+        ("python", 'os.environ["TORCH_LOGS"] = "' + "\\x61" * BIG + '"'),
+        ("python", 'os.environ["TORCH_LOGS"] = (' + '"a" ' * BIG + ")"),
+        ("python", "(" * 5000 + 'os.environ["TORCH_LOGS"] = "a"'),
     ],
 )
 def test_huge_inputs(host: str, text: str) -> None:
     spans = EXTRACTORS[host](text)
-    assert spans or host == "jsonc"
+    assert spans or host in ("jsonc", "python")
     for span in spans:
         assert 0 <= span.raw_start <= span.raw_end <= len(text)
 

@@ -52,7 +52,7 @@ const STATUS_REQUEST = 'torchLogs/status';
 
 const SCHEMES = ['file', 'untitled'];
 export const DOCUMENT_SELECTOR: { scheme: string; language?: string; pattern?: string }[] = [
-  ...['dotenv', 'shellscript'].flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
+  ...['dotenv', 'shellscript', 'python'].flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
   ...['**/.env', '**/.env.*', '**/*.env', '**/.vscode/launch.json', '**/.vscode/tasks.json', '**/*.code-workspace'].map(
     (pattern) => ({ scheme: 'file', pattern }),
   ),

@@ -1,0 +1,120 @@
+"""The host interface: what every host module provides, and the edit type it returns.
+
+A host (the file kind a value lives in) is one module of this package that defines the
+names of :class:`Host`; ``core/hosts/__init__.py`` lists the modules in one table
+(:data:`~torch_logs_lsp.core.hosts.HOST_KINDS`) and everything else (detection,
+extraction, edits, the CLI's TL108, completion of variable names) goes through it, so a
+new host is one module and one table entry. A host module must be cheap to import
+(detection imports every one): a parser it needs is imported on first use.
+
+All offsets are **code points into the document text** (like :class:`~.base.ValueSpan`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from .base import ValueSpan
+    from .incremental import DocumentCache
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the document's ``[start, end)`` (code points) with ``new_text``."""
+
+    start: int
+    end: int
+    new_text: str
+
+
+class Note(NamedTuple):
+    """A host's own warning about a span (the checker adds it to the span's analysis,
+    over the whole value): ``span_index`` into the spans, a diagnostic ``code``, a
+    message."""
+
+    span_index: int
+    code: str
+    message: str
+
+
+class Host(Protocol):
+    """The names a host module defines (checked by mypy against every module in the
+    table; ``self`` is the module)."""
+
+    #: The host kind: the module's name, and :attr:`ValueSpan.host` of its spans.
+    HOST: str
+    #: What starts a comment to the end of the line (``"#"``, ``"//"``): pin comments
+    #: (``# torch-logs: torch=2.4``) are written with it.
+    COMMENT: str
+    #: Why a quote left open to the end of a saved file means the variable is never set
+    #: (the CLI's TL108), or ``None`` when that is not certain for this host.
+    NEVER_SET: str | None
+    #: Whether the reader strips blanks after an unquoted value (so a cursor after
+    #: ``TORCH_LOGS=+dynamo, `` is still in the value, for completion).
+    STRIPS_TRAILING_BLANKS: bool
+
+    def detect_name(self, name: str) -> bool:
+        """Whether a file named ``name`` (a base name, any case) is of this host."""
+        ...
+
+    def detect_content(self, name: str, head: str) -> bool:
+        """Whether a file named ``name`` that no host claims by name is of this host by
+        its first characters ``head`` (a shebang)."""
+        ...
+
+    def may_hold_values(self, text: str) -> bool:
+        """A cheap test (substring searches): ``False`` only when ``text`` certainly has
+        no value span, so it need not be parsed."""
+        ...
+
+    def extract(self, text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+        """The value spans of ``text`` in document order (see :class:`ValueSpan`), reusing
+        ``cache`` (one per open document) when given with the same result. Never raises."""
+        ...
+
+    def encode_part(self, quote: str, value: str) -> str | None:
+        """``value`` written as the body of a part quoted with ``quote`` (a span's
+        :attr:`~ValueSpan.quote`), without the quotes; ``None`` when it cannot be."""
+        ...
+
+    def removal(self, text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+        """A titled edit that removes ``span``'s assignment (verified by the caller), or
+        ``None`` when there is no safe one."""
+        ...
+
+    def notes(self, text: str, spans: list[ValueSpan]) -> list[Note]:
+        """Warnings that follow from where the spans (``extract(text)``) sit in the
+        document (the Python host: a value set after ``import torch``); ``[]`` for most."""
+        ...
+
+    def typed_name(self, text: str, offset: int) -> str | None:
+        """The start of a variable name being typed at ``offset`` (``""`` when none is
+        typed yet) where the name of a family variable may go, else ``None``."""
+        ...
+
+
+def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """:meth:`Host.notes` of a host that has none."""
+    return []
+
+
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")
+
+
+def line_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
+    """(start of the line holding ``start``, end of the line holding ``end`` before its
+    line break, end after the line break)."""
+    ls = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    m = _LINE_BREAK.search(text, end)
+    return (ls, m.start(), m.end()) if m else (ls, len(text), len(text))
+
+
+def line_before(text: str, offset: int) -> str:
+    """The text of ``offset``'s line before it (up to the previous ``\\n``)."""
+    return text[text.rfind("\n", 0, offset) + 1 : offset]
+
+
+__all__ = ["Host", "Note", "TextEdit", "line_before", "line_bounds", "no_notes"]

@@ -1,0 +1,318 @@
+"""The Python host: values of the TORCH_LOGS family written in Python source (``*.py``).
+
+tree-sitter-python finds the structure, so half-typed code (an unclosed parenthesis, a
+broken ``def``) still reads what is complete; each string literal is then decoded from the
+document text by :mod:`.py_strings`, exactly as Python reads it. A document without a
+family name costs one substring search per name and is never parsed.
+
+What counts as a value (``K`` a family name written as a static ``str`` literal, ``v`` the
+value expression):
+
+- ``m[K] = v`` on any mapping (``os.environ``, ``environ``, an ``env`` dict being built);
+- calls named ``setdefault(K, v)``, ``putenv(K, v)`` (``os.putenv``), ``setenv(K, v)``
+  (pytest's ``monkeypatch``);
+- keyword arguments ``K=v`` of calls named ``update`` (``os.environ.update(...)``) and
+  ``dict`` (``dict(os.environ, K=v)``, ``mock.patch.dict(os.environ, K=v)``);
+- ``K: v`` in any dict display: ``os.environ.update({...})``, ``patch.dict(os.environ,
+  {...})`` (decorators too), ``{**os.environ, K: v}``, ``subprocess.run(..., env={...})``,
+  ``os.execve(path, args, {...})``.
+
+Reads (``os.environ[K]`` as an expression, ``os.environ.get(K)``, ``os.getenv(K)``) and
+names in comments or docstrings are not values. ``v`` is static when it is a ``str``
+literal or an implicit concatenation of them (parentheses allowed); anything else (an
+f-string, a name, a call, ``%``, ``.format()``, ``+``, a bytes literal) gives
+``value=None``: no finding. A key written with escapes (``"TORCH\\x5fLOGS"``) is not
+found (family names are located by substring search).
+
+Calls are recognized in one place, :data:`_CALLS` (by the last name of the called
+expression): the place to hand other calls (``torch._logging.set_logs(...)``) to their
+own checks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ._ts import Parsed, Source, edit_tree
+from .base import FAMILY, ValueSpan, names_family
+from .incremental import DocumentCache, diff, near_escape
+from .interface import Note, TextEdit, line_before
+from .python_values import key_of, unterminated, unwrap, value_span
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+HOST = "python"
+COMMENT = "#"
+NEVER_SET: str | None = None  # Python refuses to run the file; nothing to add
+STRIPS_TRAILING_BLANKS = False
+_NEEDLES = re.compile(
+    rb"TORCH_LOGS(?:_OUT|_FORMAT|_TRACE_ID_FILTER)?|TORCH_TRACE|TORCH_COMPILE_DEBUG"
+)
+
+
+def detect_name(name: str) -> bool:
+    """``*.py``."""
+    return name.lower().endswith(".py")
+
+
+def detect_content(name: str, head: str) -> bool:
+    """Never: a Python file is known by its name."""
+    return False
+
+
+may_hold_values = names_family
+
+#: Calls whose arguments hold a family value: the last name of the called expression ->
+#: how the value is passed (``"pair"``: ``f(K, v)``; ``"keywords"``: ``f(K=v)``).
+_CALLS = {"setdefault": "pair", "putenv": "pair", "setenv": "pair"}
+_CALLS.update({"update": "keywords", "dict": "keywords"})
+
+
+def _call_name(call: tree_sitter.Node) -> str | None:
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "attribute":
+        fn = fn.child_by_field_name("attribute")
+    if fn is None or fn.type != "identifier" or fn.text is None:
+        return None
+    return fn.text.decode("utf-8", "replace")
+
+
+def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The value expression assigned to the family name ``key`` (a string or a keyword
+    identifier), or ``None`` when the name is not assigned there (a read, a comment)."""
+    parent = key.parent
+    if parent is None:
+        return None
+    kind = parent.type
+    if kind == "pair" and parent.child_by_field_name("key") == key:
+        return parent.child_by_field_name("value")
+    if kind == "subscript" and parent.child_by_field_name("subscript") == key:
+        outer = parent.parent
+        if outer is None or outer.type != "assignment":
+            return None
+        if outer.child_by_field_name("left") != parent:
+            return None  # a read
+        right = outer.child_by_field_name("right")
+        while right is not None and right.type == "assignment":  # a[K] = b = v
+            right = right.child_by_field_name("right")
+        return right
+    if kind == "keyword_argument" and parent.child_by_field_name("name") == key:
+        args = parent.parent
+        call = args.parent if args is not None else None
+        if (
+            call is not None
+            and call.type == "call"
+            and _CALLS.get(_call_name(call) or "") == ("keywords")
+        ):
+            return parent.child_by_field_name("value")
+        return None
+    if kind == "argument_list":
+        call = parent.parent
+        if call is None or call.type != "call" or _CALLS.get(_call_name(call) or "") != "pair":
+            return None
+        positional = [c for c in parent.named_children if c.type != "comment"]
+        if len(positional) >= 2 and positional[0] == key:
+            second = positional[1]
+            if second.type not in ("keyword_argument", "list_splat", "dictionary_splat"):
+                return second
+    return None
+
+
+def _string_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The ``string`` node holding a found name (its content), or the keyword name."""
+    if node.type == "identifier":
+        return node
+    while node is not None and node.type != "string":
+        if node.type not in ("string_content", "string_start", "string_end"):
+            return None
+        parent = node.parent
+        if parent is None:
+            return None
+        node = parent
+    return node
+
+
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+    """Find the TORCH_LOGS-family values in Python source (see the module docstring).
+
+    Returns one :class:`ValueSpan` per assignment, in document order, with every offset a
+    code point index into ``text``; ``name_start``/``name_end`` cover the key string's body
+    (or the keyword); ``quote`` is the literal's quote delimiter (``'``, ``"``, ``'\'\''``,
+    ``\"\"\"``; ``None`` for an implicit concatenation). Each family name in the text is
+    looked up in the tree (no walk over the whole tree). With ``cache`` (one per open
+    document) an edit inside the body of a string value that changes no quote, backslash,
+    brace or line break, in a module without syntax errors, is not parsed at all
+    (:func:`_extract_in_value`); any other edit parses afresh and reuses the spans away
+    from it. The result is the same. Never raises.
+    """
+    src = Source(text)
+    edit = cache.edit_for(HOST, text) if cache is not None else None
+    if cache is not None and edit is not None and isinstance(cache.state, Parsed):
+        moved = _extract_in_value(src, cache, cache.state)
+        if moved is not None:
+            return moved
+    tree = src.parse("python")
+    root = tree.root_node
+    spans: dict[int, ValueSpan] = {}
+    contexts: dict[int, object] = {}  # name start -> the value node's type
+    for m in _NEEDLES.finditer(src.data):
+        node = root.named_descendant_for_byte_range(m.start(), m.end())
+        key = _string_of(node) if node is not None else None
+        if key is None:
+            continue
+        if key.type == "identifier":
+            word = key.text.decode("utf-8", "replace") if key.text is not None else ""
+            found = (word, src.cp(key.start_byte), src.cp(key.end_byte)) if word in FAMILY else None
+        else:
+            found = key_of(src, key)
+        if found is None or found[1] in spans:
+            continue
+        if key.type == "string":
+            typing = unterminated(src, found, key)
+            if typing is not None:
+                spans[found[1]] = typing
+                contexts[found[1]] = "open"
+                continue
+        value = unwrap(_value_of(src, key))
+        if value is None:
+            continue
+        span = None
+        if cache is not None:
+            start = src.cp(value.start_byte)
+            span = cache.reusable(edit, found[0], found[1], start, value.type)
+            if span is not None and span.raw_end != src.cp(value.end_byte):
+                span = None  # an implicit concatenation grew or shrank
+                cache.reused -= 1
+        spans[found[1]] = span or value_span(src, found[0], (found[1], found[2]), value)
+        contexts[found[1]] = value.type
+    out = sorted(spans.values(), key=lambda s: s.name_start)
+    if cache is not None:
+        cache.computed = len(out) - cache.reused
+        cache.store(text, out, Parsed(src.data, tree, settled=not root.has_error), contexts)
+    _remember(text, tree)
+    return out
+
+
+#: Bytes whose insertion or removal can change where a literal ends, what an escape
+#: reads, an f-string's replacement fields or a line.
+_BREAKERS = re.compile(rb"[\"'\\{}\r\n]")
+
+
+def _extract_in_value(src: Source, cache: DocumentCache, parsed: Parsed) -> list[ValueSpan] | None:
+    """:func:`extract` for an edit strictly inside the body of one string literal of a
+    span's value in a module without syntax errors (where tree-sitter recovers from an
+    error, it weighs the tokens it skips, so typing in a string can change the recovery),
+    changing no quote, backslash, brace or line break: the tokens, hence
+    the tree's shape and every assignment, stay as they were, so the tree is only told
+    about the edit, the spans after it move and the edited span is decoded again.
+    ``None`` for any other edit (nothing is changed then)."""
+    old_text, old_spans = cache.text, cache.spans
+    if old_text is None or old_spans is None or not parsed.settled:
+        return None  # tree-sitter's error recovery may read an edited text otherwise
+    edit = diff(parsed.data, src.data)
+    if edit is None:
+        return None
+    if _BREAKERS.search(parsed.data[edit.start : edit.old_end]) or _BREAKERS.search(
+        src.data[edit.start : edit.new_end]
+    ):
+        return None
+    if near_escape(src.data, edit.start):
+        return None
+    node = parsed.tree.root_node.descendant_for_byte_range(edit.start, edit.old_end)
+    string = _string_of(node) if node is not None and node.type != "identifier" else None
+    if string is None or string.type != "string" or string.has_error:
+        return None
+    kids = string.children
+    if len(kids) < 2 or kids[0].type != "string_start" or kids[-1].type != "string_end":
+        return None
+    if not kids[0].end_byte <= edit.start <= edit.old_end <= kids[-1].start_byte:
+        return None
+    delta = len(src.text) - len(old_text)
+    start, old_end = src.cp(edit.start), src.cp(edit.new_end) - delta
+    owner = [s for s in old_spans if s.content_start <= start and old_end <= s.content_end]
+    if len(owner) != 1 or owner[0].value is None:
+        return None
+    span = owner[0]
+    edit_tree(parsed, src.data, edit)
+    value = parsed.tree.root_node.descendant_for_byte_range(edit.start, edit.new_end)
+    while value is not None and value.parent is not None:
+        up = value.parent
+        if src.cp(up.start_byte) < span.raw_start or src.cp(up.end_byte) > span.raw_end + delta:
+            break
+        value = up
+    if value is None:
+        return None
+    new = value_span(src, span.variable, (span.name_start, span.name_end), value)
+    if new.raw_start != span.raw_start or new.raw_end != span.raw_end + delta:
+        return None  # cannot happen: the value's extent moved only by the edit
+    spans: list[ValueSpan] = []
+    contexts: dict[int, object] = {}
+    for old in old_spans:
+        context = cache.context_of(old.name_start)
+        moved = new if old is span else old.moved(delta) if old.name_start > start else old
+        contexts[moved.name_start] = context
+        spans.append(moved)
+    cache.reused, cache.computed = len(spans) - 1, 1
+    cache.store(src.text, spans, parsed, contexts)
+    _remember(src.text, parsed.tree)
+    return spans
+
+
+def encode_part(quote: str, value: str) -> str | None:
+    """``value`` as the body of a (not raw) literal with quote delimiter ``quote``:
+    ``\\`` and the quote character escaped, line breaks and other characters that are
+    not printable as escapes (``\\n``, ``\\x00``, ``\\u2028``); ``None`` for another
+    ``quote``."""
+    if quote not in ("'", '"', "'''", '"""'):
+        return None
+    out = []
+    for c in value:
+        if c == "\\" or c == quote[0]:
+            out.append("\\" + c)
+        elif not c.isprintable():
+            out.append(repr(c)[1:-1])
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+#: The last document extracted and its tree (reused by :func:`notes` for the same text).
+_last: list[tuple[str, tree_sitter.Tree]] = []
+
+
+def _remember(text: str, tree: tree_sitter.Tree) -> None:
+    _last[:] = [(text, tree)]
+
+
+def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """TL501 for a value set in this process after ``import torch`` (see
+    :mod:`.python_order`)."""
+    from .python_order import late_writes
+
+    tree = _last[0][1] if _last and _last[0][0] == text else None
+    return late_writes(text, spans, tree)
+
+
+def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """None: removing a Python statement or a dict entry is left to the user."""
+    return None
+
+
+#: A key string being typed where a family value can follow: ``environ["``,
+#: ``.setdefault("`` (``setenv``, ``putenv``), or a dict key after ``{`` / ``,``.
+_KEY_TYPED = re.compile(
+    r"""(?:\[|\b(?:setdefault|setenv|putenv)\(|[{,])[ \t]*[rRuU]?["']([A-Z][A-Z_]*)$"""
+)
+
+
+def typed_name(text: str, offset: int) -> str | None:
+    """The start of a key string being typed (``os.environ["TORCH_``, ``{"TORCH_``,
+    ``setdefault("T``): at least its first letter, upper case (an empty string after a
+    quote is left alone: most strings are not family names)."""
+    line = line_before(text, offset)
+    m = _KEY_TYPED.search(line)
+    if m is None or not "TORCH_".startswith(m.group(1)[:6]) or "#" in line[: m.start()]:
+        return None  # (a ``#`` before it: a comment, or a string holding one; left alone)
+    return m.group(1)

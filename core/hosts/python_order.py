@@ -1,0 +1,216 @@
+"""The import-order trap of the Python host: a value set in this process after
+``import torch`` has no effect (diagnostic code :data:`LATE`).
+
+torch reads ``TORCH_LOGS``, ``TORCH_LOGS_OUT``, ``TORCH_LOGS_FORMAT``, ``TORCH_TRACE`` and
+``TORCH_LOGS_TRACE_ID_FILTER`` once, in ``torch._logging._init_logs()``, which ``import
+torch`` runs (torch 2.13 ``torch/__init__.py``; ``_internal.py`` reads them nowhere
+else). ``TORCH_COMPILE_DEBUG`` is left out: the compiler's config modules, imported later,
+read it too.
+
+A finding needs all of these, so that it is never a guess:
+
+- the write changes this process's environment: ``os.environ[K] = v`` / ``environ[K] =
+  v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)`` (not ``os.putenv``,
+  which ``os.environ`` never sees, nor a child process's ``env``, nor a test fixture);
+- it runs at module level (statements in module-level ``if``/``for``/``while``/``try``/
+  ``with`` blocks count; not in a ``class``, a lambda or a region tree-sitter could not
+  parse), or in a function of the module (not a method, not nested) whose name the text
+  mentions only in its ``def`` and in calls ``f(...)`` of module-level code after the
+  import (then the function can only run after torch was imported);
+- an unconditional ``import torch`` / ``import torch.x`` / ``from torch... import ...`` (a
+  direct statement of the module) comes before it;
+- nothing after it can re-read the variables: no ``_init_logs`` and no ``set_logs`` in
+  the rest of the text (for a write in a function: in the whole text).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ._ts import Source
+from .interface import Note
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from .base import ValueSpan
+
+#: The code of the finding.
+LATE = "TL501"
+#: The variables torch reads only at import.
+READ_AT_IMPORT = frozenset(
+    {"TORCH_LOGS", "TORCH_LOGS_OUT", "TORCH_LOGS_FORMAT", "TORCH_TRACE"}
+    | {"TORCH_LOGS_TRACE_ID_FILTER"}
+)
+_IMPORT_LINE = re.compile(r"^(?:import|from)[ \t]+torch\b", re.M)
+_REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
+_ENVIRON = frozenset({"os.environ", "environ"})
+_SCOPES = frozenset({"function_definition", "class_definition", "lambda", "ERROR"})
+
+
+def _text(data: bytes, node: tree_sitter.Node | None) -> str:
+    """A node's text, from the document's bytes (``node.text`` would be the text of the
+    tree's last parse: a tree told about an edit but not parsed again keeps the old)."""
+    if node is None:
+        return ""
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _torch_import(data: bytes, root: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The first statement of the module that imports torch unconditionally."""
+    for stmt in root.named_children:
+        names: list[tree_sitter.Node | None]
+        if stmt.type == "import_statement":
+            names = [c.child_by_field_name("name") or c for c in stmt.named_children]
+        elif stmt.type == "import_from_statement":
+            names = [stmt.child_by_field_name("module_name")]
+        else:
+            continue
+        for name in names:
+            dotted = name is not None and name.type == "dotted_name"
+            if dotted and _text(data, name).split(".")[0].strip() == "torch":
+                return stmt
+    return None
+
+
+def _writes_environ(data: bytes, key: tree_sitter.Node) -> bool:
+    """Whether the family name ``key`` (its string or keyword node) is written to this
+    process's ``os.environ``."""
+    parent = key.parent
+    if parent is None:
+        return False
+    if parent.type == "subscript":
+        target = parent.child_by_field_name("value")
+        return _text(data, target) in _ENVIRON and parent.parent is not None
+    if parent.type == "pair":  # os.environ.update({K: v})
+        args = parent.parent.parent if parent.parent is not None else None
+        call = args.parent if args is not None and args.type == "argument_list" else None
+        return call is not None and _method(data, call) == "update"
+    args = parent.parent if parent.type == "keyword_argument" else parent
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    if call is None:
+        return False
+    method = _method(data, call)
+    return method == "update" or (method == "setdefault" and parent.type == "argument_list")
+
+
+def _method(data: bytes, call: tree_sitter.Node) -> str | None:
+    """``"update"`` for ``os.environ.update(...)`` (any method of ``os.environ``/``environ``)."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "attribute":
+        return None
+    if _text(data, fn.child_by_field_name("object")) not in _ENVIRON:
+        return None
+    return _text(data, fn.child_by_field_name("attribute"))
+
+
+def _at_module_level(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The statement of the module holding ``node``, or ``None`` when ``node`` is inside a
+    function, class, lambda or a region that did not parse."""
+    while node.parent is not None:
+        if node.type in _SCOPES:
+            return None
+        if node.parent.type == "module":
+            return node
+        node = node.parent
+    return None
+
+
+def _module_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The ``def`` holding ``node`` when it is a function of the module itself (not a
+    method, not nested, not inside a lambda or a region that did not parse)."""
+    while node.parent is not None:
+        if node.type == "function_definition":
+            outer: tree_sitter.Node | None = node.parent
+            if outer is not None and outer.type == "decorated_definition":
+                outer = outer.parent
+            return node if outer is not None and outer.type == "module" else None
+        if node.type in _SCOPES:
+            return None
+        node = node.parent
+    return None
+
+
+def _called_only_after(
+    src: Source, root: tree_sitter.Node, function: tree_sitter.Node, after: int
+) -> int | None:
+    """The line (1-based) of the first call of ``function`` when every mention of its
+    name in the text (code, strings, comments alike) is the ``def`` itself or a call
+    ``name(...)`` in module-level code after byte ``after``; else ``None``."""
+    name_node = function.child_by_field_name("name")
+    name = _text(src.data, name_node)
+    if name_node is None or not name.isidentifier():
+        return None
+    first: int | None = None
+    for m in re.finditer(rb"(?<!\w)" + re.escape(name.encode()) + rb"(?!\w)", src.data):
+        if m.start() == name_node.start_byte:
+            continue
+        node = root.named_descendant_for_byte_range(m.start(), m.end())
+        call = node.parent if node is not None and node.type == "identifier" else None
+        if (
+            call is None
+            or call.type != "call"
+            or call.child_by_field_name("function") != node
+            or m.start() < after
+            or _at_module_level(call) is None
+        ):
+            return None
+        row = call.start_point[0] + 1
+        first = row if first is None else min(first, row)
+    return first
+
+
+def _key_node(src: Source, root: tree_sitter.Node, span: ValueSpan) -> tree_sitter.Node | None:
+    start = src.byte(span.name_start)
+    node = root.named_descendant_for_byte_range(start, start)
+    while node is not None and node.type not in ("string", "identifier"):
+        node = node.parent
+    return node
+
+
+def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None) -> list[Note]:
+    """The :data:`LATE` notes of a Python document whose spans are ``spans`` (``tree``:
+    its tree, when the caller has it; else it is parsed). Never raises."""
+    candidates = [i for i, s in enumerate(spans) if s.variable in READ_AT_IMPORT]
+    if not candidates or _IMPORT_LINE.search(text) is None:
+        return []
+    src = Source(text)
+    root = (tree or src.parse("python")).root_node
+    imported = _torch_import(src.data, root)
+    if imported is None:
+        return []
+    line = imported.start_point[0] + 1
+    rereads = [m.start() for m in _REREAD.finditer(text)]
+    out: list[Note] = []
+    for i in candidates:
+        span = spans[i]
+        key = _key_node(src, root, span)
+        if key is None or not _writes_environ(src.data, key):
+            continue
+        where = ""
+        stmt = _at_module_level(key)
+        if stmt is None:  # in a function: only when it is called after the import
+            function = _module_function(key)
+            if function is None or rereads:
+                continue
+            called = _called_only_after(src, root, function, imported.end_byte)
+            if called is None:
+                continue
+            name = _text(src.data, function.child_by_field_name("name"))
+            where = f" (in `{name}`, called at line {called})"
+        elif stmt.start_byte < imported.end_byte or (rereads and rereads[-1] >= span.raw_end):
+            continue
+        out.append(
+            Note(
+                i,
+                LATE,
+                f"{span.variable} is set after `import torch` (line {line}){where}: torch"
+                " reads it once, at import, so this has no effect in this process; set it"
+                " before the import",
+            )
+        )
+    return out
+
+
+__all__ = ["LATE", "READ_AT_IMPORT", "late_writes"]
