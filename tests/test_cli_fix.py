@@ -137,7 +137,8 @@ def test_read_only_by_mode_bits() -> None:
 
 def test_fix_leaves_env_source_files_alone(tmp_path: Path) -> None:
     """``.env.py`` / ``.env.d.ts`` are code, not .env files: never read as .env, never
-    rewritten."""
+    rewritten (``.env.py`` is checked as the Python module it is: a plain variable there
+    sets no environment)."""
     files = {
         ".env.py": b'import os\nTORCH_LOGS = "Dynamo"\n',
         ".env.d.ts": b"declare const TORCH_LOGS=Dynamo;\n",
@@ -149,4 +150,4 @@ def test_fix_leaves_env_source_files_alone(tmp_path: Path) -> None:
     assert (tmp_path / ".env.py").read_bytes() == files[".env.py"]
     assert (tmp_path / ".env.d.ts").read_bytes() == files[".env.d.ts"]
     assert (tmp_path / ".env.local").read_bytes() == b"TORCH_LOGS=dynamo\n"
-    assert "1 file(s) checked" in proc.stderr
+    assert "2 file(s) checked" in proc.stderr

@@ -17,9 +17,12 @@ from the document's own text (``shell.scan_word``), never from the masked bytes.
 
 from __future__ import annotations
 
-import tree_sitter
+from typing import TYPE_CHECKING
 
 from ._ts import parse_bytes
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 #: Rounds of correction before the tree is taken as it is (each round fixes at least the
 #: first string tree-sitter got wrong; real scripts need one at most).

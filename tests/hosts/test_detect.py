@@ -36,12 +36,11 @@ from torch_logs_lsp.core import hosts
         ("/w/train", "TORCH_LOGS=x\n", None),
         ("/w/train.py", "#!/bin/bash\n", "python"),
         ("/w/stub.pyi", "", None),
-        ("/w/.env.py", "", "dotenv"),
         ("/w/settings.json", "", None),
         ("/w/environment.yml", "", None),
         ("/w/.envrc.bak", "", None),
         # .env.<suffix>: a source or data file by its last suffix is not a .env file
-        ("/w/.env.py", "", None),
+        ("/w/.env.py", "", "python"),  # a Python module, as its suffix says
         ("/w/.env.d.ts", "", None),
         ("/w/.ENV.JSON", "", None),
         ("/w/.env.example.yaml", "", None),
