@@ -153,11 +153,7 @@ def _name_diagnostic(
         msg = f"{quote(name)} is not a registered name: torch treats it as a module name{origin}"
         return Diagnostic(MODULE_NAME, Severity.HINT, msg, start, end), "ok", spec
     if lookup.status in ("parent_missing", "parent_not_package"):
-        why = (
-            f"no module {quote(lookup.missing)} in {where}"
-            if lookup.status == "parent_missing"
-            else f"{quote(lookup.missing)} is a module, not a package"
-        )
+        why = lookup.parent_problem(where)
         msg = f"{quote(name)}: {why}: torch will raise ModuleNotFoundError at import"
         return (
             Diagnostic(MODULE_NOT_FOUND, missing_severity, msg, start, end),

@@ -30,6 +30,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .limits import quote
+
 log = logging.getLogger(__name__)
 
 SpecKind = Literal["package", "module", "extension", "namespace", "builtin"]
@@ -72,6 +74,14 @@ class Lookup:
     status: Status
     spec: Spec | None = None
     missing: str = ""
+
+    def parent_problem(self, where: str) -> str:
+        """For ``parent_missing`` / ``parent_not_package``: why the parent fails, as a
+        phrase naming the module and ``where`` it was looked for ("no module `a` in the
+        environment"; "`json` is a module, not a package")."""
+        if self.status == "parent_missing":
+            return f"no module {quote(self.missing)} in {where}"
+        return f"{quote(self.missing)} is a module, not a package"
 
 
 def module_file_name(filename: str) -> str | None:

@@ -187,11 +187,7 @@ def _module_entry(
         msg = f"{quote(key)} is a relative module name: torch raises ImportError at this call"
         return Diagnostic(MODULE_KEY, Severity.ERROR, msg, key_start, key_end)
     if lookup.status in ("parent_missing", "parent_not_package"):
-        why = (
-            f"no module {quote(lookup.missing)} in {where}"
-            if lookup.status == "parent_missing"
-            else f"{quote(lookup.missing)} is a module, not a package"
-        )
+        why = lookup.parent_problem(where)
         msg = f"{quote(key)}: {why}: torch raises ModuleNotFoundError at this call"
         return Diagnostic(MODULE_KEY, missing, msg, key_start, key_end)
     if lookup.status == "not_found":

@@ -91,7 +91,7 @@ def _escape(text: str, i: int, limit: int) -> tuple[str, int] | None:
             return None
         try:
             char = unicodedata.lookup(text[i + 3 : close])
-        except KeyError:
+        except (KeyError, UnicodeError):  # no such name; a lone surrogate in the name
             return None
         return (char, close + 1) if len(char) == 1 else None  # not a named sequence
     return "\\", i + 1

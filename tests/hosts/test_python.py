@@ -133,6 +133,8 @@ def test_half_typed_code_reads_what_is_complete() -> None:
         'r"TORCH_LOGS\\',
         'os.environ["TORCH_LOGS"] = "\\',
         "TORCH_LOGS" * 1000,
+        # a lone surrogate in a \N{...} name: unicodedata.lookup raised UnicodeEncodeError
+        'os.environ["TORCH_LOGS"] = "\\N{\ud800PLUS SIGN}g"',
     ],
 )
 def test_bad_input_never_crashes(text: str) -> None:
