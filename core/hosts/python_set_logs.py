@@ -49,10 +49,14 @@ def _text(src: Source, node: tree_sitter.Node | None) -> str:
     return src.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
+_IMPORT_WORD = re.compile(rb"\b(?:import|from)\b")
+
+
 def _imports(src: Source, root: tree_sitter.Node) -> tuple[dict[str, str], set[int]]:
     """Names bound by imports of torch / logging anywhere in the file -> what they are
     (``"torch"``, ``"torch._logging.set_logs"``, ``"logging.DEBUG"``), with the start bytes
-    of the identifiers those imports bind. Names bound by any other import get ``""``."""
+    of the identifiers those imports bind and of the import statements read. Names bound by
+    any other import get ``""``."""
     bound: dict[str, str] = {}
     own: set[int] = set()
 
@@ -63,9 +67,11 @@ def _imports(src: Source, root: tree_sitter.Node) -> tuple[dict[str, str], set[i
         bound[name] = what if bound.get(name, what) == what else ""
         own.add(name_node.start_byte)
 
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for m in _IMPORT_WORD.finditer(src.data):
+        keyword = root.descendant_for_byte_range(m.start(), m.end())
+        node = keyword.parent if keyword is not None else None
+        if node is None or keyword is None or keyword.start_byte != node.start_byte:
+            continue  # `yield from`, `raise ... from`, a string, a comment
         if node.type == "import_statement":
             for child in node.named_children:
                 if child.type == "aliased_import":
@@ -76,8 +82,7 @@ def _imports(src: Source, root: tree_sitter.Node) -> tuple[dict[str, str], set[i
                     first = child.named_children[0] if child.named_children else None
                     name = _text(src, first)
                     bind(first, name if name in _MODULES else "")
-            continue
-        if node.type == "import_from_statement":
+        elif node.type == "import_from_statement":
             module_node = node.child_by_field_name("module_name")
             module = _text(src, module_node) if module_node is not None else ""
             if module_node is None or module_node.type != "dotted_name":
@@ -94,8 +99,9 @@ def _imports(src: Source, root: tree_sitter.Node) -> tuple[dict[str, str], set[i
                 known = module in _MODULES and (full in _MODULES or full in _TARGETS)
                 known = known or module == "logging"
                 bind(target, full if known else "")
+        else:
             continue
-        stack.extend(node.named_children)
+        own.add(node.start_byte)  # the statement: its module paths are no uses
     return bound, own
 
 
@@ -107,7 +113,10 @@ def _certain(
     wanted = sorted(name for name, what in bound.items() if what)
     if not wanted:
         return {}
-    words = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in wanted) + rb")\b")
+    # (a name right before a ``.`` is the object of an attribute, or in a string or a
+    # comment: never a binding; an import's module path is read by _imports)
+    pattern = b"|".join(re.escape(w.encode()) for w in wanted)
+    words = re.compile(rb"\b(?:" + pattern + rb")\b(?!\.)")
     bad: set[str] = set()
     for m in words.finditer(src.data):
         word = m.group().decode("utf-8", "replace")
@@ -120,7 +129,11 @@ def _certain(
         if parent is None:
             bad.add(word)
         elif parent.type == "dotted_name":
-            continue  # a module path of an import (names bound by imports are in own)
+            statement = parent.parent
+            if statement is not None and statement.type == "aliased_import":
+                statement = statement.parent
+            if statement is None or statement.start_byte not in own:
+                bad.add(word)  # an import not read (cannot happen; keep it certain)
         elif parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
             continue  # x.set_logs: not the name
         elif parent.type in ("keyword_argument", "argument_list", "pair"):
@@ -160,7 +173,11 @@ def _resolved(src: Source, node: tree_sitter.Node, names: dict[str, str]) -> str
     return names[found[0]] + found[1]
 
 
-def _value(src: Source, node: tree_sitter.Node, names: dict[str, str]) -> KeywordValue:
+def _value(
+    src: Source, node: tree_sitter.Node, names: dict[str, str], nested: bool = False
+) -> KeywordValue:
+    """A keyword's value (``nested``: an entry's value in a dict display, where another
+    dict is not static: only ``modules={...}`` takes a dict, one level deep)."""
     node = unwrap(node) or node
     start, end = src.cp(node.start_byte), src.cp(node.end_byte)
     if node.has_error:
@@ -199,7 +216,7 @@ def _value(src: Source, node: tree_sitter.Node, names: dict[str, str]) -> Keywor
         if full is not None and full.startswith("logging.") and full.count(".") == 1:
             return LevelName(full[len("logging.") :], start, end)
         return NotStatic(start, end)
-    if kind == "dictionary":
+    if kind == "dictionary" and not nested:
         entries = []
         for child in node.named_children:
             if child.type == "comment":
@@ -220,7 +237,7 @@ def _value(src: Source, node: tree_sitter.Node, names: dict[str, str]) -> Keywor
                     text,
                     src.cp(key.start_byte),
                     src.cp(key.end_byte),
-                    _value(src, value, names),
+                    _value(src, value, names, nested=True),
                 )
             )
         return DictValue(tuple(entries), start, end)
@@ -284,21 +301,20 @@ def set_logs_calls(text: str, tree: tree_sitter.Tree | None = None) -> list[SetL
     root = tree.root_node
     bound, own = _imports(src, root)
     names = _certain(src, root, bound, own)
-    callees = sorted(name for name, what in names.items() if what.startswith("torch"))
-    if not callees:
+    if not any(what.startswith("torch") for what in names.values()):
         return []
-    out: list[SetLogsCall] = []
+    # a callee ends with the attribute `set_logs`, or is a name bound to the function
+    callees = ["set_logs", *(name for name, what in names.items() if what in _TARGETS)]
     words = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in callees) + rb")\b")
+    out: list[SetLogsCall] = []
     for m in words.finditer(src.data):
         node = root.named_descendant_for_byte_range(m.start(), m.end())
         if node is None or node.type != "identifier" or node.start_byte != m.start():
             continue
-        fn = node  # the callee: the name, or the outermost attribute on it
-        while (
-            fn.parent is not None
-            and fn.parent.type == "attribute"
-            and (fn.parent.child_by_field_name("object") == fn)
-        ):
+        fn = node  # the callee: the name, or the attribute it ends
+        if fn.parent is not None and fn.parent.type == "attribute":
+            if fn.parent.child_by_field_name("attribute") != fn:
+                continue
             fn = fn.parent
         call = fn.parent
         if call is None or call.type != "call" or call.child_by_field_name("function") != fn:

@@ -99,3 +99,31 @@ def test_a_level_name_needs_logging_certainly_imported():
     (call,) = python.set_logs_calls(text)
     assert isinstance(call.keywords[0].value, LevelName)
     assert isinstance(call.keywords[1].value, NotStatic)  # `logging` is rebound
+
+
+def test_deeply_nested_values_do_not_recurse():
+    deep = "{'a': " * 5000 + "1" + "}" * 5000
+    text = f"import torch\ntorch._logging.set_logs(modules={deep}, dynamo=((((((1)))))))\n"
+    (call,) = python.set_logs_calls(text)
+    modules, dynamo = (kw.value for kw in call.keywords)
+    assert isinstance(modules, DictValue)
+    assert isinstance(modules.entries[0].value, NotStatic)  # a dict in a dict: not static
+    assert isinstance(dynamo, IntValue) and dynamo.value == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from torch._logging import set_logs\nimport os; from mylib import set_logs\n"
+        "set_logs(dynamo=True)\n",
+        "import torch\nif x: import mine as torch\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\nfor torch in xs: pass\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\nwith f() as torch: pass\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\n[torch for torch in xs]\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\n(torch := 1)\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\nglobal torch\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\ndel torch\ntorch._logging.set_logs(dynamo=True)\n",
+    ],
+)
+def test_any_other_binding_of_the_name_leaves_the_call_alone(text: str):
+    assert python.set_logs_calls(text) == []
