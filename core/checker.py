@@ -25,6 +25,8 @@ from .hosts.base import ValueSpan
 from .modules import ModuleFinder
 from .parser import ParsedValue
 from .registry import Registry, load_registry
+from .set_logs import check_set_logs
+from .set_logs_keywords import set_logs_signature
 
 #: Directories never entered when walking a tree.
 SKIP_DIRS = frozenset(
@@ -55,9 +57,10 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 class Finding:
     """A diagnostic placed in a document: ``start``/``end`` are document offsets (code
     points), ``line``/``column`` the 0-based position of ``start`` (column in code
-    points), ``end_line``/``end_column`` that of ``end``."""
+    points), ``end_line``/``end_column`` that of ``end``. ``span``: the value it is
+    about, ``None`` for a diagnostic of a ``set_logs(...)`` call (:func:`call_diagnostics`)."""
 
-    span: ValueSpan
+    span: ValueSpan | None
     diagnostic: Diagnostic
     start: int
     end: int
@@ -211,6 +214,27 @@ def check_text(
     return [(s, a) for s, a in entries if a is not None]
 
 
+def call_diagnostics(
+    host: str, text: str, registry: Registry, finder: ModuleFinder | None = None
+) -> list[Diagnostic]:
+    """The diagnostics of the ``torch._logging.set_logs(...)`` calls of ``text`` (found by
+    the host: :meth:`.hosts.interface.Host.set_logs_calls`; checked by
+    :func:`.set_logs.check_set_logs` for ``registry``'s torch, ``modules=`` keys with
+    ``finder``), their offsets document offsets (code points), in document order.
+    Never raises."""
+    module = hosts.host_module(host)
+    if module is None:
+        return []
+    calls = module.set_logs_calls(text)
+    if not calls:
+        return []
+    signature = set_logs_signature(registry)
+    out: list[Diagnostic] = []
+    for call in calls:
+        out += check_set_logs(call, registry, signature=signature, finder=finder)
+    return out
+
+
 def findings(
     text: str,
     host: str,
@@ -227,6 +251,10 @@ def findings(
             line, column = index.position(start)
             end_line, end_column = index.position(end)
             out.append(Finding(span, diag, start, end, line, column, end_line, end_column))
+    for diag in call_diagnostics(host, text, registry or load_registry(), finder):
+        line, column = index.position(diag.start)
+        end_line, end_column = index.position(diag.end)
+        out.append(Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column))
     out.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
     return out
 
@@ -373,6 +401,7 @@ __all__ = [
     "LineIndex",
     "Severity",
     "analyse_span",
+    "call_diagnostics",
     "check_text",
     "findings",
     "iter_files",

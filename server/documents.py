@@ -6,13 +6,18 @@ Computed once per version and shared by every feature (diagnostics, completion, 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
 from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.analysis import Analysis
+from torch_logs_lsp.core.analysis import Analysis, Diagnostic
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.checker import analyse_span, with_cross_hints, with_host_notes
+from torch_logs_lsp.core.checker import (
+    analyse_span,
+    call_diagnostics,
+    with_cross_hints,
+    with_host_notes,
+)
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
@@ -69,6 +74,8 @@ class DocumentState:
     entries: list[tuple[ValueSpan, Analysis | None]]
     #: The user's torch for this document (registry + module finder), when resolved.
     context: TorchContext | None = None
+    #: Diagnostics of the document's ``set_logs(...)`` calls, offsets in the document.
+    calls: list[Diagnostic] = field(default_factory=list)
 
     def span_at(self, offset: int) -> ValueSpan | None:
         """The span whose name or value contains the document offset, if any."""
@@ -121,5 +128,11 @@ def build_state(
         for span in spans:
             entries.append((span, analyse_span(span, registry, finder, analyses, base_dir)))
         entries = with_host_notes(host, text, with_cross_hints(entries, analyses))
+    calls: list[Diagnostic] = []
+    if host is not None:
+        try:
+            calls = call_diagnostics(host, text, registry, finder)
+        except Exception:  # a bug must not take the server down
+            log.exception("checking the set_logs calls of %s failed", uri)
     mapper = PositionMapper(text, encoding)
-    return DocumentState(uri, version, host, text, mapper, entries, context)
+    return DocumentState(uri, version, host, text, mapper, entries, context, calls)

@@ -46,14 +46,67 @@ def test_check_examples_flags_the_done_when_list():
         "python/train.py:16:95: TL001",
         "python/train.py:20:53: TL201 unknown name `aot_g`",
         "python/train.py:28:33: TL501 TORCH_LOGS is set after `import torch` (line 11)",
+        # set_logs(...) calls (issue 12): a keyword torch 2.13 lacks, True for a level
+        "python/train_set_logs.py:16:25: TL602 set_logs() got an unexpected keyword argument"
+        " 'loop_ordering'",
+        "python/train_set_logs.py:16:52: TL611 torch raises ValueError: Unrecognized log level"
+        " for log dynamo: True",
+        "python/train_set_logs.py:21:29: TL501 TORCH_LOGS is set after `import torch` (line 11)",
+        "python/train_set_logs.py:26:81: TL001",
     ]
     for line in expected:
         assert any(row.startswith(line) for row in out.splitlines()), (line, out)
     # correct values and computed values are not reported
     clean_rows = ("train.sh:14:", "train.sh:16:", "debug_compile:5:")
     clean_rows += ("train.py:8:", "train.py:9:", "train.py:23:")  # right or computed
+    clean_rows += ("train_set_logs.py:9:", "train_set_logs.py:18:", "train_set_logs.py:28:")
     for clean in ("examples/.env", *clean_rows):
         assert clean not in proc.stdout
+
+
+def test_set_logs_call_in_a_python_file(tmp_path: Path):
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import logging\nimport torch\ntorch._logging.set_logs(loop_ordering=True, dynamo=True)\n"
+    )
+    proc = run("check", "--python", sys.executable, str(script))
+    assert proc.returncode == 1, proc.stderr
+    rows = [row.split(" ", 2)[:2] for row in proc.stdout.splitlines()]
+    assert rows == [[f"{script}:3:25:", "TL602"], [f"{script}:3:52:", "TL611"]]
+    proc = run("check", "--format", "json", "--python", sys.executable, str(script))
+    first, second = json.loads(proc.stdout)
+    assert (first["line"], first["column"], first["end_line"], first["end_column"]) == (
+        3,
+        25,
+        3,
+        38,
+    )
+    assert (second["code"], second["column"], second["end_column"]) == ("TL611", 52, 56)
+    assert first["variable"] is None and first["value"] is None  # about no value
+
+
+def test_set_logs_calls_that_are_right_or_not_torchs_are_silent(tmp_path: Path):
+    script = tmp_path / "quiet.py"
+    script.write_text(
+        "import logging\nimport torch\nfrom torch._logging import set_logs\n"
+        "set_logs(dynamo=logging.DEBUG, graph_breaks=True)\n"
+        "level = logging.INFO\n"
+        "torch._logging.set_logs(dynamo=level, aot=None)\n"  # not static: not judged
+    )
+    other = tmp_path / "other.py"  # set_logs that is not (certainly) torch's
+    other.write_text(
+        "import torch\nfrom mylib import set_logs\nset_logs(dynamo=True)\n"
+        "logger.set_logs(loop_ordering=True)\n"
+    )
+    shadowed = tmp_path / "shadowed.py"
+    shadowed.write_text(
+        "from torch._logging import set_logs\n"
+        "def configure(set_logs):\n"  # a parameter: the name may be anything here
+        "    set_logs(dynamo=True)\n"
+    )
+    proc = run("check", "--python", sys.executable, str(script), str(other), str(shadowed))
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout == ""
 
 
 def test_check_json_format():

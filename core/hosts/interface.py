@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
+    from ..set_logs_call import SetLogsCall
     from .base import ValueSpan
     from .incremental import DocumentCache
 
@@ -90,6 +91,11 @@ class Host(Protocol):
         document (the Python host: a value set after ``import torch``); ``[]`` for most."""
         ...
 
+    def set_logs_calls(self, text: str) -> list[SetLogsCall]:
+        """The ``torch._logging.set_logs(...)`` calls of ``text`` (the Python host; checked
+        by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
+        ...
+
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
         typed yet) where the name of a family variable may go, else ``None``."""
@@ -98,6 +104,11 @@ class Host(Protocol):
 
 def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """:meth:`Host.notes` of a host that has none."""
+    return []
+
+
+def no_set_logs_calls(text: str) -> list[SetLogsCall]:
+    """:meth:`Host.set_logs_calls` of a host that has none."""
     return []
 
 
@@ -117,4 +128,12 @@ def line_before(text: str, offset: int) -> str:
     return text[text.rfind("\n", 0, offset) + 1 : offset]
 
 
-__all__ = ["Host", "Note", "TextEdit", "line_before", "line_bounds", "no_notes"]
+__all__ = [
+    "Host",
+    "Note",
+    "TextEdit",
+    "line_before",
+    "line_bounds",
+    "no_notes",
+    "no_set_logs_calls",
+]

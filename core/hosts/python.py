@@ -24,9 +24,9 @@ f-string, a name, a call, ``%``, ``.format()``, ``+``, a bytes literal) gives
 ``value=None``: no finding. A key written with escapes (``"TORCH\\x5fLOGS"``) is not
 found (family names are located by substring search).
 
-Calls are recognized in one place, :data:`_CALLS` (by the last name of the called
-expression): the place to hand other calls (``torch._logging.set_logs(...)``) to their
-own checks.
+Calls holding values are recognized in one place, :data:`_CALLS` (by the last name of the
+called expression). ``torch._logging.set_logs(...)`` calls are found apart, by
+:mod:`.python_set_logs` (:func:`set_logs_calls`), and checked by :mod:`..set_logs`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ from .python_values import key_of, unterminated, unwrap, value_span
 
 if TYPE_CHECKING:
     import tree_sitter
+
+    from ..set_logs_call import SetLogsCall
 
 HOST = "python"
 COMMENT = "#"
@@ -293,6 +295,15 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
 
     tree = _last[0][1] if _last and _last[0][0] == text else None
     return late_writes(text, spans, tree)
+
+
+def set_logs_calls(text: str) -> list[SetLogsCall]:
+    """The calls of torch's ``set_logs`` (see :mod:`.python_set_logs`), reusing the tree
+    of the last extraction of the same text."""
+    from .python_set_logs import set_logs_calls as calls
+
+    tree = _last[0][1] if _last and _last[0][0] == text else None
+    return calls(text, tree)
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:

@@ -68,20 +68,23 @@ def diagnostic_json(
     if len(memo) > MAX_MEMO:
         memo.clear()
     overrides = settings.severity
-    for span, analysis in state.entries:
-        if analysis is None:
+    placed = [
+        (d, *span.document_range(d.start, d.end))
+        for span, analysis in state.entries
+        if analysis is not None
+        for d in analysis.diagnostics
+    ]
+    placed += [(d, d.start, d.end) for d in state.calls]  # set_logs(...) calls
+    for d, start, end in placed:
+        override = overrides.get(d.code) if overrides else None
+        if override == "off":
             continue
-        for d in analysis.diagnostics:
-            override = overrides.get(d.code) if overrides else None
-            if override == "off":
-                continue
-            severity = _OVERRIDES.get(override or "", int(d.severity))
-            start, end = span.document_range(d.start, d.end)
-            key = (id(d), *at(start), *at(end), severity)
-            entry = memo.get(key)
-            if entry is None or entry[0] is not d:
-                entry = memo[key] = (d, _encode(d, key))
-            out.append(entry[1])
+        severity = _OVERRIDES.get(override or "", int(d.severity))
+        key = (id(d), *at(start), *at(end), severity)
+        entry = memo.get(key)
+        if entry is None or entry[0] is not d:
+            entry = memo[key] = (d, _encode(d, key))
+        out.append(entry[1])
     return out
 
 

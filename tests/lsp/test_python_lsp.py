@@ -126,3 +126,16 @@ async def test_variable_names_in_a_key_string(vscode: LanguageClient):
     edit = items.items[0].text_edit
     assert isinstance(edit, types.TextEdit)
     assert (edit.range.start.character, edit.range.end.character) == (12, 18)
+
+
+async def test_set_logs_call_diagnostics_in_utf16(vscode: LanguageClient):
+    uri = "file:///work/py/logs.py"
+    line = 'tag = "😀"; torch._logging.set_logs(loop_ordering=True, dynamo=True)'
+    text = "# torch-logs: torch=2.13\nimport torch\n" + line + "\n"
+    diags = await open_and_wait(vscode, uri, text, "python")
+    got = sorted(
+        (d.code, d.range.start.line, d.range.start.character, d.range.end.character) for d in diags
+    )
+    kw, value = utf16(line[: line.index("loop_ordering")]), utf16(line[: line.rindex("True")])
+    assert got == [("TL602", 2, kw, kw + 13), ("TL611", 2, value, value + 4)]
+    assert all(d.source == "torch-logs" for d in diags)

@@ -1,0 +1,129 @@
+"""The Python host's ``set_logs(...)`` calls (:mod:`torch_logs_lsp.core.hosts.python_set_logs`):
+however torch's ``set_logs`` is imported, and never a call that may not be torch's."""
+
+from __future__ import annotations
+
+import pytest
+
+from torch_logs_lsp.core.hosts import python
+from torch_logs_lsp.core.set_logs_call import (
+    BoolValue,
+    DictEntry,
+    DictValue,
+    IntValue,
+    Keyword,
+    LevelName,
+    NoneValue,
+    NotStatic,
+    StrValue,
+)
+
+
+def test_values_and_offsets_in_code_points():
+    text = (
+        's = "😀"\nimport logging, torch\n'
+        'torch._logging.set_logs(dynamo=logging.DEBUG, guards=True, aot=None, x=-1, y="a" "b",'
+        ' z=f(), modules={"torch._dynamo": 10, k: False})\n'
+    )
+    (call,) = python.set_logs_calls(text)
+    at = text.index
+    assert call.start == at("torch._logging.set_logs(") and call.end == at("\n", call.start)
+    names = [kw.name for kw in call.keywords]
+    assert names == ["dynamo", "guards", "aot", "x", "y", "z", "modules"]
+    first = call.keywords[0]
+    assert first == Keyword(
+        "dynamo",
+        at("dynamo"),
+        at("dynamo") + 6,
+        LevelName("DEBUG", at("logging.DEBUG"), at("logging.DEBUG") + 13),
+    )
+    values = [kw.value for kw in call.keywords]
+    assert isinstance(values[1], BoolValue) and values[1].value is True
+    assert isinstance(values[2], NoneValue)
+    assert isinstance(values[3], IntValue) and values[3].value == -1
+    assert isinstance(values[4], StrValue) and values[4].value == "ab"
+    assert isinstance(values[5], NotStatic)
+    modules = values[6]
+    assert isinstance(modules, DictValue)
+    key = at('"torch._dynamo"')
+    assert modules.entries[0] == DictEntry(
+        "torch._dynamo", key, key + 15, IntValue(10, at("10"), at("10") + 2)
+    )
+    assert modules.entries[1].key is None
+    assert call.positional == () and not call.unpacked
+
+
+@pytest.mark.parametrize(
+    "imports, callee",
+    [
+        ("import torch", "torch._logging.set_logs"),
+        ("import torch._logging", "torch._logging.set_logs"),
+        ("import torch as T", "T._logging.set_logs"),
+        ("import torch._logging as tl", "tl.set_logs"),
+        ("from torch import _logging", "_logging.set_logs"),
+        ("from torch._logging import set_logs", "set_logs"),
+        ("from torch._logging import set_logs as sl", "sl"),
+        ("from torch._logging._internal import set_logs", "set_logs"),
+    ],
+)
+def test_every_import_of_torchs_set_logs(imports: str, callee: str):
+    text = f"{imports}\n\n{callee}(1, *a, dynamo=True)\n"
+    (call,) = python.set_logs_calls(text)
+    assert [kw.name for kw in call.keywords] == ["dynamo"]
+    assert call.positional == ((text.index("(1") + 1, text.index("(1") + 2),)
+    assert call.unpacked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from mylib import set_logs\nset_logs(dynamo=True)\n",
+        "import torch\nlogger.set_logs(dynamo=True)\n",
+        "set_logs(dynamo=True)  # torch\n",  # never imported
+        "from torch._logging import set_logs\nset_logs = mine\nset_logs(dynamo=True)\n",
+        "from torch._logging import set_logs\ndef set_logs(**kw): ...\nset_logs(dynamo=True)\n",
+        "import torch\ndef f(torch):\n    torch._logging.set_logs(dynamo=True)\n",
+        "import torch\nfrom other import torch\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\ntorch._logging.other.set_logs(dynamo=True)\n",
+        "import torch\ntorch._logging.set_logs(dynamo=True\n",  # not closed
+        "import torch\nx = 'torch._logging.set_logs(dynamo=True)'\n",
+    ],
+)
+def test_calls_that_may_not_be_torchs_are_not_taken(text: str):
+    assert python.set_logs_calls(text) == []
+
+
+def test_a_level_name_needs_logging_certainly_imported():
+    text = "import torch\nfrom logging import DEBUG\nlogging = 1\n"
+    text += "torch._logging.set_logs(dynamo=DEBUG, aot=logging.INFO)\n"
+    (call,) = python.set_logs_calls(text)
+    assert isinstance(call.keywords[0].value, LevelName)
+    assert isinstance(call.keywords[1].value, NotStatic)  # `logging` is rebound
+
+
+def test_deeply_nested_values_do_not_recurse():
+    deep = "{'a': " * 5000 + "1" + "}" * 5000
+    text = f"import torch\ntorch._logging.set_logs(modules={deep}, dynamo=((((((1)))))))\n"
+    (call,) = python.set_logs_calls(text)
+    modules, dynamo = (kw.value for kw in call.keywords)
+    assert isinstance(modules, DictValue)
+    assert isinstance(modules.entries[0].value, NotStatic)  # a dict in a dict: not static
+    assert isinstance(dynamo, IntValue) and dynamo.value == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from torch._logging import set_logs\nimport os; from mylib import set_logs\n"
+        "set_logs(dynamo=True)\n",
+        "import torch\nif x: import mine as torch\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\nfor torch in xs: pass\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\nwith f() as torch: pass\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\n[torch for torch in xs]\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\n(torch := 1)\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\nglobal torch\ntorch._logging.set_logs(dynamo=True)\n",
+        "import torch\ndel torch\ntorch._logging.set_logs(dynamo=True)\n",
+    ],
+)
+def test_any_other_binding_of_the_name_leaves_the_call_alone(text: str):
+    assert python.set_logs_calls(text) == []
