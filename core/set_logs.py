@@ -256,7 +256,10 @@ def check_set_logs(
     twice gets ``TL605`` and is not checked again. Suggestions (difflib) are computed for
     the first :data:`.limits.MAX_DIAGNOSTICS` unknown keywords only (then only the cheap
     rankings), so a call with 10,000 keywords stays fast. Positional arguments get one
-    ``TL606`` over all of them (first, before the keywords). Never raises.
+    ``TL606`` over all of them (first, before the keywords). When the host found that
+    ``TORCH_LOGS`` is certainly set before the call (``call.torch_logs_set``), only the
+    errors Python raises while binding the arguments are kept, and ``TL631`` is added:
+    torch then ignores the values. Never raises.
     """
     sig = signature if signature is not None else set_logs_signature(registry)
     find = finder if finder is not None else fallback_finder()
@@ -305,7 +308,19 @@ def check_set_logs(
             )
         if found is not None:
             out.append(found)
+    if call.torch_logs_set is not None:
+        # torch's set_logs returns before reading a value: only what Python raises while
+        # binding the arguments is left, and the call is reported as ignored
+        out = [d for d in out if d.code in _BINDING_ERRORS]
+        out.append(env_hint(call, call.torch_logs_set))
     return out
+
+
+#: Codes of what Python raises before ``set_logs``' body runs (TypeError, SyntaxError).
+_BINDING_ERRORS = frozenset(
+    {POSITIONAL_ARGUMENT, REPEATED_KEYWORD, UNEXPECTED_KEYWORD, NOT_A_KEYWORD}
+    | {KEYWORD_OF_OTHER_RELEASE}
+)
 
 
 def env_hint(call: SetLogsCall, where: str) -> Diagnostic:

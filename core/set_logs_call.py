@@ -119,13 +119,17 @@ class SetLogsCall:
     """One ``set_logs(...)`` call: its keywords in source order; ``[start, end)`` the call
     (for diagnostics about the whole call). ``positional``: the ``[start, end)`` of each
     plain positional argument (not ``*args``); ``unpacked``: the call also has ``*args`` or
-    ``**kwargs`` (keywords we cannot see: no conversion is offered)."""
+    ``**kwargs`` (keywords we cannot see: no conversion is offered); ``torch_logs_set``:
+    see the field."""
 
     keywords: tuple[Keyword, ...]
     start: int = 0
     end: int = 0
     positional: tuple[tuple[int, int], ...] = ()
     unpacked: bool = False
+    #: Where ``TORCH_LOGS`` is certainly set in this process before the call ("line 9"),
+    #: found by the host; then torch's ``set_logs`` only logs a warning (``TL631``).
+    torch_logs_set: str | None = None
 
 
 class _Unknown:

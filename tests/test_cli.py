@@ -47,19 +47,21 @@ def test_check_examples_flags_the_done_when_list():
         "python/train.py:20:53: TL201 unknown name `aot_g`",
         "python/train.py:28:33: TL501 TORCH_LOGS is set after `import torch` (line 11)",
         # set_logs(...) calls (issue 12): a keyword torch 2.13 lacks, True for a level
-        "python/train_set_logs.py:16:25: TL602 set_logs() got an unexpected keyword argument"
+        "python/train_set_logs.py:12:25: TL602 set_logs() got an unexpected keyword argument"
         " 'loop_ordering'",
-        "python/train_set_logs.py:16:52: TL611 torch raises ValueError: Unrecognized log level"
+        "python/train_set_logs.py:12:52: TL611 torch raises ValueError: Unrecognized log level"
         " for log dynamo: True",
-        "python/train_set_logs.py:21:29: TL501 TORCH_LOGS is set after `import torch` (line 11)",
-        "python/train_set_logs.py:26:81: TL001",
+        "python/train_set_logs.py:17:29: TL501 TORCH_LOGS is set after `import torch` (line 8)",
+        "python/train_set_logs.py:22:81: TL001",
+        "python/ignored_set_logs.py:11:1: TL631 set_logs(...) is ignored: TORCH_LOGS is set"
+        " (line 5)",
     ]
     for line in expected:
         assert any(row.startswith(line) for row in out.splitlines()), (line, out)
     # correct values and computed values are not reported
     clean_rows = ("train.sh:14:", "train.sh:16:", "debug_compile:5:")
     clean_rows += ("train.py:8:", "train.py:9:", "train.py:23:")  # right or computed
-    clean_rows += ("train_set_logs.py:9:", "train_set_logs.py:18:", "train_set_logs.py:28:")
+    clean_rows += ("train_set_logs.py:14:", "train_set_logs.py:26:", "ignored_set_logs.py:5:")
     for clean in ("examples/.env", *clean_rows):
         assert clean not in proc.stdout
 

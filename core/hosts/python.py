@@ -32,6 +32,7 @@ called expression). ``torch._logging.set_logs(...)`` calls are found apart, by
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._ts import Parsed, Source, edit_tree
@@ -300,10 +301,19 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
 def set_logs_calls(text: str) -> list[SetLogsCall]:
     """The calls of torch's ``set_logs`` (see :mod:`.python_set_logs`), reusing the tree
     of the last extraction of the same text."""
+    from .python_order import torch_logs_set_before
     from .python_set_logs import set_logs_calls as calls
 
     tree = _last[0][1] if _last and _last[0][0] == text else None
-    return calls(text, tree)
+    found = calls(text, tree)
+    if not found or "TORCH_LOGS" not in text:
+        return found
+    tree = _last[0][1] if _last and _last[0][0] == text else None
+    set_at = torch_logs_set_before(text, extract(text), tree, [c.start for c in found])
+    return [
+        replace(c, torch_logs_set=f"line {set_at[c.start]}") if c.start in set_at else c
+        for c in found
+    ]
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:

@@ -213,4 +213,66 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     return out
 
 
-__all__ = ["LATE", "READ_AT_IMPORT", "late_writes"]
+# -- set_logs() after TORCH_LOGS was set in this process (TL631, core/set_logs.py) -------
+
+#: Node types a certain write may sit in, from its key up to its module-level statement
+#: (anything else, ``a and os.environ.update(...)``, ``x if c else ...``, may not run).
+_PLAIN = frozenset(
+    {"string", "concatenated_string", "identifier", "subscript", "assignment", "call"}
+    | {"argument_list", "keyword_argument", "pair", "dictionary", "attribute"}
+)
+#: Text between the write and the call that could take the variable away again.
+_UNSET = re.compile(r"\bdel\b|\.pop(?:item)?\(|\.clear\(|\bunsetenv\b|\benviron\s*=")
+
+
+def _unconditional_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The module-level expression statement that always runs ``node``, or ``None``."""
+    while node.parent is not None and node.parent.type != "module":
+        if node.parent.type == "expression_statement":
+            if node.parent.parent is not None and node.parent.parent.type == "module":
+                return node.parent
+            return None
+        if node.type not in _PLAIN:
+            return None
+        node = node.parent
+    return None
+
+
+def torch_logs_set_before(
+    text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None, calls: list[int]
+) -> dict[int, int]:
+    """For each ``set_logs(...)`` call starting at code point ``calls[i]`` that certainly
+    runs with ``TORCH_LOGS`` in this process's ``os.environ``: its start -> the 1-based
+    line of the write. Certain means: the call is a module-level expression statement, an
+    unconditional module-level statement before it writes ``TORCH_LOGS`` to
+    ``os.environ`` (``[K] = v``, ``setdefault``, ``update``; see :func:`_writes_environ`),
+    and nothing between them could remove it (``del``, ``pop``, ``clear``, ``unsetenv``,
+    rebinding ``environ``). Then torch's ``set_logs`` only logs a warning (torch 2.13.0
+    ``_internal.py`` line 492). Never raises."""
+    writes = [s for s in spans if s.variable == "TORCH_LOGS"]
+    if not writes or not calls:
+        return {}
+    src = Source(text)
+    root = (tree or src.parse("python")).root_node
+    set_at: list[tuple[int, int]] = []  # (end of the writing statement, its line)
+    for span in writes:
+        key = _key_node(src, root, span)
+        if key is None or not _writes_environ(src.data, key):
+            continue
+        stmt = _unconditional_statement(key)
+        if stmt is not None:
+            set_at.append((src.cp(stmt.end_byte), stmt.start_point[0] + 1))
+    out: dict[int, int] = {}
+    for start in calls:
+        node = root.named_descendant_for_byte_range(src.byte(start), src.byte(start))
+        while node is not None and node.type != "call":
+            node = node.parent
+        if node is None or _unconditional_statement(node) is None:
+            continue
+        before = [(end, line) for end, line in set_at if end <= start]
+        if before and not _UNSET.search(text, before[-1][0], start):
+            out[start] = before[-1][1]
+    return out
+
+
+__all__ = ["LATE", "READ_AT_IMPORT", "late_writes", "torch_logs_set_before"]

@@ -5,14 +5,10 @@ import os
 import subprocess
 import sys
 
-# Right: set before torch is imported (setdefault keeps a value given by the caller).
-os.environ.setdefault("TORCH_LOGS", "+dynamo")
-
 import torch
 
 # Wrong: no `loop_ordering` keyword (a TypeError; TORCH_LOGS=loop_ordering works: TL602),
-# and a component takes a level, not True (a ValueError: TL611). (With TORCH_LOGS set, as
-# the setdefault above does, torch ignores set_logs and only warns: TL631, not yet linked.)
+# and a component takes a level, not True (a ValueError: TL611).
 torch._logging.set_logs(loop_ordering=True, dynamo=True)
 # Right: a level for a component, a bool for an artifact.
 torch._logging.set_logs(dynamo=logging.DEBUG, graph_breaks=True)

@@ -3,9 +3,15 @@ however torch's ``set_logs`` is imported, and never a call that may not be torch
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from torch_logs_lsp.core.hosts import python
+from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.core.set_logs import check_set_logs
 from torch_logs_lsp.core.set_logs_call import (
     BoolValue,
     DictEntry,
@@ -127,3 +133,70 @@ def test_deeply_nested_values_do_not_recurse():
 )
 def test_any_other_binding_of_the_name_leaves_the_call_alone(text: str):
     assert python.set_logs_calls(text) == []
+
+
+# -- TORCH_LOGS certainly set before the call: torch ignores it (TL631) ----------------
+
+_SET = 'import logging, os\nos.environ["TORCH_LOGS"] = "+dynamo"\nimport torch\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "ignored"),
+    [
+        (_SET + "torch._logging.set_logs(dynamo=True)\n", True),
+        (
+            _SET.replace('["TORCH_LOGS"] = "+dynamo"', '.setdefault("TORCH_LOGS", "x")')
+            + "torch._logging.set_logs(dynamo=True)\n",
+            True,
+        ),
+        # not certain: the write may not run, may be undone, or the call may run elsewhere
+        (_SET.replace("os.environ", "flag and os.environ") + "torch._logging.set_logs()\n", False),
+        (
+            _SET.replace("os.environ[", "if x:\n    os.environ[") + "torch._logging.set_logs()\n",
+            False,
+        ),
+        (_SET + 'del os.environ["TORCH_LOGS"]\ntorch._logging.set_logs(dynamo=True)\n', False),
+        (_SET + 'os.environ.pop("TORCH_LOGS")\ntorch._logging.set_logs(dynamo=True)\n', False),
+        (_SET + "def f():\n    torch._logging.set_logs(dynamo=True)\n", False),
+        ("import torch, os\ntorch._logging.set_logs()\nos.environ['TORCH_LOGS'] = 'x'\n", False),
+        (
+            "import torch\nsubprocess.run(c, env={'TORCH_LOGS': 'x'})\ntorch._logging.set_logs()\n",
+            False,
+        ),
+    ],
+)
+def test_torch_logs_set_before_the_call(text: str, ignored: bool):
+    (call,) = python.set_logs_calls(text)
+    assert (call.torch_logs_set is not None) is ignored
+
+
+def test_an_ignored_call_keeps_only_what_python_raises_while_binding():
+    text = _SET + "torch._logging.set_logs(loop_ordering=True, dynamo=True, guards=10)\n"
+    (call,) = python.set_logs_calls(text)
+    codes = [d.code for d in check_set_logs(call, load_registry("2.13"))]
+    assert codes == ["TL602", "TL631"]  # the TypeError stays; the ValueErrors do not happen
+
+
+@pytest.mark.oracle
+def test_torch_ignores_set_logs_when_torch_logs_is_set():
+    """torch 2.13: with TORCH_LOGS set, set_logs(dynamo=True) does not raise (it warns);
+    without it, the same call raises ValueError; a bad keyword raises TypeError either way."""
+    prog = (
+        "import os, sys\n"
+        "if sys.argv[1] == 'set': os.environ['TORCH_LOGS'] = '+dynamo'\n"
+        "import torch\n"
+        "for kw in ({'dynamo': True}, {'loop_ordering': True}):\n"
+        "    try:\n"
+        "        torch._logging.set_logs(**kw)\n"
+        "        print('ok')\n"
+        "    except Exception as e:\n"
+        "        print(type(e).__name__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCH_")}
+    got = {
+        mode: subprocess.run(
+            [sys.executable, "-c", prog, mode], capture_output=True, text=True, env=env, check=True
+        ).stdout.split()
+        for mode in ("set", "unset")
+    }
+    assert got == {"set": ["ok", "TypeError"], "unset": ["ValueError", "TypeError"]}
