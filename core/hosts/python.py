@@ -90,6 +90,8 @@ def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
         return None
     kind = parent.type
     if kind == "pair" and parent.child_by_field_name("key") == key:
+        if not _environment_display(src, parent):
+            return None  # a mapping that is no environment (help texts, rename tables)
         return parent.child_by_field_name("value")
     if kind == "subscript" and parent.child_by_field_name("subscript") == key:
         outer = parent.parent
@@ -121,6 +123,52 @@ def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
             if second.type not in ("keyword_argument", "list_splat", "dictionary_splat"):
                 return second
     return None
+
+
+#: Calls whose positional arguments are environments (``os.environ.update({...})``,
+#: ``mock.patch.dict(os.environ, {...})``, ``dict({...})``, ``os.execve(p, a, {...})``).
+_ENV_ARGUMENT_CALLS = frozenset(
+    {"update", "dict", "execve", "execle", "execlpe", "execvpe", "spawnve", "spawnvpe"}
+)
+
+
+def _environment_display(src: Source, pair: tree_sitter.Node) -> bool:
+    """Whether a dict display certainly builds an environment: it spreads one
+    (``{**os.environ, ...}``), is the argument of a call that takes one (keyword ``env=``
+    / ``environ=`` / ``values=``, or a positional argument of :data:`_ENV_ARGUMENT_CALLS`),
+    or is assigned to a name that the text passes as ``env=NAME`` or spreads (``**NAME``,
+    ``.update(NAME)``). Any other mapping keyed by a family name is not an environment:
+    no finding and no fix (a help text ``{"TORCH_LOGS": "comma-separated names"}``).
+    ``pair``: the ``K: v`` pair of the family name. While it is typed (``run(c,
+    env={"TORCH_LOGS": "a",``, no dictionary node yet) the text before it decides."""
+    display = pair.parent
+    if display is not None and display.type == "ERROR":
+        before = src.data[max(0, pair.start_byte - 256) : pair.start_byte]
+        return re.search(rb"\benv\s*=\s*\{[^{}]*$", before) is not None
+    if display is None or display.type != "dictionary":
+        return False
+    if any(c.type == "dictionary_splat" for c in display.named_children):
+        return True
+    parent = display.parent
+    if parent is None:
+        return False
+    if parent.type == "ERROR":  # being typed: `run(c, env={"TORCH_LOGS": "a"},`
+        before = src.data[max(0, display.start_byte - 64) : display.start_byte]
+        return re.search(rb"\benv\s*=\s*$", before) is not None
+    if parent.type == "keyword_argument":
+        keyword = parent.child_by_field_name("name")
+        return keyword is not None and keyword.text in (b"env", b"environ", b"values")
+    if parent.type == "argument_list":
+        call = parent.parent
+        return call is not None and (_call_name(call) or "") in _ENV_ARGUMENT_CALLS
+    if parent.type == "assignment" and parent.child_by_field_name("right") == display:
+        left = parent.child_by_field_name("left")
+        if left is None or left.type != "identifier" or left.text is None:
+            return False
+        var = re.escape(left.text.decode("utf-8", "replace"))
+        uses = rf"\benv\s*=\s*{var}\b|\*\*{var}\b|\.update\(\s*{var}\s*\)"
+        return re.search(uses, src.text) is not None
+    return False
 
 
 def _string_of(node: tree_sitter.Node) -> tree_sitter.Node | None:

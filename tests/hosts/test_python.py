@@ -51,7 +51,11 @@ def spans(text: str) -> list[tuple[str, str | None]]:
         ('subprocess.run(cmd, env={**os.environ, "TORCH_LOGS": ""})', [("TORCH_LOGS", "")]),
         ('subprocess.run(cmd, env=dict(os.environ, TORCH_LOGS="a"))', [("TORCH_LOGS", "a")]),
         ('os.execve(p, args, {"TORCH_LOGS": "a"})', [("TORCH_LOGS", "a")]),
-        ('env = {"TORCH_LOGS": "a", "OTHER": 1}', [("TORCH_LOGS", "a")]),
+        ('env = {"TORCH_LOGS": "a", "OTHER": 1}\nrun(c, env=env)', [("TORCH_LOGS", "a")]),
+        # a mapping keyed by a family name that is no environment: not a value
+        ('HELP = {"TORCH_LOGS": "comma-separated names, e.g. +dynamo"}', []),
+        ('RENAMES = {"TORCH_LOGS": "PT_LOGS"}\nshow(RENAMES)', []),
+        ('print({"TORCH_LOGS": "x"})', []),
         # not static: no value
         ('os.environ["TORCH_LOGS"] = f"+{name}"', [("TORCH_LOGS", None)]),
         ('os.environ["TORCH_LOGS"] = level', [("TORCH_LOGS", None)]),
@@ -184,7 +188,9 @@ def _literal(draw: st.DrawFn) -> tuple[str, bool]:
 def _document(draw: st.DrawFn) -> tuple[str, str, list[tuple[int, int, bool]]]:
     """(document, the value expression, each literal's (start, end, raw) in the document)."""
     lits = draw(st.lists(_literal(), min_size=1, max_size=3))
-    head = draw(st.sampled_from(['os.environ["TORCH_LOGS"] = (', 'env = {"TORCH_LOGS": (']))
+    head = draw(
+        st.sampled_from(['os.environ["TORCH_LOGS"] = (', 'child = {**os.environ, "TORCH_LOGS": ('])
+    )
     tail = ")" if head.startswith("os") else ")}"
     pos = len("# 😀 emoji before\n" + head)
     doc, places, expr = "# 😀 emoji before\n" + head, [], ""
@@ -299,7 +305,7 @@ def test_value_edit_keeps_the_literal(text: str, new: str, after: str | None) ->
     [
         ('os.environ["TORCH_LOGS"] = "+dyn', "+dyn"),
         ('os.environ["TORCH_LOGS"] = r"+dyn\nx = 1\n', "+dyn"),
-        ('env = {"TORCH_LOGS": "+dynamo,\\x2bgua\n}', "+dynamo,+gua"),
+        ('run(c, env={"TORCH_LOGS": "+dynamo,\\x2bgua\n})', "+dynamo,+gua"),
         ('os.environ["TORCH_LOGS"] = "', ""),
     ],
 )
