@@ -185,6 +185,31 @@ def _string_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return node
 
 
+#: CPython's limit on indentation levels (``MAXINDENT``, Parser/tokenizer.h): a module
+#: nested deeper is a SyntaxError ("too many levels of indentation"), and
+#: tree-sitter-python 0.25 crashes the process (SIGSEGV) on ~550 levels.
+MAX_INDENT_LEVELS = 100
+_LINE_INDENT = re.compile(r"^[ \t]*(?=[^\s#])", re.M)
+
+
+def too_deep(text: str) -> bool:
+    """Whether ``text`` indents more than :data:`MAX_INDENT_LEVELS` levels (counted like
+    Python's tokenizer, by the leading blanks of each line that holds code; lines inside
+    strings or brackets count too, which can only overcount): such a module never runs,
+    and is not parsed (no values, no findings)."""
+    stack = [0]
+    for m in _LINE_INDENT.finditer(text):
+        width = m.end() - m.start()
+        if width > stack[-1]:
+            stack.append(width)
+            if len(stack) > MAX_INDENT_LEVELS + 1:
+                return True
+        else:
+            while width < stack[-1]:
+                stack.pop()
+    return False
+
+
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """Find the TORCH_LOGS-family values in Python source (see the module docstring).
 
@@ -204,6 +229,10 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
         moved = _extract_in_value(src, cache, cache.state)
         if moved is not None:
             return moved
+    if too_deep(text):
+        if cache is not None:
+            cache.reset()
+        return []
     tree = src.parse("python")
     root = tree.root_node
     spans: dict[int, ValueSpan] = {}
@@ -351,6 +380,9 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
     of the last extraction of the same text."""
     from .python_order import torch_logs_set_before
     from .python_set_logs import set_logs_calls as calls
+
+    if too_deep(text):
+        return []
 
     tree = _last[0][1] if _last and _last[0][0] == text else None
     found = calls(text, tree)

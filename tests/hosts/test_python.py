@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import io
+import subprocess
+import sys
 import tokenize
 import warnings
 
@@ -347,3 +349,32 @@ def test_typed_name(line: str, typed: str | None) -> None:
 
     text = "import os\n" + line
     assert python.typed_name(text, len(text)) == typed
+
+
+@pytest.mark.parametrize("levels", [101, 600])
+def test_a_module_nested_deeper_than_python_allows_is_not_parsed(levels: int) -> None:
+    """tree-sitter-python crashed the process (SIGSEGV) on ~550 levels of indentation;
+    CPython refuses more than 100. Run in a subprocess: a crash must fail the test."""
+    body = "".join(" " * i + "if x:\n" for i in range(levels))
+    body += " " * levels + 'os.environ["TORCH_LOGS"] = "aot_g"\n'
+    body += "torch._logging.set_logs(dynamo=True)\n"
+    prog = (
+        "import sys\n"
+        "from torch_logs_lsp.core.hosts import extract, python\n"
+        "text = sys.stdin.read()\n"
+        "print(len(extract('python', text)), len(python.set_logs_calls(text)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", prog], input=body, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "0"]
+    with pytest.raises(SyntaxError, match="too many levels of indentation"):
+        compile(body, "<deep>", "exec")
+
+
+def test_a_module_at_pythons_indentation_limit_is_read() -> None:
+    body = "".join(" " * i + "if x:\n" for i in range(99))
+    body += " " * 99 + 'os.environ["TORCH_LOGS"] = "aot_g"\n'
+    compile(body, "<deep>", "exec")  # Python accepts it
+    assert [s.value for s in extract("python", body)] == ["aot_g"]
