@@ -26,9 +26,10 @@ A finding needs all of these, so that it is never a guess:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from ._ts import Source
+from ._ts import Source, query, query_cursor
 from .interface import Note
 
 if TYPE_CHECKING:
@@ -45,7 +46,19 @@ READ_AT_IMPORT = frozenset(
 )
 _IMPORT_LINE = re.compile(r"^(?:import|from)[ \t]+torch\b", re.M)
 _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
-_ENVIRON = frozenset({"os.environ", "environ"})
+_FROM_OS_ENVIRON = re.compile(r"^from[ \t]+os[ \t]+import[^\n]*\benviron\b", re.M)
+_ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|def\s+environ\b")
+
+
+def _environ_names(text: str) -> frozenset[str]:
+    """How the text names this process's ``os.environ``: ``os.environ``, and ``environ``
+    when ``from os import environ`` is there and no other binding of that name is (a local
+    ``environ = os.environ.copy()`` is a copy, not the process's environment)."""
+    if _FROM_OS_ENVIRON.search(text) and not _ENVIRON_BOUND.search(text):
+        return frozenset({"os.environ", "environ"})
+    return frozenset({"os.environ"})
+
+
 _SCOPES = frozenset({"function_definition", "class_definition", "lambda", "ERROR"})
 
 
@@ -74,33 +87,33 @@ def _torch_import(data: bytes, root: tree_sitter.Node) -> tree_sitter.Node | Non
     return None
 
 
-def _writes_environ(data: bytes, key: tree_sitter.Node) -> bool:
+def _writes_environ(data: bytes, key: tree_sitter.Node, environ: frozenset[str]) -> bool:
     """Whether the family name ``key`` (its string or keyword node) is written to this
-    process's ``os.environ``."""
+    process's ``os.environ`` (named as in ``environ``, see :func:`_environ_names`)."""
     parent = key.parent
     if parent is None:
         return False
     if parent.type == "subscript":
         target = parent.child_by_field_name("value")
-        return _text(data, target) in _ENVIRON and parent.parent is not None
+        return _text(data, target) in environ and parent.parent is not None
     if parent.type == "pair":  # os.environ.update({K: v})
         args = parent.parent.parent if parent.parent is not None else None
         call = args.parent if args is not None and args.type == "argument_list" else None
-        return call is not None and _method(data, call) == "update"
+        return call is not None and _method(data, call, environ) == "update"
     args = parent.parent if parent.type == "keyword_argument" else parent
     call = args.parent if args is not None and args.type == "argument_list" else None
     if call is None:
         return False
-    method = _method(data, call)
+    method = _method(data, call, environ)
     return method == "update" or (method == "setdefault" and parent.type == "argument_list")
 
 
-def _method(data: bytes, call: tree_sitter.Node) -> str | None:
+def _method(data: bytes, call: tree_sitter.Node, environ: frozenset[str]) -> str | None:
     """``"update"`` for ``os.environ.update(...)`` (any method of ``os.environ``/``environ``)."""
     fn = call.child_by_field_name("function")
     if fn is None or fn.type != "attribute":
         return None
-    if _text(data, fn.child_by_field_name("object")) not in _ENVIRON:
+    if _text(data, fn.child_by_field_name("object")) not in environ:
         return None
     return _text(data, fn.child_by_field_name("attribute"))
 
@@ -176,6 +189,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     if not candidates or _IMPORT_LINE.search(text) is None:
         return []
     src = Source(text)
+    environ = _environ_names(text)
     root = (tree or src.parse("python")).root_node
     imported = _torch_import(src.data, root)
     if imported is None:
@@ -186,7 +200,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     for i in candidates:
         span = spans[i]
         key = _key_node(src, root, span)
-        if key is None or not _writes_environ(src.data, key):
+        if key is None or not _writes_environ(src.data, key, environ):
             continue
         where = ""
         stmt = _at_module_level(key)
@@ -246,22 +260,33 @@ def torch_logs_set_before(
     line of the write. Certain means: the call is a module-level expression statement, an
     unconditional module-level statement before it writes ``TORCH_LOGS`` to
     ``os.environ`` (``[K] = v``, ``setdefault``, ``update``; see :func:`_writes_environ`),
-    and nothing between them could remove it (``del``, ``pop``, ``clear``, ``unsetenv``,
-    rebinding ``environ``). Then torch's ``set_logs`` only logs a warning (torch 2.13.0
-    ``_internal.py`` line 492). Never raises."""
+    and nothing between them could remove it: no call at all (a function may ``pop`` it, a
+    patcher may clear the environment), no ``del``, no rebinding of ``environ``. Then
+    torch's ``set_logs`` only logs a warning (torch 2.13.0 ``_internal.py`` line 492).
+    Never raises."""
     writes = [s for s in spans if s.variable == "TORCH_LOGS"]
     if not writes or not calls:
         return {}
     src = Source(text)
+    environ = _environ_names(text)
     root = (tree or src.parse("python")).root_node
     set_at: list[tuple[int, int]] = []  # (end of the writing statement, its line)
     for span in writes:
         key = _key_node(src, root, span)
-        if key is None or not _writes_environ(src.data, key):
+        if key is None or not _writes_environ(src.data, key, environ):
             continue
         stmt = _unconditional_statement(key)
         if stmt is not None:
             set_at.append((src.cp(stmt.end_byte), stmt.start_point[0] + 1))
+    if not set_at:
+        return {}
+    set_at.sort()
+    # anything between the write and the call that could undo it: a call (a function may
+    # pop the variable, a patcher may clear the environment), `del`, a rebinding
+    cursor = query_cursor(query("python", "(call) @c"))
+    between = sorted(src.cp(n.start_byte) for n in cursor.captures(root).get("c", []))
+    between += [m.start() for m in _UNSET.finditer(text)]
+    between.sort()
     out: dict[int, int] = {}
     for start in calls:
         node = root.named_descendant_for_byte_range(src.byte(start), src.byte(start))
@@ -269,9 +294,13 @@ def torch_logs_set_before(
             node = node.parent
         if node is None or _unconditional_statement(node) is None:
             continue
-        before = [(end, line) for end, line in set_at if end <= start]
-        if before and not _UNSET.search(text, before[-1][0], start):
-            out[start] = before[-1][1]
+        i = bisect_right(set_at, (start, 1 << 62)) - 1
+        if i < 0:
+            continue
+        end, line = set_at[i]
+        j = bisect_right(between, end)  # the first thing after the write ...
+        if j == len(between) or between[j] >= start:  # ... is the call itself, or later
+            out[start] = line
     return out
 
 

@@ -91,6 +91,16 @@ _SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = 
         ('import torch\nos.environ["TORCH_COMPILE_DEBUG"] = "1"\n', []),
         ('import torch\nos.environ["TORCH_LOGS"] = f"+{x}"\n', []),
         ('"""\nimport torch\n"""\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
+        # a local copy named environ is a child's environment (fresh-user test)
+        (
+            "import os\nimport torch\nenviron = dict(os.environ)\n"
+            'environ["TORCH_LOGS"] = "+dynamo"\nsubprocess.run(c, env=environ)\n',
+            [],
+        ),
+        (
+            'from os import environ\nimport torch\nenviron["TORCH_LOGS"] = "+dynamo"\n',
+            [("TL501", 3)],
+        ),
     ],
 )
 def test_late_writes(text: str, expected: list[tuple[str, int]]) -> None:

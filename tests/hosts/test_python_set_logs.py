@@ -200,3 +200,37 @@ def test_torch_ignores_set_logs_when_torch_logs_is_set():
         for mode in ("set", "unset")
     }
     assert got == {"set": ["ok", "TypeError"], "unset": ["ValueError", "TypeError"]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a local copy named `environ` is not the process's environment
+        "import os\nenviron = os.environ.copy()\nenviron['TORCH_LOGS'] = 'x'\nimport torch\n"
+        "torch._logging.set_logs(dynamo=True)\n",
+        # a call in between may take the variable away again
+        _SET + "reset()\ntorch._logging.set_logs(dynamo=True)\n",
+        _SET + "mock.patch.dict(os.environ, {}, clear=True).start()\n"
+        "torch._logging.set_logs(dynamo=True)\n",
+    ],
+)
+def test_not_certainly_set_when_the_call_runs(text: str):
+    """Fresh-user findings: each gave TL631 (and hid the ValueError torch raises)."""
+    (call,) = python.set_logs_calls(text)
+    assert call.torch_logs_set is None
+    assert "TL611" in [d.code for d in check_set_logs(call, load_registry("2.13"))]
+
+
+def test_environ_from_os_is_the_process_environment():
+    text = "from os import environ\nenviron['TORCH_LOGS'] = 'x'\nimport torch\n"
+    (call,) = python.set_logs_calls(text + "torch._logging.set_logs(dynamo=True)\n")
+    assert call.torch_logs_set == "line 2"
+
+
+def test_many_calls_stay_fast():
+    """5,000 module-level calls after one write: each looked up by bisection (the text
+    was searched once per call: 22 s). Bounded work, not timed: every call is answered."""
+    text = _SET + "torch._logging.set_logs(dynamo=True)\n" * 5000
+    calls = python.set_logs_calls(text)
+    assert len(calls) == 5000
+    assert calls[0].torch_logs_set == "line 2" and calls[1].torch_logs_set is None
