@@ -609,6 +609,8 @@ def _extract_window(
     if any(span.raw_end > new_end for span in inside):
         return None  # bash reads a value past the window (``$'...\\'``): parse it all
     before = [s for s in old_spans if s.name_start < start]
+    if before and max(s.raw_end for s in before) >= start:
+        return None  # a value read up to the window (an open backtick to the end): parse it all
     after = [s.moved(delta) for s in old_spans if s.name_start >= old_end]
     for span in before:
         contexts[span.name_start] = cache.context_of(span.name_start)

@@ -215,3 +215,11 @@ def test_shell_edit_found_by_fuzzing_equals_fresh(before: str, after: str) -> No
     cache = DocumentCache()
     assert hosts.extract("shell", before, cache) == hosts.extract("shell", before)
     assert hosts.extract("shell", after, cache) == hosts.extract("shell", after)
+
+
+def test_window_after_a_value_read_to_the_end() -> None:
+    """A backtick left open makes a value run to the end of the script; text typed at the
+    end is then part of it, though the re-parsed window starts after the value (found by
+    the property test above: the old span was kept)."""
+    edits = [(0.32421875, 0.0, "`"), (0.0, 0.0, "`"), (1.0, 0.0, "/")]
+    check_sequence("shell")((edits, 2))
