@@ -271,7 +271,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     if cache is not None:
         cache.computed = len(out) - cache.reused
         cache.store(text, out, Parsed(src.data, tree, settled=not root.has_error), contexts)
-    _remember(text, tree)
+    _remember(text, tree, out)
     return out
 
 
@@ -336,7 +336,7 @@ def _extract_in_value(src: Source, cache: DocumentCache, parsed: Parsed) -> list
         spans.append(moved)
     cache.reused, cache.computed = len(spans) - 1, 1
     cache.store(src.text, spans, parsed, contexts)
-    _remember(src.text, parsed.tree)
+    _remember(src.text, parsed.tree, spans)
     return spans
 
 
@@ -358,12 +358,18 @@ def encode_part(quote: str, value: str) -> str | None:
     return "".join(out)
 
 
-#: The last document extracted and its tree (reused by :func:`notes` for the same text).
-_last: list[tuple[str, tree_sitter.Tree]] = []
+#: The last document extracted, its tree and its spans (reused by :func:`notes` and
+#: :func:`set_logs_calls` for the same text: the server asks for them right after).
+_last: list[tuple[str, tree_sitter.Tree, list[ValueSpan]]] = []
 
 
-def _remember(text: str, tree: tree_sitter.Tree) -> None:
-    _last[:] = [(text, tree)]
+def _remember(text: str, tree: tree_sitter.Tree, spans: list[ValueSpan]) -> None:
+    _last[:] = [(text, tree, spans)]
+
+
+def _tree_of(text: str) -> tree_sitter.Tree | None:
+    """The tree of the last extraction when it was of ``text``."""
+    return _last[0][1] if _last and _last[0][0] == text else None
 
 
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
@@ -371,8 +377,7 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     :mod:`.python_order`)."""
     from .python_order import late_writes
 
-    tree = _last[0][1] if _last and _last[0][0] == text else None
-    return late_writes(text, spans, tree)
+    return late_writes(text, spans, _tree_of(text))
 
 
 def set_logs_calls(text: str) -> list[SetLogsCall]:
@@ -384,12 +389,11 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return []
 
-    tree = _last[0][1] if _last and _last[0][0] == text else None
-    found = calls(text, tree)
+    found = calls(text, _tree_of(text))
     if not found or "TORCH_LOGS" not in text:
         return found
-    tree = _last[0][1] if _last and _last[0][0] == text else None
-    set_at = torch_logs_set_before(text, extract(text), tree, [c.start for c in found])
+    spans = _last[0][2] if _tree_of(text) is not None else extract(text)
+    set_at = torch_logs_set_before(text, spans, _tree_of(text), [c.start for c in found])
     return [
         replace(c, torch_logs_set=f"line {set_at[c.start]}") if c.start in set_at else c
         for c in found
