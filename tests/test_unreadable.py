@@ -24,12 +24,27 @@ AS_ROOT = os.geteuid() == 0
 SETPRIV = shutil.which("setpriv")
 
 
+_NOBODY_CAN_RUN: list[bool] = []
+
+
+def _nobody_can_run(prefix: list[str]) -> bool:
+    """Whether ``nobody`` can run this interpreter with the installed package: a checkout
+    inside a private directory (``mktemp -d``, ``/root``) is out of its reach."""
+    if not _NOBODY_CAN_RUN:
+        probe = [*prefix, sys.executable, "-c", "import torch_logs_lsp.core.cli"]
+        ok = subprocess.run(probe, capture_output=True, timeout=60, check=False).returncode
+        _NOBODY_CAN_RUN.append(ok == 0)
+    return _NOBODY_CAN_RUN[0]
+
+
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     prefix: list[str] = []
     if AS_ROOT:
         if SETPRIV is None:
             pytest.skip("running as root without setpriv: no unprivileged user to test with")
         prefix = [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+        if not _nobody_can_run(prefix):
+            pytest.skip(f"nobody cannot run {sys.executable} (the checkout's directory is private)")
     return subprocess.run(
         [*prefix, sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
         capture_output=True,
