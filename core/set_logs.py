@@ -62,6 +62,7 @@ MODULE_LEVEL = "TL622"
 IGNORED_CALL = "TL631"
 
 _LEVELS_TEXT = ",".join(str(n) for n in VALID_LEVELS)
+_LEVEL_SET = frozenset(VALID_LEVELS)
 _PREFIX = {10: "+", 20: "", 40: "-"}
 
 
@@ -97,14 +98,32 @@ def _level_diagnostic(log: str, value: KeywordValue, shown_as: str) -> Diagnosti
             "use None (leave it unset) or logging.ERROR"
         )
         return Diagnostic(FALSE_LEVEL, Severity.WARNING, msg, value.start, value.end)
-    if isinstance(v, int) and v is not True and v in VALID_LEVELS:
+    try:
+        known = v in _LEVEL_SET  # torch: `val not in logging._levelToName` (a dict)
+    except TypeError:
+        msg = f"torch raises TypeError: unhashable type: '{type(v).__name__}' "
+        msg += "(a level is logging.DEBUG, logging.INFO, ...)"
+        return Diagnostic(NOT_A_LEVEL, Severity.ERROR, msg, value.start, value.end)
+    if known and isinstance(v, int):
         return None
+    if known:  # 10.0 == 10 passes torch's check; Logger.setLevel then refuses it
+        return _set_level_type_error(v, value)
     msg = (
         f"torch raises ValueError: Unrecognized log level for log {quote(log)[1:-1]}: "
         f"{quote(_shown(v))[1:-1]}, valid level values are: {_LEVELS_TEXT} (use logging.DEBUG, "
         "logging.INFO, ...)"
     )
     return Diagnostic(NOT_A_LEVEL, Severity.ERROR, msg, value.start, value.end)
+
+
+def _set_level_type_error(v: object, value: KeywordValue, code: str = NOT_A_LEVEL) -> Diagnostic:
+    """What ``logging``'s ``_checkLevel`` raises (CPython 3.8-3.14) for a level that is
+    neither an int nor a str, when torch's ``_init_logs`` applies it."""
+    msg = (
+        f"torch raises TypeError: Level not an integer or a valid string: "
+        f"{quote(repr(v))[1:-1]} (use logging.DEBUG, logging.INFO, ...)"
+    )
+    return Diagnostic(code, Severity.ERROR, msg, value.start, value.end)
 
 
 def _bool_diagnostic(name: str, value: KeywordValue) -> Diagnostic | None:
@@ -202,6 +221,8 @@ def _module_entry(
     v = python_value(value)
     if v is UNKNOWN or v is None:
         return None
+    if not isinstance(v, int | str):
+        return _set_level_type_error(v, value, MODULE_LEVEL)
     if isinstance(v, str) and v not in LOGGING_LEVELS:
         msg = f"torch's Logger.setLevel raises ValueError: Unknown level: {quote(repr(v))[1:-1]}"
         return Diagnostic(MODULE_LEVEL, Severity.ERROR, msg, value.start, value.end)

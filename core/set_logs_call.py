@@ -7,7 +7,7 @@ Offsets (``start``/``end``, ``name_start``/``name_end``) are whatever the host u
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 #: The ``logging`` module's level constants (``logging.DEBUG``, or ``DEBUG`` imported from
@@ -73,6 +73,16 @@ class NoneValue:
 
 
 @dataclass(frozen=True)
+class OtherLiteral:
+    """Any other literal with a value ``ast.literal_eval`` gives (a float, a complex,
+    bytes, a tuple/list/set display of literals): ``value`` is that Python object."""
+
+    value: object = field(hash=False)
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class NotStatic:
     """Anything else (a variable, a call, ``**kwargs``): never judged."""
 
@@ -100,7 +110,7 @@ class DictValue:
 
 
 KeywordValue: TypeAlias = (
-    "BoolValue | IntValue | StrValue | LevelName | NoneValue | DictValue | NotStatic"
+    "BoolValue | IntValue | StrValue | LevelName | NoneValue | DictValue | OtherLiteral | NotStatic"
 )
 
 
@@ -144,10 +154,11 @@ UNKNOWN = _Unknown()
 Scalar: TypeAlias = "bool | int | str | None"
 
 
-def python_value(value: KeywordValue) -> Scalar | _Unknown:
-    """The Python value of a static scalar (a level name -> its int; ``None``), else
-    :data:`UNKNOWN` (not static, a dict, a ``logging`` name that is no level)."""
-    if isinstance(value, BoolValue | IntValue | StrValue):
+def python_value(value: KeywordValue) -> object:
+    """The Python value of a static value other than a dict display (a level name -> its
+    int; ``None``; an :class:`OtherLiteral`'s object), else :data:`UNKNOWN` (not static, a
+    dict display, a ``logging`` name that is no level)."""
+    if isinstance(value, BoolValue | IntValue | StrValue | OtherLiteral):
         return value.value
     if isinstance(value, NoneValue):
         return None
@@ -169,6 +180,7 @@ __all__ = [
     "LevelName",
     "NoneValue",
     "NotStatic",
+    "OtherLiteral",
     "Scalar",
     "SetLogsCall",
     "StrValue",

@@ -29,6 +29,7 @@ from torch_logs_lsp.core.set_logs_call import (
     LevelName,
     NoneValue,
     NotStatic,
+    OtherLiteral,
     SetLogsCall,
     StrValue,
 )
@@ -62,6 +63,13 @@ def _value(node: ast.expr, base: int) -> KeywordValue:
             return StrValue(v, start, end)
         if v is None:
             return NoneValue(start, end)
+    if not isinstance(node, ast.Dict):
+        try:
+            other = ast.literal_eval(node)
+        except ValueError:
+            other = None
+        if isinstance(other, float | complex | bytes | tuple | list | set):
+            return OtherLiteral(other, start, end)
     if isinstance(node, ast.Attribute) and getattr(node.value, "id", "") == "logging":
         return LevelName(node.attr, start, end)
     if isinstance(node, ast.Dict):
@@ -307,6 +315,24 @@ CASES: list[tuple[str, str | None, str]] = [
     ("modules=True", "TL614", "AttributeError"),
     ('modules="x"', "TL614", "AttributeError"),
     ("modules=0", None, "ok"),
+    # other literals (measured on 2.13.0): 10.0 passes `in logging._levelToName`, then
+    # Logger.setLevel raises TypeError; a list is unhashable; bytes and tuples are no level
+    ("dynamo=10.0", "TL611", "TypeError"),
+    ("all=-10.0", "TL611", "ValueError"),
+    ("all=20.0", "TL611", "TypeError"),
+    ("dynamo=10+0j", "TL611", "TypeError"),
+    ("dynamo=[10]", "TL611", "TypeError"),
+    ('dynamo=b"x"', "TL611", "ValueError"),
+    ("dynamo=(10,)", "TL611", "ValueError"),
+    ("dynamo=1e1", "TL611", "TypeError"),
+    ("guards=1.0", "TL612", "ValueError"),
+    ("guards=[True]", "TL612", "ValueError"),
+    ('modules={"torch._dynamo": 10.0}', "TL622", "TypeError"),
+    ('modules={"json": b"DEBUG"}', "TL622", "TypeError"),
+    ('modules={"dynamo": 10.0}', "TL611", "TypeError"),
+    ('modules=[("json", 10)]', "TL614", "AttributeError"),
+    ("modules=[]", None, "ok"),
+    ("modules=()", None, "ok"),
 ]
 
 CTX = TorchResolver().context(python=sys.executable)

@@ -16,6 +16,7 @@ Offsets are code points into the document.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from ..set_logs_call import (
     LevelName,
     NoneValue,
     NotStatic,
+    OtherLiteral,
     SetLogsCall,
     StrValue,
 )
@@ -197,18 +199,18 @@ def _value(
             n = _int(_text(src, arg))
             if n is not None:
                 return IntValue(-n if _text(src, op) == "-" else n, start, end)
-        return NotStatic(start, end)
+        return _other_literal(src, node, start, end)
     if kind == "string":
         lit = literal(src, node)
         if lit is not None and lit.kind == "str" and lit.value is not None:
             return StrValue(lit.value, start, end)
-        return NotStatic(start, end)
+        return _other_literal(src, node, start, end)
     if kind == "concatenated_string":
         parts = []
         for part in node.named_children:
             lit = literal(src, part)
             if lit is None or lit.kind != "str" or lit.value is None:
-                return NotStatic(start, end)
+                return _other_literal(src, node, start, end)
             parts.append(lit.value)
         return StrValue("".join(parts), start, end)
     if kind in ("identifier", "attribute"):
@@ -241,7 +243,30 @@ def _value(
                 )
             )
         return DictValue(tuple(entries), start, end)
-    return NotStatic(start, end)
+    return _other_literal(src, node, start, end)
+
+
+#: Nodes whose text may be another literal (``10.0``, ``-1.5``, ``1+2j``, ``b"x"``,
+#: ``[10]``); ``ast.literal_eval`` decides, on at most :data:`_MAX_LITERAL` code points.
+_LITERAL_NODES = frozenset(
+    {"float", "unary_operator", "binary_operator", "string", "concatenated_string"}
+    | {"list", "tuple", "set"}
+)
+_MAX_LITERAL = 2_000
+
+
+def _other_literal(src: Source, node: tree_sitter.Node, start: int, end: int) -> KeywordValue:
+    """An :class:`OtherLiteral` when ``ast.literal_eval`` (the oracle) evaluates the
+    node's text to something that is no str/int/bool/None, else :class:`NotStatic`."""
+    if node.type not in _LITERAL_NODES or end - start > _MAX_LITERAL:
+        return NotStatic(start, end)
+    try:
+        value = ast.literal_eval(_text(src, node))
+    except Exception:  # anything literal_eval refuses (or cannot hold) is not static
+        return NotStatic(start, end)
+    if value is None or isinstance(value, str | int | dict):
+        return NotStatic(start, end)  # handled above when static; a dict here is nested
+    return OtherLiteral(value, start, end)
 
 
 def _int(text: str) -> int | None:

@@ -21,6 +21,7 @@ from torch_logs_lsp.core.set_logs_call import (
     LevelName,
     NoneValue,
     NotStatic,
+    OtherLiteral,
     StrValue,
 )
 
@@ -105,6 +106,40 @@ def test_a_level_name_needs_logging_certainly_imported():
     (call,) = python.set_logs_calls(text)
     assert isinstance(call.keywords[0].value, LevelName)
     assert isinstance(call.keywords[1].value, NotStatic)  # `logging` is rebound
+
+
+@pytest.mark.parametrize(
+    "source, static",
+    [
+        ("10.0", True),
+        ("-1.5", True),
+        ("1e1", True),
+        ("10+0j", True),
+        ('b"x"', True),
+        ('b"a" b"b"', True),
+        ("[10]", True),
+        ("(10, 20)", True),
+        ("{1, 2}", True),
+        ("[10, # a comment\n 20]", True),
+        ("[logging.DEBUG]", False),  # a name inside: literal_eval refuses, not static
+        ("1 + 2", False),
+        ("-x", False),
+        ('f"{x}"', False),
+        ("[" * 200 + "]" * 200, True),
+        ("[" + "1," * 2000 + "]", False),  # longer than the cap: not evaluated
+    ],
+)
+def test_other_literals_agree_with_literal_eval(source: str, static: bool):
+    import ast
+
+    text = f"import logging, torch\ntorch._logging.set_logs(dynamo={source})\n"
+    (call,) = python.set_logs_calls(text)
+    (kw,) = call.keywords
+    start = text.index(source)
+    if static:
+        assert kw.value == OtherLiteral(ast.literal_eval(source), start, start + len(source))
+    else:
+        assert isinstance(kw.value, NotStatic)
 
 
 def test_deeply_nested_values_do_not_recurse():
