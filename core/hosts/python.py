@@ -10,7 +10,8 @@ value expression):
 
 - ``m[K] = v`` on any mapping (``os.environ``, ``environ``, an ``env`` dict being built);
 - calls named ``setdefault(K, v)``, ``putenv(K, v)`` (``os.putenv``), ``setenv(K, v)``
-  (pytest's ``monkeypatch``);
+  (pytest's ``monkeypatch``), also with their keywords (``setenv(name=K, value=v)``,
+  ``setdefault(K, default=v)``; :data:`_PAIR_KEYWORDS`);
 - keyword arguments ``K=v`` of calls named ``update`` (``os.environ.update(...)``) and
   ``dict`` (``dict(os.environ, K=v)``, ``mock.patch.dict(os.environ, K=v)``);
 - ``K: v`` in any dict display: ``os.environ.update({...})``, ``patch.dict(os.environ,
@@ -103,6 +104,8 @@ def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
         while right is not None and right.type == "assignment":  # a[K] = b = v
             right = right.child_by_field_name("right")
         return right
+    if kind == "keyword_argument" and parent.child_by_field_name("value") == key:
+        return _pair_value(parent.parent, parent)
     if kind == "keyword_argument" and parent.child_by_field_name("name") == key:
         args = parent.parent
         call = args.parent if args is not None else None
@@ -114,15 +117,57 @@ def _value_of(src: Source, key: tree_sitter.Node) -> tree_sitter.Node | None:
             return parent.child_by_field_name("value")
         return None
     if kind == "argument_list":
-        call = parent.parent
-        if call is None or call.type != "call" or _CALLS.get(_call_name(call) or "") != "pair":
-            return None
-        positional = [c for c in parent.named_children if c.type != "comment"]
-        if len(positional) >= 2 and positional[0] == key:
-            second = positional[1]
-            if second.type not in ("keyword_argument", "list_splat", "dictionary_splat"):
-                return second
+        return _pair_value(parent, key)
     return None
+
+
+#: The parameter names of the ``"pair"`` calls that take keywords: pytest's
+#: ``MonkeyPatch.setenv(name, value, prepend=None)`` and ``MutableMapping.setdefault(key,
+#: default=None)``; ``os.putenv`` takes positional arguments only.
+_PAIR_KEYWORDS = {"setenv": ("name", "value"), "setdefault": ("key", "default")}
+
+
+def _pair_value(args: tree_sitter.Node | None, key: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The value of a ``"pair"`` call (:data:`_CALLS`) whose name argument is ``key``
+    (the first positional argument, or the ``keyword_argument`` naming it): the second
+    positional argument or the value keyword (``setenv("K", value=v)``, ``setenv(name="K",
+    value=v)``), else ``None``."""
+    call = args.parent if args is not None else None
+    if args is None or call is None or call.type != "call" or args.type != "argument_list":
+        return None
+    name = _call_name(call) or ""
+    if _CALLS.get(name) != "pair":
+        return None
+    children = [c for c in args.named_children if c.type != "comment"]
+    positional = [c for c in children if c.type not in _NOT_POSITIONAL]
+    keywords = {
+        _text_of(c.child_by_field_name("name")): c.child_by_field_name("value")
+        for c in children
+        if c.type == "keyword_argument"
+    }
+    if any(c.type in ("list_splat", "dictionary_splat") for c in children):
+        return None  # arguments we cannot see
+    names = _PAIR_KEYWORDS.get(name)
+    if key.type == "keyword_argument":
+        if names is None or _text_of(key.child_by_field_name("name")) != names[0] or positional:
+            return None
+        value = keywords.get(names[1])
+        # a span's name comes before its value (setenv(value=v, name=K) is not taken)
+        return value if value is not None and value.start_byte > key.end_byte else None
+    if not positional or positional[0] != key:
+        return None
+    if len(positional) >= 2:
+        return positional[1]
+    return keywords.get(names[1]) if names is not None else None
+
+
+_NOT_POSITIONAL = frozenset({"keyword_argument", "list_splat", "dictionary_splat"})
+
+
+def _text_of(node: tree_sitter.Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
 
 
 #: Calls whose positional arguments are environments (``os.environ.update({...})``,

@@ -38,6 +38,19 @@ def spans(text: str) -> list[tuple[str, str | None]]:
         ('os.putenv("TORCH_LOGS", "aot")', [("TORCH_LOGS", "aot")]),
         ('putenv("TORCH_LOGS", "aot")', [("TORCH_LOGS", "aot")]),
         ('monkeypatch.setenv("TORCH_LOGS", "recompiles")', [("TORCH_LOGS", "recompiles")]),
+        # keywords (pytest's MonkeyPatch.setenv(name, value), MutableMapping.setdefault)
+        ('monkeypatch.setenv(name="TORCH_LOGS", value="a")', [("TORCH_LOGS", "a")]),
+        # the value before the name: not taken (a span's name precedes its value)
+        ('monkeypatch.setenv(value="a", name="TORCH_LOGS")', []),
+        ('monkeypatch.setenv("TORCH_LOGS", value="a")', [("TORCH_LOGS", "a")]),
+        ('monkeypatch.setenv("TORCH_LOGS", "a", prepend=":")', [("TORCH_LOGS", "a")]),
+        ('os.environ.setdefault(key="TORCH_LOGS", default="a")', [("TORCH_LOGS", "a")]),
+        ('os.environ.setdefault("TORCH_LOGS", default="a")', [("TORCH_LOGS", "a")]),
+        ('monkeypatch.setenv(name="TORCH_LOGS")', []),  # a TypeError, no value
+        ('monkeypatch.setenv(key="TORCH_LOGS", value="a")', []),  # not setenv's name
+        ('os.putenv(key="TORCH_LOGS", value="a")', []),  # putenv takes no keywords
+        ('monkeypatch.setenv("TORCH_LOGS", *v)', []),
+        ('f(name="TORCH_LOGS", value="a")', []),
         ('os.environ.update({"TORCH_LOGS": "a"})', [("TORCH_LOGS", "a")]),
         (
             'os.environ.update(TORCH_LOGS="a", TORCH_LOGS_OUT="o")',
