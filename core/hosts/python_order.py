@@ -145,27 +145,60 @@ def _module_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
+#: A run of identifier bytes (ASCII word characters and any UTF-8 lead/continuation byte).
+_WORD_RUN = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
+
+
+def _mentions(data: bytes, names: set[str]) -> dict[str, list[int]]:
+    r"""The start bytes of every mention of each of ``names`` in ``data`` (code, strings,
+    comments alike), in one pass over the text: a name is mentioned where it stands
+    between bytes that are not ``\w`` (the ``(?<!\w)name(?!\w)`` of each name; a name with
+    non-ASCII characters is searched on its own, like that)."""
+    out: dict[str, list[int]] = {name: [] for name in names}
+    ascii_names = {n.encode(): n for n in names if n.isascii()}
+    if ascii_names:
+        for m in _WORD_RUN.finditer(data):
+            found = ascii_names.get(m.group())
+            if found is not None:
+                out[found].append(m.start())
+            elif not m.group().isascii():  # ASCII names inside a run with UTF-8 bytes
+                for inner in re.finditer(rb"[A-Za-z0-9_]+", m.group()):
+                    found = ascii_names.get(inner.group())
+                    if found is not None:
+                        out[found].append(m.start() + inner.start())
+    for name in names:
+        if not name.isascii():
+            pattern = rb"(?<!\w)" + re.escape(name.encode()) + rb"(?!\w)"
+            out[name] = [m.start() for m in re.finditer(pattern, data)]
+    return out
+
+
 def _called_only_after(
-    src: Source, root: tree_sitter.Node, function: tree_sitter.Node, after: int
+    src: Source,
+    root: tree_sitter.Node,
+    function: tree_sitter.Node,
+    after: int,
+    mentions: dict[str, list[int]],
 ) -> int | None:
     """The line (1-based) of the first call of ``function`` when every mention of its
-    name in the text (code, strings, comments alike) is the ``def`` itself or a call
+    name in the text (``mentions``: :func:`_mentions`) is the ``def`` itself or a call
     ``name(...)`` in module-level code after byte ``after``; else ``None``."""
     name_node = function.child_by_field_name("name")
     name = _text(src.data, name_node)
     if name_node is None or not name.isidentifier():
         return None
+    size = len(name.encode())
     first: int | None = None
-    for m in re.finditer(rb"(?<!\w)" + re.escape(name.encode()) + rb"(?!\w)", src.data):
-        if m.start() == name_node.start_byte:
+    for start in mentions.get(name, ()):
+        if start == name_node.start_byte:
             continue
-        node = root.named_descendant_for_byte_range(m.start(), m.end())
+        node = root.named_descendant_for_byte_range(start, start + size)
         call = node.parent if node is not None and node.type == "identifier" else None
         if (
             call is None
             or call.type != "call"
             or call.child_by_field_name("function") != node
-            or m.start() < after
+            or start < after
             or _at_module_level(call) is None
         ):
             return None
@@ -196,19 +229,37 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
         return []
     line = imported.start_point[0] + 1
     rereads = [m.start() for m in _REREAD.finditer(text)]
-    out: list[Note] = []
+    writes: list[tuple[int, ValueSpan, tree_sitter.Node]] = []
     for i in candidates:
-        span = spans[i]
-        key = _key_node(src, root, span)
-        if key is None or not _writes_environ(src.data, key, environ):
-            continue
+        key = _key_node(src, root, spans[i])
+        if key is not None and _writes_environ(src.data, key, environ):
+            writes.append((i, spans[i], key))
+    functions: dict[
+        int, tree_sitter.Node
+    ] = {}  # a write in a function: the function, its name's mentions found once
+    if not rereads:
+        for _, _, key in writes:
+            if _at_module_level(key) is None:
+                function = _module_function(key)
+                if function is not None:
+                    functions[key.start_byte] = function
+    mentions = _mentions(
+        src.data, {_text(src.data, f.child_by_field_name("name")) for f in functions.values()}
+    )
+    called_at: dict[int, int | None] = {}  # function start byte -> its first call's line
+    out: list[Note] = []
+    for i, span, key in writes:
         where = ""
         stmt = _at_module_level(key)
         if stmt is None:  # in a function: only when it is called after the import
-            function = _module_function(key)
-            if function is None or rereads:
+            function = functions.get(key.start_byte)
+            if function is None:
                 continue
-            called = _called_only_after(src, root, function, imported.end_byte)
+            if function.start_byte not in called_at:
+                called_at[function.start_byte] = _called_only_after(
+                    src, root, function, imported.end_byte, mentions
+                )
+            called = called_at[function.start_byte]
             if called is None:
                 continue
             name = _text(src.data, function.child_by_field_name("name"))
