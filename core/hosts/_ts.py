@@ -49,6 +49,9 @@ def _utf8_len(cp: int) -> int:
     return 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
 
 
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
 class Source:
     """A document as tree-sitter sees it, with byte -> code point conversion.
 
@@ -57,12 +60,17 @@ class Source:
     and the bytes are valid UTF-8.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, lone_cr_is_lf: bool = False) -> None:
         self.text = text
         try:
             self.data = text.encode("utf-8")
         except UnicodeEncodeError:
             self.data = _SURROGATE.sub("\ufffd", text).encode("utf-8")
+        if lone_cr_is_lf and b"\r" in self.data:
+            # Python's tokenizer ends a line at a lone CR as at LF (and reads it as LF in a
+            # string); tree-sitter-python does not (a comment ran on to the next LF). Same
+            # length: every offset stays.
+            self.data = _LONE_CR.sub(b"\n", self.data)
         # Sparse map for a mostly-ASCII text: each non-ASCII code point's offset, the byte
         # offset where it starts, and the extra bytes (beyond one per code point) up to
         # and including it. Built by a C-speed scan plus one step per non-ASCII character.

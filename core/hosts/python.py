@@ -234,7 +234,7 @@ def _string_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
 #: nested deeper is a SyntaxError ("too many levels of indentation"), and
 #: tree-sitter-python 0.25 crashes the process (SIGSEGV) on ~550 levels.
 MAX_INDENT_LEVELS = 100
-_LINE_INDENT = re.compile(r"^[ \t]*(?=[^\s#])", re.M)
+_LINE_INDENT = re.compile(r"(?:^|(?<=\r))[ \t]*(?=[^\s#])", re.M)  # a lone CR ends a line
 
 
 def too_deep(text: str) -> bool:
@@ -268,7 +268,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     (:func:`_extract_in_value`); any other edit parses afresh and reuses the spans away
     from it. The result is the same. Never raises.
     """
-    src = Source(text)
+    src = Source(text, lone_cr_is_lf=True)
     edit = cache.edit_for(HOST, text) if cache is not None else None
     if cache is not None and edit is not None and isinstance(cache.state, Parsed):
         moved = _extract_in_value(src, cache, cache.state)

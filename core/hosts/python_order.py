@@ -44,9 +44,10 @@ READ_AT_IMPORT = frozenset(
     {"TORCH_LOGS", "TORCH_LOGS_OUT", "TORCH_LOGS_FORMAT", "TORCH_TRACE"}
     | {"TORCH_LOGS_TRACE_ID_FILTER"}
 )
-_IMPORT_LINE = re.compile(r"^(?:import|from)[ \t]+torch\b", re.M)
+# (a line starts after LF, CRLF or a lone CR, as in Python's tokenizer)
+_IMPORT_LINE = re.compile(r"(?:^|(?<=\r))(?:import|from)[ \t]+torch\b", re.M)
 _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
-_FROM_OS_ENVIRON = re.compile(r"^from[ \t]+os[ \t]+import[^\n]*\benviron\b", re.M)
+_FROM_OS_ENVIRON = re.compile(r"(?:^|(?<=\r))from[ \t]+os[ \t]+import[^\r\n]*\benviron\b", re.M)
 _ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|def\s+environ\b")
 
 
@@ -221,7 +222,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     candidates = [i for i, s in enumerate(spans) if s.variable in READ_AT_IMPORT]
     if not candidates or _IMPORT_LINE.search(text) is None:
         return []
-    src = Source(text)
+    src = Source(text, lone_cr_is_lf=True)
     environ = _environ_names(text)
     root = (tree or src.parse("python")).root_node
     imported = _torch_import(src.data, root)
@@ -318,7 +319,7 @@ def torch_logs_set_before(
     writes = [s for s in spans if s.variable == "TORCH_LOGS"]
     if not writes or not calls:
         return {}
-    src = Source(text)
+    src = Source(text, lone_cr_is_lf=True)
     environ = _environ_names(text)
     root = (tree or src.parse("python")).root_node
     set_at: list[tuple[int, int]] = []  # (end of the writing statement, its line)

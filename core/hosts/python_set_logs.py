@@ -320,7 +320,7 @@ def set_logs_calls(text: str, tree: tree_sitter.Tree | None = None) -> list[SetL
     order (``tree``: ``text`` already parsed by tree-sitter-python). Never raises."""
     if "set_logs" not in text or "torch" not in text:
         return []
-    src = Source(text)
+    src = Source(text, lone_cr_is_lf=True)
     if tree is None:
         tree = src.parse("python")
     root = tree.root_node

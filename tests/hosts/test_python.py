@@ -14,7 +14,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from torch_logs_lsp.core.hosts import extract
+from torch_logs_lsp.core.hosts import extract, python
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, value_edit
 from torch_logs_lsp.core.hosts.py_strings import decode_literal
 
@@ -391,3 +391,33 @@ def test_a_module_at_pythons_indentation_limit_is_read() -> None:
     body += " " * 99 + 'os.environ["TORCH_LOGS"] = "aot_g"\n'
     compile(body, "<deep>", "exec")  # Python accepts it
     assert [s.value for s in extract("python", body)] == ["aot_g"]
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_a_lone_cr_ends_a_line_as_in_python(end: str):
+    # Python's tokenizer ends a line at a lone CR (old Mac files); tree-sitter-python let
+    # a comment run on to the next LF and swallow the assignment after it
+
+    text = end.join(
+        [
+            "import os",
+            "# a comment",
+            'os.environ["TORCH_LOGS"] = "+dynamo,guards"',
+            "x = '''a",
+            "b'''",
+            "",
+        ]
+    )
+    tree = ast.parse(text)  # the oracle: two assignments, the string's line end read as LF
+    assert [type(n).__name__ for n in tree.body] == ["Import", "Assign", "Assign"]
+    assert ast.literal_eval(tree.body[2].value) == "a\nb"
+    assert spans(text) == [("TORCH_LOGS", "+dynamo,guards")]
+    deep = end.join(f"{' ' * i}if x:" for i in range(150)) + end
+    assert python.too_deep(deep)  # more than 100 levels, counted across lone CRs too
+
+
+def test_a_lone_cr_before_import_torch_still_gives_tl501():
+    from torch_logs_lsp.core.checker import findings
+
+    text = 'import os\r# c\rimport torch\ros.environ["TORCH_LOGS"] = "+dynamo"\r'
+    assert [(f.diagnostic.code, f.line) for f in findings(text, "python")] == [("TL501", 3)]
