@@ -13,8 +13,8 @@ A finding needs all of these, so that it is never a guess:
   v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)`` (not ``os.putenv``,
   which ``os.environ`` never sees, nor a child process's ``env``, nor a test fixture);
 - it runs at module level (statements in module-level ``if``/``for``/``while``/``try``/
-  ``with`` blocks count; not in a ``class``, a lambda or a region tree-sitter could not
-  parse), or in a function of the module (not a method, not nested) whose name the text
+  ``with`` blocks and ``class`` bodies count; not in a lambda or a region tree-sitter could
+  not parse), or in a function of the module (not a method, not nested) whose name the text
   mentions only in its ``def`` and in calls ``f(...)`` of module-level code after the
   import (then the function can only run after torch was imported);
 - an unconditional ``import torch`` / ``import torch.x`` / ``from torch... import ...`` (a
@@ -60,7 +60,9 @@ def _environ_names(text: str) -> frozenset[str]:
     return frozenset({"os.environ"})
 
 
-_SCOPES = frozenset({"function_definition", "class_definition", "lambda", "ERROR"})
+#: Nodes whose contents do not run where they stand (a class body does: it runs when its
+#: class statement runs, so a class is no scope here).
+_SCOPES = frozenset({"function_definition", "lambda", "ERROR"})
 
 
 def _text(data: bytes, node: tree_sitter.Node | None) -> str:
@@ -121,7 +123,7 @@ def _method(data: bytes, call: tree_sitter.Node, environ: frozenset[str]) -> str
 
 def _at_module_level(node: tree_sitter.Node) -> tree_sitter.Node | None:
     """The statement of the module holding ``node``, or ``None`` when ``node`` is inside a
-    function, class, lambda or a region that did not parse."""
+    function, lambda or a region that did not parse (a class body runs in place)."""
     while node.parent is not None:
         if node.type in _SCOPES:
             return None

@@ -80,7 +80,19 @@ _SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = 
             "C().setup()\n",
             [],
         ),
-        ('import torch\nclass C:\n    os.environ["TORCH_LOGS"] = "+dynamo"\n', []),
+        # a class body runs when its class statement runs (Python language reference,
+        # "Class definitions"): at module level, in place
+        ('import torch\nclass C:\n    os.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 3)]),
+        ('class C:\n    os.environ["TORCH_LOGS"] = "+dynamo"\nimport torch\n', []),
+        (
+            'import torch\nclass C:\n    class D:\n        os.environ["TORCH_LOGS"] = "x"\n',
+            [("TL501", 4)],
+        ),
+        ('import torch\ndef f():\n    class C:\n        os.environ["TORCH_LOGS"] = "x"\n', []),
+        (
+            _SETUP + "class C:\n    setup()\n",  # a call in a class body runs in place too
+            [("TL501", 4)],
+        ),
         ('import torch\nmonkeypatch.setenv("TORCH_LOGS", "+dynamo")\n', []),
         (
             "try:\n    import torch\nexcept ImportError:\n    pass\n"
