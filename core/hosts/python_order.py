@@ -19,8 +19,10 @@ A finding needs all of these, so that it is never a guess:
   import (then the function can only run after torch was imported);
 - an unconditional ``import torch`` / ``import torch.x`` / ``from torch... import ...`` (a
   direct statement of the module) comes before it;
-- nothing after it can re-read the variables: no ``_init_logs`` and no ``set_logs`` in
-  the rest of the text (for a write in a function: in the whole text).
+- nothing after it can re-read the variable: no ``_init_logs`` in the rest of the text,
+  and for the variables other than ``TORCH_LOGS`` no ``set_logs`` either (for a write in a
+  function: in the whole text). A ``set_logs`` call returns at once while ``TORCH_LOGS``
+  is set, so it never re-reads ``TORCH_LOGS`` itself.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ READ_AT_IMPORT = frozenset(
 # (a line starts after LF, CRLF or a lone CR, as in Python's tokenizer)
 _IMPORT_LINE = re.compile(r"(?:^|(?<=\r))(?:import|from)[ \t]+torch\b", re.M)
 _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
+#: What re-reads ``TORCH_LOGS``: only ``_init_logs`` (``set_logs`` returns at once when
+#: ``TORCH_LOGS`` is in ``os.environ``, torch 2.13.0 ``_internal.py`` line 491; it runs
+#: ``_init_logs``, which reads the other variables again, only without it).
+_REREAD_TORCH_LOGS = re.compile(r"\b_init_logs\b")
 _FROM_OS_ENVIRON = re.compile(r"(?:^|(?<=\r))from[ \t]+os[ \t]+import[^\r\n]*\benviron\b", re.M)
 _ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|def\s+environ\b")
 
@@ -218,6 +224,11 @@ def _key_node(src: Source, root: tree_sitter.Node, span: ValueSpan) -> tree_sitt
     return node
 
 
+def _read_again(rereads: list[int], span: ValueSpan) -> bool:
+    """Whether a re-read (code point offsets, in order) comes after ``span``."""
+    return bool(rereads) and rereads[-1] >= span.raw_end
+
+
 def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None) -> list[Note]:
     """The :data:`LATE` notes of a Python document whose spans are ``spans`` (``tree``:
     its tree, when the caller has it; else it is parsed). Never raises."""
@@ -231,21 +242,24 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     if imported is None:
         return []
     line = imported.start_point[0] + 1
-    rereads = [m.start() for m in _REREAD.finditer(text)]
+    any_reread = [m.start() for m in _REREAD.finditer(text)]
+    init_logs = [m.start() for m in _REREAD_TORCH_LOGS.finditer(text)] if any_reread else []
+
+    def rereads(variable: str) -> list[int]:
+        return init_logs if variable == "TORCH_LOGS" else any_reread
+
     writes: list[tuple[int, ValueSpan, tree_sitter.Node]] = []
     for i in candidates:
         key = _key_node(src, root, spans[i])
         if key is not None and _writes_environ(src.data, key, environ):
             writes.append((i, spans[i], key))
-    functions: dict[
-        int, tree_sitter.Node
-    ] = {}  # a write in a function: the function, its name's mentions found once
-    if not rereads:
-        for _, _, key in writes:
-            if _at_module_level(key) is None:
-                function = _module_function(key)
-                if function is not None:
-                    functions[key.start_byte] = function
+    # a write in a function: its function (whose name's mentions are found in one pass)
+    functions: dict[int, tree_sitter.Node] = {}
+    for _, span, key in writes:
+        if not rereads(span.variable) and _at_module_level(key) is None:
+            function = _module_function(key)
+            if function is not None:
+                functions[key.start_byte] = function
     mentions = _mentions(
         src.data, {_text(src.data, f.child_by_field_name("name")) for f in functions.values()}
     )
@@ -267,7 +281,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
                 continue
             name = _text(src.data, function.child_by_field_name("name"))
             where = f" (in `{name}`, called at line {called})"
-        elif stmt.start_byte < imported.end_byte or (rereads and rereads[-1] >= span.raw_end):
+        elif stmt.start_byte < imported.end_byte or _read_again(rereads(span.variable), span):
             continue
         out.append(
             Note(

@@ -73,7 +73,18 @@ _SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = 
         (_SETUP + "callbacks = [setup]\n", []),
         (_SETUP + "obj.setup()\n", []),  # another `setup`? not guessed
         (_SETUP + "setup()\n# setup() is called\n", []),  # any other mention: no finding
-        (_SETUP + "setup()\ntorch._logging.set_logs()\n", []),
+        # set_logs returns at once while TORCH_LOGS is set: it re-reads the others only
+        (_SETUP + "setup()\ntorch._logging.set_logs()\n", [("TL501", 4)]),
+        (_SETUP + "setup()\ntorch._logging._internal._init_logs()\n", []),
+        (
+            'import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\ntorch._logging.set_logs()\n',
+            [("TL501", 2)],
+        ),
+        (
+            'import torch\nos.environ["TORCH_LOGS_FORMAT"] = "short"\n'
+            "torch._logging.set_logs(dynamo=10)\n",
+            [],
+        ),
         ("def setup():\n    os.environ['TORCH_LOGS'] = 'x'\nsetup()\nimport torch\n", []),
         (
             "import torch\nclass C:\n    def setup(self):\n        os.environ['TORCH_LOGS'] = 'x'\n"
@@ -163,6 +174,21 @@ def test_torch_ignores_a_late_value(variable: str, value: str, error: str) -> No
     if variable == "TORCH_LOGS":  # (for TORCH_LOGS_FORMAT a second _init_logs keeps the
         proc = _run(reread)  # formatter made at import: still no error, no finding either)
         assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.oracle
+def test_set_logs_after_a_late_torch_logs_reads_nothing() -> None:
+    # the late invalid value is never parsed: set_logs returns before _init_logs
+    late = (
+        "import logging, os\nimport torch\nos.environ['TORCH_LOGS'] = 'aot_g'\n"
+        "torch._logging.set_logs(dynamo=logging.DEBUG)\n"
+        "print(logging.getLogger('torch._dynamo').level)\n"
+    )
+    proc = _run(late)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[-1] == "0"  # and the set_logs call was ignored too
+    assert "ignoring call to set_logs" in proc.stderr
+    assert codes(late) == [("TL501", 3)]
 
 
 _SEED = (
