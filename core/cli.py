@@ -23,7 +23,7 @@ from typing import Any
 
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
-from .cli_torch import add_registry_command, add_torch_options, context_for
+from .cli_torch import add_registry_command, add_torch_options, context_for, print_notes
 from .files import SkippedFile
 from .fixer import fix_file
 from .registry import Registry, load_registry
@@ -128,6 +128,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
     fixed = 0
     checked = 0
+    noted: set[str] = set()
     for path, host in files:
         try:
             text = read_document(path)
@@ -135,7 +136,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             skipped(exc)
             continue
         checked += 1
-        context = context_for(args, text)  # setting, pin comment, --python, .venv, PATH
+        context = context_for(args, text, path)  # --torch-version, pin, --python, .venv, PATH
+        print_notes(context, noted)  # e.g. a release that is not packaged: named once
         registry = context.registry
         if args.fix:
             text, n = _fix(path, host, registry, text, args.format)
@@ -216,6 +218,7 @@ _OUTCOME_TEXT = {
 
 def cmd_explain(args: argparse.Namespace) -> int:
     context = context_for(args)
+    print_notes(context, set())
     result = analyse(args.value, context.registry, context.finder)
     if args.json:
         print(json_text(explain_json(result)))

@@ -2,8 +2,10 @@
 and ``torch-logs registry`` (every name of a release with kind, flags, releases and
 description: a ``TORCH_LOGS=help`` that crashes nothing).
 
-The working directory stands in for the workspace: its ``.venv``/``venv`` is found, and it
-is searched first for module names (like the script directory of ``python train.py``).
+Each checked file's project stands in for the workspace (:func:`project_dir`: the nearest
+directory above it with a ``.venv``/``venv``): that interpreter's torch is used, and the
+directory is searched first for module names (like the script directory of ``python
+train.py``).
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
-from .environment import interpreter_path
+from .environment import interpreter_path, workspace_interpreters
 from .torch_context import TorchContext, TorchResolver
 from .versions import lifespan_text, parse_release
 
@@ -53,14 +56,49 @@ def _release_arg(text: str) -> str:
     return release
 
 
-def context_for(args: argparse.Namespace, text: str = "") -> TorchContext:
-    """The torch context for a file's ``text`` (pin comment) under the command's options."""
+def project_dir(path: str | os.PathLike[str] | None) -> str:
+    """The directory whose ``.venv``/``venv`` is the checked file's project interpreter:
+    the nearest one at or above the file's directory that has one; else the current
+    directory for a file under it (and for no file), else the file's own directory (a
+    file of another project never gets the current directory's interpreter). Never
+    raises."""
+    cwd = os.getcwd()
+    if path is None:
+        return cwd
+    start = os.path.dirname(os.path.abspath(path))
+    here = start
+    while True:
+        if workspace_interpreters(here):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    inside = os.path.commonpath([cwd, start]) == cwd if os.path.isabs(start) else False
+    return cwd if inside else start
+
+
+def context_for(
+    args: argparse.Namespace, text: str = "", path: str | os.PathLike[str] | None = None
+) -> TorchContext:
+    """The torch context for a file's ``text`` (pin comment) under the command's options:
+    ``--torch-version``, a pin comment, ``--python``, else the interpreter of the file's
+    project (:func:`project_dir` of ``path``), else ``python3`` on PATH."""
     return _RESOLVER.context(
         torch_version=getattr(args, "torch_version", None),
         text=text,
         python=getattr(args, "python", None),
-        workspace=os.getcwd(),
+        workspace=project_dir(path),
     )
+
+
+def print_notes(context: TorchContext, noted: set[str]) -> None:
+    """Each of ``context.notes`` not in ``noted`` on stderr (``torch-logs: note: ...``),
+    added to ``noted``."""
+    for note in context.notes:
+        if note not in noted:
+            noted.add(note)
+            print(f"torch-logs: note: {note}", file=sys.stderr)
 
 
 def registry_rows(context: TorchContext, locale: str = "en") -> list[dict[str, Any]]:
@@ -83,6 +121,7 @@ def registry_rows(context: TorchContext, locale: str = "en") -> list[dict[str, A
 def cmd_registry(args: argparse.Namespace) -> int:
     """``torch-logs registry``: list the names of the chosen torch."""
     context = context_for(args)
+    print_notes(context, set())
     rows = registry_rows(context, args.locale)
     if args.json:
         doc = {"torch_release": context.registry.release, "source": context.how, "names": rows}
@@ -111,4 +150,11 @@ def add_registry_command(sub: Any) -> None:
     reg.set_defaults(func=cmd_registry)
 
 
-__all__ = ["add_registry_command", "add_torch_options", "cmd_registry", "context_for"]
+__all__ = [
+    "add_registry_command",
+    "add_torch_options",
+    "cmd_registry",
+    "context_for",
+    "print_notes",
+    "project_dir",
+]

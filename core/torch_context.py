@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from .diagnostic import Diagnostic, Severity
 from .environment import PythonEnv, find_env, static_env, workspace_interpreters
 from .modules import ModuleFinder
 from .registry import DEFAULT_RELEASE, Registry, load_registry, registry_from_facts, releases
@@ -273,14 +274,10 @@ class TorchResolver:
             how = f"configured release {wanted}"
         if wanted is not None:
             nearest = nearest_release(wanted)
-            notes: tuple[str, ...] = (
-                ()
-                if nearest == wanted
-                else (
-                    f"torch {wanted} is not packaged; using {nearest} ({releases()[0]}-"
-                    f"{releases()[-1]} are)",
-                )
-            )
+            notes: tuple[str, ...] = ()
+            if nearest != wanted:
+                notes = (unpackaged_note(wanted, nearest),)
+                how = f"{how}: not packaged, using torch {nearest}"
             return TorchContext(load_registry(nearest), finder, how, env, certain, notes)
         if env is not None and torch_dir is not None:
             registry, notes = self.torch_registry(torch_dir)
@@ -288,6 +285,36 @@ class TorchResolver:
             return TorchContext(registry, finder, how, env, certain, notes)
         how = f"newest packaged release {DEFAULT_RELEASE} (no torch found)"
         return TorchContext(load_registry(DEFAULT_RELEASE), finder, how, env, certain)
+
+
+def unpackaged_note(wanted: str, used: str) -> str:
+    """The notice for a release asked for (setting, ``--torch-version``, pin comment) that
+    is not packaged: which packaged release is used instead (:func:`.versions.
+    nearest_release`) and which are packaged."""
+    return f"torch {wanted} is not packaged; using {used} ({releases()[0]}-{releases()[-1]} are)"
+
+
+#: The code of :func:`pin_diagnostics`.
+UNPACKAGED_PIN = "TL902"
+
+
+def pin_diagnostics(text: str, context: TorchContext) -> list[Diagnostic]:
+    """A hint on the pin comment of ``text`` (``# torch-logs: torch=3.0``) when that pin
+    chose ``context``'s release and names a release that is not packaged (the packaged
+    one used instead is named). Offsets: code points into ``text``, from the comment's
+    ``#``/``//`` to the end of the release. Empty otherwise (no pin, a setting that
+    overrides it, a packaged release). Never raises."""
+    if not context.how.startswith("pin comment") or "torch-logs:" not in text:
+        return []
+    match = PIN_RE.search(text)
+    if match is None:
+        return []
+    wanted = parse_release(match.group(1)) or match.group(1)
+    used = context.registry.release
+    if wanted == used:
+        return []
+    message = unpackaged_note(wanted, used)
+    return [Diagnostic(UNPACKAGED_PIN, Severity.HINT, message, match.start(), match.end(1))]
 
 
 @cache
@@ -303,4 +330,6 @@ __all__ = [
     "fallback_finder",
     "find_pin",
     "packaged_torch_modules",
+    "pin_diagnostics",
+    "unpackaged_note",
 ]

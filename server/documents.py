@@ -21,7 +21,7 @@ from torch_logs_lsp.core.checker import (
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
-from torch_logs_lsp.core.torch_context import TorchContext
+from torch_logs_lsp.core.torch_context import TorchContext, pin_diagnostics
 
 from .positions import PositionMapper
 
@@ -74,7 +74,8 @@ class DocumentState:
     entries: list[tuple[ValueSpan, Analysis | None]]
     #: The user's torch for this document (registry + module finder), when resolved.
     context: TorchContext | None = None
-    #: Diagnostics of the document's ``set_logs(...)`` calls, offsets in the document.
+    #: Diagnostics not tied to a value, offsets in the document: of the ``set_logs(...)``
+    #: calls, and of the pin comment (``TL902``).
     calls: list[Diagnostic] = field(default_factory=list)
 
     def span_at(self, offset: int) -> ValueSpan | None:
@@ -134,5 +135,7 @@ def build_state(
             calls = call_diagnostics(host, text, registry, finder)
         except Exception:  # a bug must not take the server down
             log.exception("checking the set_logs calls of %s failed", uri)
+    if host is not None and context is not None:
+        calls += pin_diagnostics(text, context)  # a pin to a release that is not packaged
     mapper = PositionMapper(text, encoding)
     return DocumentState(uri, version, host, text, mapper, entries, context, calls)

@@ -51,3 +51,101 @@ def test_registry_command():
     assert names["dynamo"]["loggers"][0] == "torch._dynamo"
     text = run("registry", "--torch", "2.3").stdout
     assert "dist_ddp" in text and "since 2.3, until 2.3" in text
+
+
+def test_a_release_that_is_not_packaged_is_named_on_stderr(tmp_path: Path):
+    (tmp_path / "a.env").write_text("TORCH_LOGS=+dynamo\n")
+    (tmp_path / "b.env").write_text("TORCH_LOGS=guards\n")
+    proc = run("check", str(tmp_path), "--torch-version", "9.9")
+    note = "torch-logs: note: torch 9.9 is not packaged; using 2.15"
+    assert proc.stderr.count(note) == 1, proc.stderr  # once, for both files
+    (tmp_path / "b.env").write_text("# torch-logs: torch=3.0\nTORCH_LOGS=guards\n")
+    proc = run("check", str(tmp_path))
+    assert "torch-logs: note: torch 3.0 is not packaged; using 2.15" in proc.stderr
+    assert "note:" not in run("check", str(tmp_path / "a.env")).stderr
+    assert note in run("explain", "--torch", "9.9", "dynamo").stderr
+
+
+def _project_with_venv(root: Path) -> Path:
+    """A project whose .venv is this test's environment, seen through symlinks (read
+    statically: pyvenv.cfg and site-packages)."""
+    import sysconfig
+
+    venv = root / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "pyvenv.cfg").write_text((Path(sys.prefix) / "pyvenv.cfg").read_text())
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    site = venv / purelib.relative_to(sys.prefix)
+    site.parent.mkdir(parents=True)
+    site.symlink_to(purelib)
+    return root
+
+
+def test_each_checked_file_uses_its_own_projects_interpreter(tmp_path: Path):
+    import os
+
+    project = _project_with_venv(tmp_path / "proj")
+    (project / "sub").mkdir()
+    (project / "sub" / "a.env").write_text("TORCH_LOGS=autotuning_inputs\n")  # added in 2.14
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "b.env").write_text("TORCH_LOGS=autotuning_inputs\n")
+    env = {**os.environ, "PATH": str(tmp_path / "nothing")}  # no python3 on PATH
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(project), str(other)],
+        capture_output=True,
+        text=True,
+        cwd=other,  # the current directory's interpreter (none) is not the project's
+        env=env,
+        check=False,
+    )
+    # the project's torch (2.13, through its .venv) for its file, from anywhere
+    assert "a.env:1:12: TL205 `autotuning_inputs` is not in torch 2.13" in proc.stdout, proc
+    # the other project has no interpreter: the newest packaged release, not proj's
+    assert "b.env:1" not in proc.stdout, proc.stdout
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(other)],
+        capture_output=True,
+        text=True,
+        cwd=project,  # run from inside the project: another project's file still gets none
+        env=env,
+        check=False,
+    )
+    assert "b.env:1" not in proc.stdout, proc.stdout
+
+
+def test_project_dir(tmp_path: Path, monkeypatch):
+    from torch_logs_lsp.core.cli_torch import project_dir
+
+    project = _project_with_venv(tmp_path / "p")
+    (project / "a" / "b").mkdir(parents=True)
+    assert project_dir(project / "a" / "b" / "x.sh") == str(project)
+    assert project_dir(project / "x.sh") == str(project)
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    monkeypatch.chdir(project)
+    assert project_dir(lone / "x.sh") == str(lone)  # not the current directory's
+    monkeypatch.chdir(tmp_path)
+    assert project_dir(lone / "x.sh") == str(tmp_path)  # under the current directory
+    assert project_dir(None) == str(tmp_path)
+
+
+def test_pin_diagnostics_only_for_a_pin_that_chose_an_unpackaged_release():
+    from torch_logs_lsp.core.torch_context import TorchResolver, pin_diagnostics
+
+    resolver = TorchResolver()
+    text = "x\n  // torch-logs: torch = 3.0.1 because\n"
+    (d,) = pin_diagnostics(text, resolver.context(text=text))
+    assert (d.code, d.severity, text[d.start : d.end]) == (
+        "TL902",
+        4,
+        "// torch-logs: torch = 3.0.1",
+    )
+    assert "torch 3.0 is not packaged; using 2.15" in d.message
+    assert pin_diagnostics(text, resolver.context(text=text, torch_version="2.13")) == []
+    packaged = "# torch-logs: torch=2.4\n"
+    assert pin_diagnostics(packaged, resolver.context(text=packaged)) == []
+    old = "# torch-logs: torch=1.13\n"  # older than every packaged release: the oldest
+    (d,) = pin_diagnostics(old, resolver.context(text=old))
+    assert "torch 1.13 is not packaged; using 2.1 (" in d.message

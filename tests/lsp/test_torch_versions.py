@@ -90,3 +90,16 @@ async def test_hover_shows_releases_and_modules(vscode: LanguageClient):
     text = await _hover(vscode, 0, 33)
     assert "json" in text and "4 submodules" in text and "DEBUG" in text
     assert "Checked against torch 2.13.0" in await _hover(vscode, 0, 3)
+
+
+async def test_a_pin_to_a_release_that_is_not_packaged_gets_a_hint(vscode: LanguageClient):
+    text = "A=1 # 😀\n# torch-logs: torch=3.0\nTORCH_LOGS=+dynamo\n"
+    diags = await open_and_wait(vscode, URI, text)
+    (d,) = diags
+    assert (d.code, d.severity) == ("TL902", types.DiagnosticSeverity.Hint)
+    assert d.message.startswith("torch 3.0 is not packaged; using 2.15 (")
+    assert d.range == types.Range(
+        start=types.Position(line=1, character=0), end=types.Position(line=1, character=23)
+    )
+    _configure(vscode, {"torchVersion": "2.13"})  # the setting overrides the pin: no hint
+    assert await wait_diagnostics(vscode, URI, 1) == []
