@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 
 from . import codecache
+from .quiet import quiet_pygls
 
 log = logging.getLogger("torch_logs_lsp.server")
 
@@ -44,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if logging.getLogger().level > logging.DEBUG:
             # pygls logs every message it sends at INFO; the client's trace shows those
             logging.getLogger("pygls").setLevel(logging.WARNING)
+        quiet_pygls(logging.getLogger().level)  # its warnings about normal traffic
         if not args.version:
             # Asking python3 on PATH for its torch takes ~100 ms of waiting: let it run
             # while the rest imports (it is the resolution order's last resort; a

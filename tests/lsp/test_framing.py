@@ -111,3 +111,27 @@ async def test_huge_content_length_then_end_of_input(raw_client: Client, tmp_pat
     client.proc.stdin.close()
     assert await client.exit_code() == 0
     assert "MemoryError" not in client.log.read_text()
+
+
+async def test_normal_traffic_leaves_no_pygls_warnings(raw_client: Client, tmp_path: Path) -> None:
+    uri = await started(raw_client, tmp_path)
+    raw_client.notify("$/cancelRequest", {"id": 987654})  # answered long ago, or never sent
+    raw_client.notify("$/someOtherExtension", {})
+    await still_serving(raw_client, uri)
+    await raw_client.close()
+    log = (tmp_path / "stderr.txt").read_text()
+    assert "unknown message id" not in log and "unknown method" not in log, log
+
+
+def test_the_quieted_messages_are_pygls_own() -> None:
+    # a pygls release that rewords them makes this fail (instead of the filter silently
+    # letting them through)
+    import importlib
+    import inspect
+
+    from torch_logs_lsp.server.quiet import NOISE
+
+    for module, messages in NOISE.items():
+        source = inspect.getsource(importlib.import_module(module))
+        for message in messages:
+            assert repr(message)[1:-1] in source or message in source, (module, message)
