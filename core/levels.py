@@ -161,13 +161,14 @@ def _finding(
         )
         diag = Diagnostic(LEVEL_SYNTAX, Severity.ERROR, msg, item.start, item.end)
         return diag, frozenset({ILLEGAL_CHARACTER})
-    if registry.kind(item.name) is not None:
+    dotted = _dotted(item.name)
+    word = _word(item.name)
+    if (dotted is None and word is None) or registry.kind(item.name) is not None:
         return None
     lookup = finder.find_spec(item.name)
     if lookup.status == "found":
         return None  # torch finds it as a module: a real name, whatever it looks like
     replaced = frozenset({UNKNOWN_NAME, MODULE_NAME, MODULE_NOT_FOUND, INVALID_MODULE_NAME})
-    dotted = _dotted(item.name)
     if dotted is not None:
         rest, level = dotted
         if registry.kind(rest) is None and finder.find_spec(rest).status != "found":
@@ -182,7 +183,6 @@ def _finding(
             + _outcome(lookup.status, item.name)
         )
         return Diagnostic(LEVEL_SYNTAX, severity, msg, item.start, item.end), replaced
-    word = _word(item.name)
     if word is None:
         return None
     meant = word
@@ -191,10 +191,11 @@ def _finding(
     severity = Severity.ERROR if certain else Severity.WARNING
     outcome = _outcome("not_found" if lookup.status != "unknown" else "unknown", item.name)
     start = item.start
-    if prev is not None and prev.valid and meant is not False and meant != 0:
+    if prev is not None and prev.valid and _word(prev.name) is None and meant not in (False, 0):
         advice = _advice(prev.name, meant, registry, False)
         msg = (
-            f"{quote(item.name)} is a level, not a name; torch sets the level of "
+            f"{quote(item.name)} is {'a switch' if meant is True else 'a level'}, not a "
+            f"name; torch sets the level of "
             f"{quote(prev.name)} with a prefix ({_LEGEND}): {advice.why}; {outcome}"
         )
         start = prev.start

@@ -22,8 +22,8 @@ def _lowered(candidates: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], 
 
 
 def _stripped(norm: str, aliases: Aliases, known: set[str]) -> list[str]:
-    """The names left when the first ``_`` part of ``norm`` is a component or alias
-    word (``inductor_output_code`` -> ``output_code``): equal, aliased or prefixed."""
+    """The names left when the first ``_`` part of ``norm`` is a registered name or an
+    alias (``inductor_output_code`` -> ``output_code``): equal, aliased or prefixed."""
     head, sep, rest = norm.partition("_")
     if not (sep and rest and aliases.get(key(head))):
         return []

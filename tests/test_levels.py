@@ -52,6 +52,12 @@ CASES: dict[str, tuple[str, Severity, str | None, str]] = {
         "spyre.inductor.passes,DEBUG",
     ),
     "off": ("TL208", Severity.WARNING, None, "off"),
+    # seen in public code (2026-12-01): a deprecation message of a torch backend, a
+    # setdefault("TORCH_LOGS", "error") meant to quiet torch, a "0" written the same way
+    "spyre.inductor:INFO": ("TL207", Severity.ERROR, "spyre.inductor", "spyre.inductor"),
+    "error": ("TL208", Severity.WARNING, None, "error"),
+    "0": ("TL208", Severity.ERROR, None, "0"),
+    "dynamo,1": ("TL208", Severity.ERROR, None, "dynamo,1"),
 }
 
 
@@ -81,6 +87,8 @@ def test_messages_say_what_torch_wants():
     assert "no WARNING prefix" in d.message and "`-dynamo` (ERROR)" in d.message
     (d,) = analyse("off", R).diagnostics
     assert "unset TORCH_LOGS" in d.message
+    (d,) = analyse("dynamo,1", R).diagnostics
+    assert d.message.startswith("`1` is a switch, not a name") and "`+dynamo` (DEBUG)" in d.message
     (d,) = analyse("guards:error", R).diagnostics
     assert "leave `guards` out" in d.message
     assert not [f for f in value_fixes(analyse("guards:error", R), R) if f.diagnostics]
