@@ -35,6 +35,7 @@ from .limits import quote
 from .modules import ModuleFinder
 from .parser import ILLEGAL_CHARACTER, Item, ParsedValue
 from .registry import Registry
+from .suggest import suggest
 
 LEVEL_SYNTAX = "TL207"
 LEVEL_WORD = "TL208"
@@ -144,6 +145,16 @@ def _outcome(status: str, name: str) -> str:
     return f"torch looks {quote(name)} up as a module and fails at import unless it is importable"
 
 
+def _better_name(name: str, registry: Registry, finder: ModuleFinder) -> tuple[str, ...]:
+    """The registered name meant by an unregistered ``name`` that is not a module
+    (``aot_autograd`` -> ``aot``), as TL201 would suggest it; ``()`` otherwise."""
+    if registry.kind(name) is not None or "." in name or not name.isidentifier():
+        return ()
+    if finder.find_spec(name).status not in ("not_found", "unknown"):
+        return ()
+    return tuple(suggest(name, registry.known_tuple, limit=1, aliases=registry.aliases))
+
+
 def _finding(
     parsed: ParsedValue, item: Item, registry: Registry, finder: ModuleFinder, prev: Item | None
 ) -> tuple[Diagnostic, frozenset[str]] | None:
@@ -153,13 +164,16 @@ def _finding(
         if hit is None:
             return None
         name, meant = hit
-        advice = _advice(name, meant, registry, True)
+        better = _better_name(name, registry, finder)
+        advice = _advice(better[0] if better else name, meant, registry, not better)
+        why = advice.why
+        if better:
+            why = f"{quote(name)} is not a name either (did you mean {quote(better[0])}?); {why}"
         msg = (
             f"{quote(item.name)} is the level syntax of other loggers; torch sets a level "
-            f"with a prefix ({_LEGEND}): {advice.why}; torch rejects this value "
-            "(ValueError) at import"
+            f"with a prefix ({_LEGEND}): {why}; torch rejects this value (ValueError) at import"
         )
-        diag = Diagnostic(LEVEL_SYNTAX, Severity.ERROR, msg, item.start, item.end)
+        diag = Diagnostic(LEVEL_SYNTAX, Severity.ERROR, msg, item.start, item.end, better)
         return diag, frozenset({ILLEGAL_CHARACTER})
     dotted = _dotted(item.name)
     word = _word(item.name)
@@ -255,7 +269,11 @@ def level_fixes(text: str, d: Diagnostic, registry: Registry) -> list[tuple[str,
         hit = _attached(body)
         if hit is not None:
             name, meant = hit
-            advice = _advice(name, meant, registry, True)
+            if d.suggestions:  # the name is not registered either: safe only up to case
+                same = d.suggestions[0].lower() == name.lower()
+                advice = _advice(d.suggestions[0], meant, registry, same)
+            else:
+                advice = _advice(name, meant, registry, True)
         else:
             dotted = _dotted(body)
             if dotted is None:

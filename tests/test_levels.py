@@ -58,6 +58,10 @@ CASES: dict[str, tuple[str, Severity, str | None, str]] = {
     "error": ("TL208", Severity.WARNING, None, "error"),
     "0": ("TL208", Severity.ERROR, None, "0"),
     "dynamo,1": ("TL208", Severity.ERROR, None, "dynamo,1"),
+    # the name before the level is not registered either: the suggestion's prefix form
+    "aot_autograd:INFO": ("TL207", Severity.ERROR, "aot", "aot_autograd:INFO"),
+    "Dynamo:debug": ("TL207", Severity.ERROR, "+dynamo", "+dynamo"),  # equal up to case
+    "graph_break=1": ("TL207", Severity.ERROR, "graph_breaks", "graph_break=1"),
 }
 
 
