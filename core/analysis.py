@@ -35,6 +35,7 @@ from .diagnostic import (
     Severity,
     capped,
 )
+from .levels import level_syntax
 from .limits import quote
 from .modules import ModuleFinder, Spec
 from .parser import EMPTY_ITEM, ILLEGAL_CHARACTER, Item, ParsedValue, parse_value
@@ -98,7 +99,7 @@ def level_of(prefix: str) -> int:
 
 def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    suggestions_for = Suggestions(registry.known_tuple)
+    suggestions_for = Suggestions(registry.known_tuple, registry.aliases)
     for p in parsed.problems:
         suggestions: tuple[str, ...] = ()
         if p.code == ILLEGAL_CHARACTER and p.item is not None:
@@ -307,7 +308,7 @@ def analyse(
     module_items: set[int] = set()
     module_aliases: set[str] = set()
     lengths: set[int] = set()  # of module_aliases
-    suggestions_for = Suggestions(reg.known_tuple)
+    suggestions_for = Suggestions(reg.known_tuple, reg.aliases)
     for item in parsed.items:
         if not item.valid:
             continue
@@ -350,6 +351,7 @@ def analyse(
             elif outcome == "ok":
                 outcome = item_outcome
     diagnostics += _duplicate_diagnostics(parsed.items, reg, module_items)
+    diagnostics = level_syntax(parsed, reg, finder, diagnostics)
     diagnostics.sort(key=lambda d: (d.start, d.end, d.code))
     shown, hidden = capped(diagnostics)
     config = None

@@ -20,6 +20,8 @@ TL107     remove the quotes around the value                               yes
 TL201     "Change to `x`" per suggestion; safe (and preferred) only when   one
 TL205     exactly one suggestion equals the name up to case and ``-``/``_``
 TL206     "Rename `old` to `new`" (its first suggestion, or the hook)      yes
+TL207/8   "Change to `+name`" for a foreign level (``name:DEBUG``); safe  some
+          for ``:``/``=`` with DEBUG, INFO or ERROR (see :mod:`.levels`)
 TL301     remove the ignored prefix                                        yes
 TL302/3   remove the earlier item (the later one wins; behaviour unchanged) yes
 TL001/2   remove the assignment (a host edit, see :mod:`.fixer`)            no
@@ -47,6 +49,7 @@ from .analysis import (
     analyse,
     level_of,
 )
+from .levels import LEVEL_SYNTAX, LEVEL_WORD, level_fixes
 from .limits import quote
 from .parser import (
     DOUBLED_PREFIX,
@@ -154,7 +157,11 @@ def _separator_fix(items: ItemIndex, item: Item, d: Diagnostic) -> Fix:
 
 
 def _diagnostic_fixes(
-    analysis: Analysis, items: ItemIndex, d: Diagnostic, renames: RenameLookup | None
+    analysis: Analysis,
+    items: ItemIndex,
+    d: Diagnostic,
+    renames: RenameLookup | None,
+    registry: Registry | None = None,
 ) -> list[Fix]:
     parsed, text = analysis.parsed, analysis.value
     item = items.at(d.start, d.end)
@@ -206,6 +213,10 @@ def _diagnostic_fixes(
             # Offered, not in fix-all: which level the user meant is theirs to choose
             # (`+dynamo,Dynamo` must not silently become `dynamo`).
             out.append(Fix(title, QUICKFIX, (d,), (edit,), preferred=True, safe=False))
+    elif code in (LEVEL_SYNTAX, LEVEL_WORD) and registry is not None:
+        for title, new, preferred, safe in level_fixes(text, d, registry):
+            one = (ValueEdit(d.start, d.end, new),)
+            out.append(Fix(title, QUICKFIX, (d,), one, preferred, safe))
     if (
         item is not None
         and code in (UNKNOWN_NAME, ILLEGAL_CHARACTER, NOT_IN_RELEASE, RENAMED_NAME)
@@ -291,7 +302,7 @@ def value_fixes(
     items = ItemIndex(analysis.parsed)
     fixes: list[Fix] = []
     for d in analysis.every_diagnostic if every else analysis.diagnostics:
-        fixes += _diagnostic_fixes(analysis, items, d, renames)
+        fixes += _diagnostic_fixes(analysis, items, d, renames, registry)
     fixes += _companion_fixes(analysis, registry)
     changes = ValueChanges(analysis.value)
     return [f for f in _merge(fixes) if changes.keeps_a_value(f.edits)]

@@ -107,6 +107,13 @@ class Registry:
         return tuple(self.known_names())
 
     @cached_property
+    def aliases(self) -> dict[str, tuple[str, ...]]:
+        """Alias keys -> names (:func:`.aliases.alias_index`), computed once per registry."""
+        from .aliases import alias_index  # aliases reads registries: imported late
+
+        return alias_index(self)
+
+    @cached_property
     def known_set(self) -> frozenset[str]:
         """:meth:`known_names` as a set, computed once per registry."""
         return frozenset(self.known_tuple)

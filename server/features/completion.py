@@ -15,6 +15,7 @@ from torch_logs_lsp.core.hosts import host_module
 from torch_logs_lsp.core.hosts.base import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import fallback_finder
+from torch_logs_lsp.core.usage import popularity
 
 from ..documents import DocumentState
 from ..texts import label
@@ -269,7 +270,7 @@ def _entries(registry: Registry, locale: str, markdown: bool) -> list[_Entry]:
         out.append(
             _Entry(
                 name=name,
-                rank=rank,
+                rank=popularity(name) + rank,  # most used first, then by kind
                 kind=item_kind,
                 detail=detail,
                 label_details=types.CompletionItemLabelDetails(description=detail),

@@ -1,0 +1,65 @@
+"""Suggestions from descriptions and known aliases, not only spelling (issue 13, item 6):
+the first "did you mean" of TL201 and its quick fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from torch_logs_lsp.core.aliases import alias_index, key
+from torch_logs_lsp.core.analysis import analyse
+from torch_logs_lsp.core.fixes import value_fixes
+from torch_logs_lsp.core.registry import load_registry, releases
+from torch_logs_lsp.core.suggest import suggest
+
+R = load_registry("2.13")
+
+
+@pytest.mark.parametrize(
+    ("typed", "first"),
+    [
+        # the issue's cases
+        ("aot_autograd", "aot"),  # aot's description opens with AOTAutograd
+        ("inductor_output_code", "output_code"),  # a component word before a name
+        ("recompile", "recompiles"),
+        ("graph_break", "graph_breaks"),
+        ("dynamo_guards", "guards"),
+        # our own
+        ("torch_dynamo", "dynamo"),  # TorchDynamo
+        ("TorchInductor", "inductor"),
+        ("dynamic_shapes", "dynamic"),  # "Dynamic shapes: ..."
+        ("distributed_data_parallel", "ddp"),  # DistributedDataParallel
+        ("cuda_graphs", "cudagraphs"),  # equal without `_`
+        ("recompilation", "recompiles"),  # a known alias
+        ("inductor_fusion", "fusion"),
+        ("aot_graph", "aot_graphs"),  # a prefix still beats the component word
+        ("dynamo_recompiles", "recompiles"),
+    ],
+)
+def test_first_suggestion(typed: str, first: str):
+    (d,) = analyse(typed, R).diagnostics
+    assert d.code == "TL201"
+    assert d.suggestions[0] == first, d.suggestions
+    assert f"did you mean `{first}`" in d.message
+    fixes = [f for f in value_fixes(analyse(typed, R), R) if f.diagnostics]
+    assert fixes[0].title == f"Change to `{first}`"
+
+
+def test_spelling_still_counts():
+    assert suggest("gaurds", R.known_tuple, aliases=R.aliases)[0] == "guards"
+    assert suggest("aot_g", R.known_tuple, aliases=R.aliases)[:2] == [
+        "aot_graphs",
+        "aot_graphs_effects",
+    ]
+    assert suggest("zzzzzz", R.known_tuple, aliases=R.aliases) == []
+
+
+def test_alias_keys():
+    assert key("AOTAutograd") == key("aot_autograd") == "aotautograd"
+    assert key("TorchDynamo") == "dynamo" and key("torch") == "torch"
+
+
+@pytest.mark.parametrize("release", releases())
+def test_aliases_name_only_registered_names(release: str):
+    reg = load_registry(release)
+    for names in alias_index(reg).values():
+        assert set(names) <= reg.known_set
