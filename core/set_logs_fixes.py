@@ -5,8 +5,8 @@ Shared by the language server (code actions); nothing here knows LSP or syntax t
 host says how the module spells ``logging``, ``os.environ`` and torch's functions
 (:meth:`.hosts.interface.Host.set_logs_source`); a host without that has no such fixes.
 Every fix is verified: the edited document is checked again (:func:`.checker.findings`)
-and the fix is kept only when the diagnostic it fixes is gone and no code has more
-findings than before. Offsets (edits and diagnostics) are code points into the document.
+and the fix is kept only when the diagnostic it fixes is gone and no code has more errors
+or warnings than before (an information such as TL411 may appear). Offsets (edits and diagnostics) are code points into the document.
 
 torch facts (torch 2.13.0 ``torch/_logging/_internal.py``, each measured by an oracle test
 in ``tests/test_set_logs_fixes.py``):
@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from . import hosts
 from .analysis import Analysis
 from .checker import findings
-from .diagnostic import Diagnostic
+from .diagnostic import Diagnostic, Severity
 from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits
 from .hosts.python_order import LATE
@@ -116,11 +116,12 @@ class _Verifier:
 
     def _counts(self, text: str) -> Counter[str]:
         found = findings(text, self.host, self.registry, self.finder)
-        return Counter(f.diagnostic.code for f in found)
+        serious = (Severity.ERROR, Severity.WARNING)  # hints (TL411) may come and go
+        return Counter(f.diagnostic.code for f in found if f.diagnostic.severity in serious)
 
     def __call__(self, edits: list[TextEdit], fixed: tuple[Diagnostic, ...]) -> bool:
-        """Whether the edited document has, for every code, no more findings than before,
-        and fewer of each code in ``fixed``."""
+        """Whether the edited document has, for every code, no more errors and warnings
+        than before, and fewer of each code in ``fixed``."""
         if self._before is None:
             self._before = self._counts(self.text)
         before = self._before

@@ -50,12 +50,16 @@ def _top_level(src: Source, root: tree_sitter.Node, name: str, own: set[int]) ->
 
 
 def _free(src: Source, root: tree_sitter.Node, name: str) -> bool:
-    """Whether no code of the module uses ``name`` as a name (strings, comments and
-    attributes ``x.name`` do not count), so ``import name`` may be added."""
+    """Whether no code of the module uses ``name`` as a name (strings, comments, attributes
+    ``x.name`` and module paths of imports do not count; names imports bind are the
+    caller's), so ``import name`` may be added."""
     pattern = re.compile(rb"(?<![\w.])" + re.escape(name.encode()) + rb"\b")
     for m in pattern.finditer(src.data):
         node = root.named_descendant_for_byte_range(m.start(), m.end())
-        if node is not None and node.type == "identifier" and node.start_byte == m.start():
+        if node is None or node.type != "identifier" or node.start_byte != m.start():
+            continue
+        in_path = node.parent is not None and node.parent.type == "dotted_name"
+        if not (in_path and _import_of(node) is not None):
             return False
     return True
 
