@@ -6,7 +6,8 @@ host says how the module spells ``logging``, ``os.environ`` and torch's function
 (:meth:`.hosts.interface.Host.set_logs_source`); a host without that has no such fixes.
 Every fix is verified: the edited document is checked again (:func:`.checker.findings`)
 and the fix is kept only when the diagnostic it fixes is gone and no code has more errors
-or warnings than before (an information such as TL411 may appear). Offsets (edits and diagnostics) are code points into the document.
+or warnings than before (an information such as TL411 may appear). Offsets (edits and
+diagnostics) are code points into the document.
 
 torch facts (torch 2.13.0 ``torch/_logging/_internal.py``, each measured by an oracle test
 in ``tests/test_set_logs_fixes.py``):
