@@ -211,10 +211,12 @@ def call_fixes(
     finder: ModuleFinder | None = None,
     first: int = 0,
     last: int | None = None,
+    safe_only: bool = False,
 ) -> list[CallFix]:
     """The verified quick fixes of the ``set_logs`` diagnostics (TL601, TL602, TL603,
     TL611, TL612, TL613) that touch ``[first, last]`` (document offsets; default: the whole
-    document), and the TORCH_LOGS refactor of each call there (:func:`refactor_fixes`).
+    document), and the "Rewrite as TORCH_LOGS" refactor of each call there.
+    ``safe_only``: only the safe fixes (``torch=`` -> ``all=``, for fix-all), no refactor.
     Never raises for a well-formed registry."""
     source = _source(host, text)
     module = hosts.host_module(host)
@@ -230,6 +232,8 @@ def call_fixes(
         for d in check_set_logs(call, registry, signature=sig, finder=finder):
             if not _in_range(d.start, d.end, first, end):
                 continue
+            if safe_only and not (d.code == NOT_A_KEYWORD and d.suggestions == ("all",)):
+                continue
             if d.code in (UNEXPECTED_KEYWORD, NOT_A_KEYWORD, KEYWORD_OF_OTHER_RELEASE):
                 found = _name_fixes(source, text, call, d, registry)
             elif d.code in (NOT_A_LEVEL, NOT_A_BOOL, FALSE_LEVEL):
@@ -240,7 +244,8 @@ def call_fixes(
                 if verified(edits, (d,)):
                     safe = preferred and d.code == NOT_A_KEYWORD and d.suggestions == ("all",)
                     out.append(CallFix(title, QUICKFIX, (d,), tuple(edits), preferred, safe))
-        out += _refactor(text, source, call, registry, verified)
+        if not safe_only:
+            out += _refactor(text, source, call, registry, verified)
     return out
 
 

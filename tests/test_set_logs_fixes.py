@@ -381,3 +381,30 @@ def test_oracle_refactor_gives_the_same_log_state():
     module = results[-1]
     assert module["call"]["levels"] == module["env"]["levels"]
     assert module["call"]["propagate"] != module["env"]["propagate"]
+
+
+def test_safe_only_is_torch_to_all():
+    text = HEAD + "torch._logging.set_logs(torch=logging.INFO, dynamo=True, outptu_code=True)\n"
+    (fix,) = call_fixes("python", text, R213, safe_only=True)
+    assert fix.safe and applied(text, fix) == text.replace("torch=", "all=")
+    # `all=` given too: the rename would repeat it, so no fix at all
+    text = HEAD + "torch._logging.set_logs(torch=logging.INFO, all=logging.INFO)\n"
+    assert call_fixes("python", text, R213, safe_only=True) == []
+
+
+def test_cli_fix_renames_torch_to_all_and_nothing_else(tmp_path):
+    from .test_cli_fix import run
+
+    before = (
+        "# torch-logs: torch=2.13 \U0001f642\r\nimport logging\r\nimport subprocess\r\n"
+        "import torch\r\nsubprocess.run(['x'], env={'TORCH_LOGS': '+dynamo,'})\r\n"
+        "torch._logging.set_logs(torch=logging.INFO, dynamo=True)\r\n"
+    ).encode()
+    path = tmp_path / "train.py"
+    path.write_bytes(before)
+    proc = run("check", "--fix", str(path))
+    assert path.read_bytes() == before.replace(b"+dynamo,'", b"+dynamo'").replace(
+        b"torch=logging", b"all=logging"
+    )
+    assert ':6: fixed set_logs: "torch" -> "all"' in proc.stdout
+    assert "TL611" in proc.stdout and "TL602" not in proc.stdout  # dynamo=True: not safe

@@ -142,17 +142,20 @@ def code_actions(
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
             if any(_overlaps(r, params.range) for r in ranges):
                 out.append(_action(state, fix, sent, versioned))
-    from .set_logs_actions import set_logs_actions  # the set_logs fixes (Python host)
+    from .set_logs_actions import set_logs_actions, set_logs_fix_all  # the Python host's
 
     out += set_logs_actions(state, params, registry, off, versioned)
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
-        if changes:
+        calls = set_logs_fix_all(state, registry, off)
+        if changes or calls:
             out.append(
                 types.CodeAction(
                     title="Fix all TORCH_LOGS problems",
                     kind=FIX_ALL,
-                    edit=_workspace_edit(state, [e for c in changes for e in c.edits], versioned),
+                    edit=_workspace_edit(
+                        state, [e for c in changes for e in c.edits] + calls, versioned
+                    ),
                 )
             )
     return out

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from lsprotocol import types
 
 from torch_logs_lsp.core.diagnostic import Diagnostic
+from torch_logs_lsp.core.hosts.interface import TextEdit
 from torch_logs_lsp.core.registry import Registry
 
 from ..documents import DocumentState
@@ -82,4 +83,18 @@ def set_logs_actions(
     return out
 
 
-__all__ = ["set_logs_actions"]
+def set_logs_fix_all(
+    state: DocumentState, registry: Registry, off: frozenset[str]
+) -> list[TextEdit]:
+    """The edits of the safe ``set_logs`` fixes of the whole document, for
+    ``source.fixAll.torch-logs`` (``torch=`` -> ``all=``; none when TL602 is ``off``)."""
+    from torch_logs_lsp.core.set_logs_fixes import call_fixes
+
+    if state.host is None or "set_logs" not in state.text or "TL602" in off:
+        return []
+    finder = state.context.finder if state.context is not None else None
+    fixes = call_fixes(state.host, state.text, registry, finder, safe_only=True)
+    return [e for f in fixes if f.safe for e in f.edits]
+
+
+__all__ = ["set_logs_actions", "set_logs_fix_all"]

@@ -77,3 +77,23 @@ async def test_late_write_fix(vscode: LanguageClient):
         line, "torch._logging.set_logs(inductor=ERROR, aot_graphs=True)  # 😀"
     )
     assert await change(vscode, uri, fixed, 2) == []
+
+
+async def test_fix_all_renames_torch_to_all_only(vscode: LanguageClient):
+    uri = "file:///work/py/fix_all.py"
+    text = PIN + (
+        "import logging\nimport subprocess\nimport torch\n"
+        'subprocess.run(["x"], env={"TORCH_LOGS": "+dynamo ,guards"})  # 😀\n'
+        "torch._logging.set_logs(torch=logging.INFO, dynamo=True)\n"
+    )
+    diags = await open_and_wait(vscode, uri, text, "python")
+    assert sorted(str(d.code) for d in diags) == ["TL102", "TL602", "TL611"]
+    whole = types.Range(
+        start=types.Position(line=0, character=0), end=types.Position(line=6, character=0)
+    )
+    (action,) = await actions(vscode, uri, whole, diags, only=["source.fixAll.torch-logs"])
+    fixed = apply(text, uri, action.edit)
+    assert fixed == text.replace("+dynamo ,guards", "+dynamo,guards").replace(
+        "torch=logging.INFO", "all=logging.INFO"
+    )
+    assert await change(vscode, uri, fixed, 2) == ["TL611"]  # `True` -> DEBUG is not safe
