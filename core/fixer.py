@@ -9,6 +9,7 @@ Shared by the language server (code actions) and ``torch-logs check --fix``. Off
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from collections.abc import Iterable
@@ -30,6 +31,8 @@ from .fixes import QUICKFIX, RenameLookup, apply_edits, fix_all_value, value_fix
 from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit
 from .registry import Registry
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -170,10 +173,15 @@ def _call_changes(text: str, host: str, registry: Registry) -> list[Change]:
         return []
     from .set_logs_fixes import call_fixes
 
+    try:
+        fixes = call_fixes(host, text, registry, safe_only=True)
+    except Exception:  # a bug here must not cost the value fixes
+        log.exception("the set_logs fixes failed")
+        return []
     index = LineIndex(text)
     return [
         Change(None, index.position(e.start)[0], text[e.start : e.end], e.new_text, (e,))
-        for fix in call_fixes(host, text, registry, safe_only=True)
+        for fix in fixes
         if fix.safe
         for e in fix.edits
     ]

@@ -91,8 +91,14 @@ def _source(host: str, text: str) -> SetLogsSource | None:
 
 def _import_edit(source: SetLogsSource, text: str, module: str) -> TextEdit:
     at = source.imports_at
-    lead = "\n" if at > 0 and text[at - 1] not in "\n\r" else ""
-    return TextEdit(at, at, f"{lead}import {module}\n")
+    nl = _newline(text)
+    lead = nl if at > 0 and text[at - 1] not in "\n\r" else ""
+    return TextEdit(at, at, f"{lead}import {module}{nl}")
+
+
+def _newline(text: str) -> str:
+    """The document's line break (``\\r\\n`` when it has one)."""
+    return "\r\n" if "\r\n" in text else "\n"
 
 
 def _level(source: SetLogsSource, text: str, name: str) -> tuple[str, list[TextEdit]] | None:
@@ -277,8 +283,8 @@ def _refactor(
         if source.torch_at is None:
             return []
         init_logs = "torch._logging._internal._init_logs"
-        edits.append(TextEdit(source.torch_at, source.torch_at, "import torch\n"))
-    new = f'{environ}["TORCH_LOGS"] = "{value}"\n{stmt.indent}{init_logs}()'
+        edits.append(TextEdit(source.torch_at, source.torch_at, "import torch" + _newline(text)))
+    new = f'{environ}["TORCH_LOGS"] = "{value}"{_newline(text)}{stmt.indent}{init_logs}()'
     edits.append(TextEdit(stmt.start, stmt.end, new))
     if not verified(edits, ()):
         return []
@@ -341,7 +347,9 @@ def late_write_fixes(
             if source.torch_at is None:
                 continue
             callee = "torch._logging.set_logs"
-            edits.append(TextEdit(source.torch_at, source.torch_at, "import torch\n"))
+            edits.append(
+                TextEdit(source.torch_at, source.torch_at, "import torch" + _newline(text))
+            )
         respelled = _respell(args, source, text)
         if respelled is None:
             continue

@@ -408,3 +408,17 @@ def test_cli_fix_renames_torch_to_all_and_nothing_else(tmp_path):
     )
     assert ':6: fixed set_logs: "torch" -> "all"' in proc.stdout
     assert "TL611" in proc.stdout and "TL602" not in proc.stdout  # dynamo=True: not safe
+
+
+def test_crlf_documents_get_crlf_lines():
+    text = "import torch\r\ntorch._logging.set_logs(dynamo=True)\r\n"
+    _, new = fixed(text, "Change to `logging.DEBUG`")
+    assert (
+        new == "import logging\r\nimport torch\r\ntorch._logging.set_logs(dynamo=logging.DEBUG)\r\n"
+    )
+    text = "import logging, torch\r\ntorch._logging.set_logs(aot=logging.INFO)\r\n"
+    (fix,) = [f for f in all_fixes(text) if f.kind == REFACTOR]
+    assert applied(text, fix) == (
+        'import os\r\nimport logging, torch\r\nos.environ["TORCH_LOGS"] = "aot"\r\n'
+        "torch._logging._internal._init_logs()\r\n"
+    )

@@ -6,6 +6,7 @@ effect: the quick fixes of TL601-TL613 and TL501 and the "Rewrite as TORCH_LOGS"
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from lsprotocol import types
@@ -17,6 +18,8 @@ from torch_logs_lsp.core.registry import Registry
 from ..documents import DocumentState
 from .code_actions import _overlaps, _workspace_edit, wanted
 from .diagnostics import SOURCE
+
+log = logging.getLogger(__name__)
 
 
 def _lsp_diagnostic(
@@ -55,9 +58,13 @@ def set_logs_actions(
     first = state.mapper.offset(params.range.start)
     last = state.mapper.offset(params.range.end)
     fixes = []
-    if "set_logs" in text:
-        fixes += call_fixes(host, text, registry, finder, first, last)
-    fixes += late_write_fixes(host, text, state.entries, registry, finder, first, last)
+    try:
+        if "set_logs" in text:
+            fixes += call_fixes(host, text, registry, finder, first, last)
+        fixes += late_write_fixes(host, text, state.entries, registry, finder, first, last)
+    except Exception:  # a bug here must not cost the value fixes
+        log.exception("the set_logs fixes of %s failed", state.uri)
+        return []
     out: list[types.CodeAction] = []
     sent = params.context.diagnostics
     for fix in fixes:
@@ -93,7 +100,11 @@ def set_logs_fix_all(
     if state.host is None or "set_logs" not in state.text or "TL602" in off:
         return []
     finder = state.context.finder if state.context is not None else None
-    fixes = call_fixes(state.host, state.text, registry, finder, safe_only=True)
+    try:
+        fixes = call_fixes(state.host, state.text, registry, finder, safe_only=True)
+    except Exception:  # a bug here must not cost the value fixes
+        log.exception("the set_logs fix-all of %s failed", state.uri)
+        return []
     return [e for f in fixes if f.safe for e in f.edits]
 
 
