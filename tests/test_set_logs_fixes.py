@@ -422,3 +422,18 @@ def test_crlf_documents_get_crlf_lines():
         'import os\r\nimport logging, torch\r\nos.environ["TORCH_LOGS"] = "aot"\r\n'
         "torch._logging._internal._init_logs()\r\n"
     )
+
+
+def test_half_typed_documents_never_raise():
+    """Every prefix of a document (typing it from the start) and a few mangled copies:
+    the fixes answer without raising, and each offered fix still verifies."""
+    text = (
+        '"""Doc."""\nimport os\nimport logging\nimport torch\nif True:\n'
+        "    torch._logging.set_logs(dynamo=True, torch=logging.INFO, guards=10)\n"
+        'os.environ["TORCH_LOGS"] = "+dynamo,graph_breaks"\n'
+    )
+    variants = [text[:n] for n in range(0, len(text) + 1, 3)]
+    variants += [text.replace("(", "[", 1), text.replace('"', "'", 3), text.replace(")", "")]
+    for t in variants:
+        for fix in all_fixes(t):
+            assert fix.edits and all(0 <= e.start <= e.end <= len(t) for e in fix.edits)

@@ -12,6 +12,7 @@ are code points into the document.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ..set_logs_call import LOGGING_LEVELS, SetLogsCall
@@ -106,23 +107,22 @@ def _alone(src: Source, stmt: tree_sitter.Node) -> Statement | None:
     return Statement(start, end, indent)
 
 
-def _reruns_elsewhere(src: Source, root: tree_sitter.Node, start: int, end: int) -> bool:
-    """Whether code outside bytes ``[start, end)`` names ``set_logs`` or ``_init_logs``
-    (imports aside)."""
+def _reruns(src: Source, root: tree_sitter.Node) -> list[int]:
+    """The start bytes of the names ``set_logs`` / ``_init_logs`` in code (imports aside)."""
+    out = []
     for m in _RERUNS.finditer(src.data):
-        if start <= m.start() < end:
-            continue
         node = root.named_descendant_for_byte_range(m.start(), m.end())
         if node is None or node.type != "identifier" or node.start_byte != m.start():
             continue
         if _import_of(node) is None:
-            return True
-    return False
+            out.append(m.start())
+    return out
 
 
 def _call_statement(
-    src: Source, root: tree_sitter.Node, call: SetLogsCall
+    src: Source, root: tree_sitter.Node, call: SetLogsCall, reruns: list[int]
 ) -> tuple[int, Statement] | None:
+    """The call's statement; ``reruns``: :func:`_reruns` (sorted)."""
     node = root.named_descendant_for_byte_range(src.byte(call.start), src.byte(call.end))
     if node is None or node.type != "call" or node.parent is None:
         return None
@@ -132,7 +132,8 @@ def _call_statement(
     found = _alone(src, stmt)
     if found is None:
         return None
-    later = _reruns_elsewhere(src, root, stmt.start_byte, stmt.end_byte)
+    inside = bisect_left(reruns, stmt.end_byte) - bisect_left(reruns, stmt.start_byte)
+    later = len(reruns) > inside
     return call.start, Statement(found.start, found.end, found.indent, later)
 
 
@@ -205,7 +206,8 @@ def set_logs_source(
     if imported is not None and "torch" in free:
         torch_at = _line_end(text, src.cp(imported.end_byte))
     environ = frozenset(f"{n}.environ" for n, what in names.items() if what == "os")
-    statements = dict(s for c in calls if (s := _call_statement(src, root, c)) is not None)
+    reruns = _reruns(src, root) if calls else []
+    statements = dict(s for c in calls if (s := _call_statement(src, root, c, reruns)) is not None)
     writes = {
         span.name_start: stmt
         for span in spans
