@@ -6,8 +6,8 @@ host says how the module spells ``logging``, ``os.environ`` and torch's function
 (:meth:`.hosts.interface.Host.set_logs_source`); a host without that has no such fixes.
 Every fix is verified: the edited document is checked again (:func:`.checker.findings`)
 and the fix is kept only when the diagnostic it fixes is gone and no code has more errors
-or warnings than before (an information such as TL411 may appear). Offsets (edits and
-diagnostics) are code points into the document.
+or warnings than before (an information such as TL411 may appear; not TL631, an ignored
+call). Offsets (edits and diagnostics) are code points into the document.
 
 torch facts (torch 2.13.0 ``torch/_logging/_internal.py``, each measured by an oracle test
 in ``tests/test_set_logs_fixes.py``):
@@ -40,6 +40,7 @@ from .modules import ModuleFinder
 from .registry import Registry
 from .set_logs import (
     FALSE_LEVEL,
+    IGNORED_CALL,
     KEYWORD_OF_OTHER_RELEASE,
     NOT_A_BOOL,
     NOT_A_KEYWORD,
@@ -124,11 +125,15 @@ class _Verifier:
     def _counts(self, text: str) -> Counter[str]:
         found = findings(text, self.host, self.registry, self.finder)
         serious = (Severity.ERROR, Severity.WARNING)  # hints (TL411) may come and go
-        return Counter(f.diagnostic.code for f in found if f.diagnostic.severity in serious)
+        return Counter(
+            f.diagnostic.code
+            for f in found
+            if f.diagnostic.severity in serious or f.diagnostic.code == IGNORED_CALL
+        )
 
     def __call__(self, edits: list[TextEdit], fixed: tuple[Diagnostic, ...]) -> bool:
         """Whether the edited document has, for every code, no more errors and warnings
-        than before, and fewer of each code in ``fixed``."""
+        (and TL631: a call torch ignores) than before, and fewer of each code in ``fixed``."""
         if self._before is None:
             self._before = self._counts(self.text)
         before = self._before

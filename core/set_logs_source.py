@@ -38,8 +38,8 @@ class SetLogsSource:
     - ``environ``: the text naming this process's ``os.environ``;
     - ``imports_at``: a line start where ``import x`` lines may be added (after the module
       docstring, ``from __future__`` imports and leading comments);
-    - ``free``: module names (``logging``, ``os``) that no code of the module uses as a name,
-      so that ``import <name>`` may be added at ``imports_at``;
+    - ``free``: module names (``logging``, ``os``, ``torch``) that no code of the module uses
+      as a name and no import binds, so that ``import <name>`` may be added;
     - ``torch_at``: the start of the line after the module's first unconditional torch
       import, where ``import torch`` may be added (``None`` when the name ``torch`` is used
       otherwise or the module has no such import);

@@ -272,6 +272,7 @@ def test_oracle_every_quick_fix_runs_under_torch():
         "dist_ddp=logging.INFO",
         "torch=logging.INFO",
         "loop_ordering=True",
+        "cache=logging.DEBUG",
         "dynamo=True",
         'aot="info"',
         "graph_breaks=logging.DEBUG",
@@ -292,6 +293,7 @@ def test_oracle_every_quick_fix_runs_under_torch():
         if case["source"] not in bad:
             assert res["outcome"] == "ok", (case, res)
     assert "loop_ordering" in by_source['modules={"loop_ordering": True}']["artifacts"]
+    assert 10 in by_source['modules={"cache": logging.DEBUG}']["logs"].values()
 
 
 EQUIVALENCE = r"""
@@ -437,3 +439,14 @@ def test_half_typed_documents_never_raise():
     for t in variants:
         for fix in all_fixes(t):
             assert fix.edits and all(0 <= e.start <= e.end <= len(t) for e in fix.edits)
+
+
+def test_no_late_write_fix_when_the_new_call_would_be_ignored():
+    # TORCH_LOGS is already in os.environ (line 2): a set_logs call there only logs a
+    # warning (TL631), so the fix would do nothing either
+    text = (
+        'import os\nos.environ["TORCH_LOGS"] = "aot"\nimport torch\n'
+        'os.environ["TORCH_LOGS"] = "+dynamo"\n'
+    )
+    assert codes(text) == ["TL501"]
+    assert all_fixes(text) == []
