@@ -14,12 +14,14 @@ in ``tests/test_set_logs_fixes.py``):
 
 - ``modules={"loop_ordering": True}`` enables a registered name that is no keyword
   (``set_logs`` runs keywords and ``modules`` entries through one loop, line 503);
-- ``os.environ["TORCH_LOGS"] = v`` then ``torch._logging._internal._init_logs()`` gives
-  the log state and logger levels of the equivalent ``set_logs`` call, for registered
-  names (a module name registers its submodules as child logs only through ``set_logs``:
-  their ``propagate`` differs, so calls with module names get no refactor); afterwards
-  every ``set_logs`` call only logs a warning (line 492: ``TORCH_LOGS`` is in
-  ``os.environ``), and child processes inherit the variable.
+- ``os.environ.setdefault("TORCH_LOGS", v)`` then ``torch._logging._internal._init_logs()``
+  gives the log state and logger levels of the equivalent ``set_logs`` call, for
+  registered names (a module name registers its submodules as child logs only through
+  ``set_logs``: their ``propagate`` differs, so calls with module names get no refactor);
+  with ``TORCH_LOGS`` given from outside, both leave the state that value set at import
+  (``set_logs`` is ignored, line 492; ``setdefault`` keeps the value, which is why it is
+  not ``[...] =``); afterwards every ``set_logs`` call only logs a warning, and child
+  processes inherit the variable.
 """
 
 from __future__ import annotations
@@ -289,7 +291,7 @@ def _refactor(
             return []
         init_logs = "torch._logging._internal._init_logs"
         edits.append(TextEdit(source.torch_at, source.torch_at, "import torch" + _newline(text)))
-    new = f'{environ}["TORCH_LOGS"] = "{value}"{_newline(text)}{stmt.indent}{init_logs}()'
+    new = f'{environ}.setdefault("TORCH_LOGS", "{value}"){_newline(text)}{stmt.indent}{init_logs}()'
     edits.append(TextEdit(stmt.start, stmt.end, new))
     if not verified(edits, ()):
         return []

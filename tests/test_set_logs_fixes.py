@@ -208,7 +208,7 @@ def test_refactor_to_torch_logs():
     fix, new = fixed(text, REFACTOR_TITLE.format("+dynamo,aot_graphs"))
     assert fix.kind == REFACTOR and not fix.diagnostics
     assert new == "import os\n" + HEAD + (
-        'if True:\n    os.environ["TORCH_LOGS"] = "+dynamo,aot_graphs"\n'
+        'if True:\n    os.environ.setdefault("TORCH_LOGS", "+dynamo,aot_graphs")\n'
         "    torch._logging._internal._init_logs()  # x\n"
     )
     assert codes(new) == []
@@ -218,7 +218,7 @@ def test_refactor_spells_init_logs_through_the_module_names():
     text = "import os\nimport torch._logging as tl\ntl.set_logs(all=logging.INFO)\nimport logging\n"
     (fix,) = [f for f in all_fixes(text) if f.kind == REFACTOR]
     assert applied(text, fix).endswith(
-        'os.environ["TORCH_LOGS"] = "all"\ntl._internal._init_logs()\nimport logging\n'
+        'os.environ.setdefault("TORCH_LOGS", "all")\ntl._internal._init_logs()\nimport logging\n'
     )
 
 
@@ -316,20 +316,23 @@ def state():
         "propagate": {n: logging.getLogger(n).propagate for n in names},
     }
 
-def reset():
+def reset(outside):
+    # the state after `import torch`, with TORCH_LOGS=outside given from outside (or not)
     I.log_registry = copy.deepcopy(saved)
     I._parse_log_settings.cache_clear()
     I.log_state.clear()
     os.environ.pop("TORCH_LOGS", None)
+    if outside is not None:
+        os.environ["TORCH_LOGS"] = outside
     I._init_logs()
 
 out = []
-for args, value in json.load(sys.stdin):
-    reset()
+for args, value, outside in json.load(sys.stdin):
+    reset(outside)
     eval("torch._logging.set_logs(" + args + ")", {"torch": torch, "logging": logging})
     by_call = state()
-    reset()
-    os.environ["TORCH_LOGS"] = value
+    reset(outside)
+    os.environ.setdefault("TORCH_LOGS", value)  # the refactor's statements
     torch._logging._internal._init_logs()
     by_env = state()
     torch._logging.set_logs(inductor=logging.DEBUG)  # a later call: ignored
@@ -339,7 +342,7 @@ json.dump(out, sys.stdout)
 """
 
 
-def _equivalence(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def _equivalence(pairs: list[tuple[str, str, str | None]]) -> list[dict[str, Any]]:
     proc = subprocess.run(
         [sys.executable, "-c", EQUIVALENCE],
         input=json.dumps(pairs),
@@ -353,9 +356,10 @@ def _equivalence(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
 
 
 def test_oracle_refactor_gives_the_same_log_state():
-    """``os.environ["TORCH_LOGS"] = v; _init_logs()`` (the refactor's output) gives the log
-    state, enabled artifacts, logger levels and propagation of the set_logs call it
-    replaces; a later set_logs call then changes nothing. With a module name the
+    """``os.environ.setdefault("TORCH_LOGS", v); _init_logs()`` (the refactor's output)
+    gives the log state, enabled artifacts, logger levels and propagation of the set_logs
+    call it replaces, also when TORCH_LOGS was given from outside (then both keep that
+    value's state); a later set_logs call then changes nothing. With a module name the
     propagation differs (why module names get no refactor). The TL501 fix's direction
     (TORCH_LOGS value -> set_logs keywords) is compared the same way."""
     calls = [
@@ -364,22 +368,24 @@ def test_oracle_refactor_gives_the_same_log_state():
         "dynamo=logging.ERROR, aot=logging.INFO, modules={'loop_ordering': True}",
         "inductor=logging.DEBUG, output_code=True, guards=False, aot=None",
     ]
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str, str | None]] = []
     for args in calls:
         text = HEAD + f"torch._logging.set_logs({args})\n"
         (fix,) = [f for f in all_fixes(text) if f.kind == REFACTOR]
         new = applied(text, fix)
-        value = new.split('os.environ["TORCH_LOGS"] = "')[1].split('"')[0]
-        pairs.append((args, value))
+        value = new.split('os.environ.setdefault("TORCH_LOGS", "')[1].split('"')[0]
+        pairs += [(args, value, None), (args, value, "+aot,guards")]
     for value in ("+dynamo,graph_breaks", "-inductor,aot_graphs", "all,+dynamo", "guards"):
         text = f'import os\nimport logging\nimport torch\nos.environ["TORCH_LOGS"] = "{value}"\n'
         (fix,) = all_fixes(text)
-        pairs.append((_call_args(applied(text, fix)), value))
-    pairs.append(("modules={'torch.fx': logging.DEBUG}", "+torch.fx"))
+        pairs.append((_call_args(applied(text, fix)), value, None))
+    pairs.append(("modules={'torch.fx': logging.DEBUG}", "+torch.fx", None))
     results = _equivalence(pairs)
-    for (args, value), res in zip(pairs[:-1], results[:-1], strict=True):
-        assert res["call"] == res["env"], (args, value)
-        assert res["later"] == res["env"], (args, value)
+    for (args, value, outside), res in zip(pairs[:-1], results[:-1], strict=True):
+        assert res["call"] == res["env"], (args, value, outside)
+        assert res["later"] == res["env"], (args, value, outside)
+    outside = [res for (_, _, o), res in zip(pairs, results, strict=True) if o is not None]
+    assert outside and all(r["env"]["logs"] and "guards" in r["env"]["artifacts"] for r in outside)
     module = results[-1]
     assert module["call"]["levels"] == module["env"]["levels"]
     assert module["call"]["propagate"] != module["env"]["propagate"]
@@ -421,7 +427,7 @@ def test_crlf_documents_get_crlf_lines():
     text = "import logging, torch\r\ntorch._logging.set_logs(aot=logging.INFO)\r\n"
     (fix,) = [f for f in all_fixes(text) if f.kind == REFACTOR]
     assert applied(text, fix) == (
-        'import os\r\nimport logging, torch\r\nos.environ["TORCH_LOGS"] = "aot"\r\n'
+        'import os\r\nimport logging, torch\r\nos.environ.setdefault("TORCH_LOGS", "aot")\r\n'
         "torch._logging._internal._init_logs()\r\n"
     )
 

@@ -57,7 +57,7 @@ async def test_refactor_to_torch_logs(vscode: LanguageClient):
     assert "child processes inherit it" in action.title
     fixed = apply(text, uri, action.edit)
     assert fixed == PIN + '"""Doc 😀."""\nimport os\nimport logging\nimport torch\nif True:\n' + (
-        '    os.environ["TORCH_LOGS"] = "+dynamo,graph_breaks"\n'
+        '    os.environ.setdefault("TORCH_LOGS", "+dynamo,graph_breaks")\n'
         "    torch._logging._internal._init_logs()  # 😀\n"
     )
     assert await change(vscode, uri, fixed, 2) == []
