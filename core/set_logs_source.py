@@ -47,7 +47,8 @@ class SetLogsSource:
       the whole statement, alone on its line;
     - ``writes``: a ``TORCH_LOGS`` span's ``name_start`` -> the statement writing it to this
       process's environment (``os.environ["TORCH_LOGS"] = "..."``, ``.setdefault(...)``,
-      ``.update(TORCH_LOGS=...)``), when it is the whole statement, alone on its line.
+      ``.update(TORCH_LOGS=...)``, ``.update({"TORCH_LOGS": ...})``), when it is the
+      whole statement, alone on its line.
     """
 
     logging: str | None = None

@@ -187,8 +187,16 @@ def test_late_write_adds_import_torch_after_the_torch_import():
     )
 
 
+def test_late_write_in_an_update_dict():
+    text = 'import os\nimport torch\nos.environ.update({"TORCH_LOGS": "aot"})\n'
+    (fix,) = all_fixes(text)
+    assert applied(text, fix).endswith("\ntorch._logging.set_logs(aot=logging.INFO)\n")
+
+
 def test_no_late_write_fix_when_not_exact_or_not_a_whole_statement():
     for line in (
+        'os.environ.update({"TORCH_LOGS": "aot", "A": "1"})',  # the other entry stays
+        'os.environ.update({"TORCH_LOGS": "aot"}, A="1")',
         'os.environ["TORCH_LOGS"] = "+dynamo,-dynamic"',  # a shared logger, two levels
         'os.environ["TORCH_LOGS"] = "help"',
         'x = 1; os.environ["TORCH_LOGS"] = "+dynamo"',

@@ -141,7 +141,8 @@ def _write_statement(
     src: Source, root: tree_sitter.Node, span: ValueSpan, environ: frozenset[str]
 ) -> Statement | None:
     """The statement of a ``TORCH_LOGS`` write to this process's environment that is only
-    that write: ``E[K] = v``, ``E.setdefault(K, v)``, ``E.update(K=v)``."""
+    that write: ``E[K] = v``, ``E.setdefault(K, v)``, ``E.update(K=v)``, ``E.update({K:
+    v})``."""
     key = _key_node(src, root, span)
     if key is None or not _writes_environ(src.data, key, environ):
         return None
@@ -153,6 +154,16 @@ def _write_statement(
         right = stmt.child_by_field_name("right") if stmt is not None else None
         if stmt is None or stmt.type != "assignment" or right is None or right.type not in _STRINGS:
             return None
+    elif parent.type == "pair":  # E.update({K: v}) with that one entry
+        display = parent.parent
+        args = display.parent if display is not None else None
+        if display is None or args is None or args.type != "argument_list":
+            return None
+        if len([c for c in display.named_children if c.type != "comment"]) != 1:
+            return None
+        if len([c for c in args.named_children if c.type != "comment"]) != 1:
+            return None
+        stmt = args.parent
     else:
         args = parent.parent if parent.type == "keyword_argument" else parent
         if args is None or args.type != "argument_list":
