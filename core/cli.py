@@ -189,7 +189,8 @@ def _fix(path: Path, host: str, registry: Registry, text: str, fmt: str) -> tupl
     out = sys.stderr if fmt == "json" else sys.stdout
     for c in result.changes:
         old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
-        print(f"{shown(path)}:{c.line + 1}: fixed {c.span.variable}: {old} -> {new}", file=out)
+        what = c.span.variable if c.span is not None else "set_logs"
+        print(f"{shown(path)}:{c.line + 1}: fixed {what}: {old} -> {new}", file=out)
     return (result.text if result.text is not None else text), len(result.changes)
 
 

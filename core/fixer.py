@@ -9,6 +9,7 @@ Shared by the language server (code actions) and ``torch-logs check --fix``. Off
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from collections.abc import Iterable
@@ -30,6 +31,8 @@ from .fixes import QUICKFIX, RenameLookup, apply_edits, fix_all_value, value_fix
 from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit
 from .registry import Registry
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -55,9 +58,11 @@ class DocumentFix:
 @dataclass(frozen=True)
 class Change:
     """One value changed by :func:`fix_document`: the span (offsets into the *old*
-    text), its 0-based ``line``, the old and the new decoded value, and the edits."""
+    text), its 0-based ``line``, the old and the new decoded value, and the edits.
+    ``span`` is ``None`` for a safe fix of a ``set_logs(...)`` call (:mod:`.set_logs_fixes`:
+    ``torch=`` -> ``all=``); ``old``/``new`` are then the replaced and the new source text."""
 
-    span: ValueSpan
+    span: ValueSpan | None
     line: int
     old: str
     new: str
@@ -147,14 +152,39 @@ def fix_document(
     """
     entries = check_text(text, host, registry)
     changes = fix_all_edits(host, text, entries, registry, renames)
+    changes += _call_changes(text, host, registry)
     if not changes:
         return text, []
-    new_text = apply_text_edits(text, [e for c in changes for e in c.edits])
-    wanted = {c.span.name_start: c.new for c in changes}
+    new_text = apply_text_edits(text, sorted((e for c in changes for e in c.edits), key=_start))
+    wanted = {c.span.name_start: c.new for c in changes if c.span is not None}
     expected = [wanted.get(s.name_start, s.value) for s in hosts.extract(host, text)]
     if [s.value for s in hosts.extract(host, new_text)] != expected:
         return text, []
     return new_text, changes
+
+
+def _start(edit: TextEdit) -> int:
+    return edit.start
+
+
+def _call_changes(text: str, host: str, registry: Registry) -> list[Change]:
+    """The safe fixes of the ``set_logs(...)`` calls of ``text`` as changes."""
+    if "set_logs" not in text:
+        return []
+    from .set_logs_fixes import call_fixes
+
+    try:
+        fixes = call_fixes(host, text, registry, safe_only=True)
+    except Exception:  # a bug here must not cost the value fixes
+        log.exception("the set_logs fixes failed")
+        return []
+    index = LineIndex(text)
+    return [
+        Change(None, index.position(e.start)[0], text[e.start : e.end], e.new_text, (e,))
+        for fix in fixes
+        if fix.safe
+        for e in fix.edits
+    ]
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from ..set_logs_call import SetLogsCall
+    from ..set_logs_source import SetLogsSource
     from .base import ValueSpan
     from .incremental import DocumentCache
 
@@ -96,6 +97,11 @@ class Host(Protocol):
         by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
         ...
 
+    def set_logs_source(self, text: str) -> SetLogsSource | None:
+        """How ``text`` spells what a ``set_logs`` fix writes (the Python host; see
+        :class:`~..set_logs_source.SetLogsSource`); ``None`` for most. Never raises."""
+        ...
+
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
         typed yet) where the name of a family variable may go, else ``None``."""
@@ -110,6 +116,11 @@ def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
 def no_set_logs_calls(text: str) -> list[SetLogsCall]:
     """:meth:`Host.set_logs_calls` of a host that has none."""
     return []
+
+
+def no_set_logs_source(text: str) -> SetLogsSource | None:
+    """:meth:`Host.set_logs_source` of a host that has no ``set_logs`` calls."""
+    return None
 
 
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
@@ -136,4 +147,5 @@ __all__ = [
     "line_bounds",
     "no_notes",
     "no_set_logs_calls",
+    "no_set_logs_source",
 ]

@@ -32,6 +32,7 @@ called expression). ``torch._logging.set_logs(...)`` calls are found apart, by
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -46,7 +47,9 @@ if TYPE_CHECKING:
     import tree_sitter
 
     from ..set_logs_call import SetLogsCall
+    from ..set_logs_source import SetLogsSource
 
+log = logging.getLogger(__name__)
 HOST = "python"
 COMMENT = "#"
 NEVER_SET: str | None = None  # Python refuses to run the file; nothing to add
@@ -443,6 +446,24 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
         replace(c, torch_logs_set=f"line {set_at[c.start]}") if c.start in set_at else c
         for c in found
     ]
+
+
+def set_logs_source(text: str) -> SetLogsSource | None:
+    """How ``text`` spells ``logging``, ``os.environ`` and torch's ``set_logs`` for the
+    ``set_logs`` fixes (see :mod:`.python_fix_source`); ``None`` for a module with neither
+    ``set_logs`` nor ``TORCH_LOGS``. Never raises."""
+    from .python_fix_source import set_logs_source as source
+
+    if ("set_logs" not in text and "TORCH_LOGS" not in text) or too_deep(text):
+        return None
+    try:
+        spans = _last[0][2] if _tree_of(text) is not None else extract(text)
+        calls = set_logs_calls(text)
+        tree = _tree_of(text)
+        return source(text, tree, calls, spans) if tree is not None else None
+    except Exception:  # a bug must not cost the other features
+        log.exception("reading the names of a Python module for a fix failed")
+        return None
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:

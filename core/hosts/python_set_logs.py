@@ -54,8 +54,10 @@ def _text(src: Source, node: tree_sitter.Node | None) -> str:
 _IMPORT_WORD = re.compile(rb"\b(?:import|from)\b")
 
 
-def _imports(src: Source, root: tree_sitter.Node) -> tuple[dict[str, str], set[int]]:
-    """Names bound by imports of torch / logging anywhere in the file -> what they are
+def _imports(
+    src: Source, root: tree_sitter.Node, modules: tuple[str, ...] = _MODULES
+) -> tuple[dict[str, str], set[int]]:
+    """Names bound by imports of torch / logging (``modules``) anywhere in the file -> what they are
     (``"torch"``, ``"torch._logging.set_logs"``, ``"logging.DEBUG"``), with the start bytes
     of the identifiers those imports bind and of the import statements read. Names bound by
     any other import get ``""``."""
@@ -79,11 +81,11 @@ def _imports(src: Source, root: tree_sitter.Node) -> tuple[dict[str, str], set[i
                 if child.type == "aliased_import":
                     module = _text(src, child.child_by_field_name("name"))
                     alias = child.child_by_field_name("alias")
-                    bind(alias, module if module in _MODULES else "")
+                    bind(alias, module if module in modules else "")
                 elif child.type == "dotted_name":
                     first = child.named_children[0] if child.named_children else None
                     name = _text(src, first)
-                    bind(first, name if name in _MODULES else "")
+                    bind(first, name if name in modules else "")
         elif node.type == "import_from_statement":
             module_node = node.child_by_field_name("module_name")
             module = _text(src, module_node) if module_node is not None else ""

@@ -109,9 +109,10 @@ def code_actions(
     versioned: bool = True,
 ) -> list[types.CodeAction]:
     """Code actions for the requested range: quick fixes of the diagnostics that overlap
-    it, refactors of the items it touches, and, when ``context.only`` asks for source
-    actions (``source``, ``source.fixAll``, ...), fix-all for the document; filtered by
-    ``context.only``. Diagnostics turned ``off`` in the settings get no fix.
+    it (``set_logs`` calls too: :mod:`.set_logs_actions`), refactors of the items it
+    touches, and, when ``context.only`` asks for source actions (``source``,
+    ``source.fixAll``, ...), fix-all for the document; filtered by ``context.only``.
+    Diagnostics turned ``off`` in the settings get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
     from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
 
@@ -141,14 +142,20 @@ def code_actions(
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
             if any(_overlaps(r, params.range) for r in ranges):
                 out.append(_action(state, fix, sent, versioned))
+    from .set_logs_actions import set_logs_actions, set_logs_fix_all  # the Python host's
+
+    out += set_logs_actions(state, params, registry, off, versioned)
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
-        if changes:
+        calls = set_logs_fix_all(state, registry, off)
+        if changes or calls:
             out.append(
                 types.CodeAction(
                     title="Fix all TORCH_LOGS problems",
                     kind=FIX_ALL,
-                    edit=_workspace_edit(state, [e for c in changes for e in c.edits], versioned),
+                    edit=_workspace_edit(
+                        state, [e for c in changes for e in c.edits] + calls, versioned
+                    ),
                 )
             )
     return out
