@@ -143,13 +143,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             text, n = _fix(path, host, registry, text, args.format)
             fixed += n
         bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
-        found = findings(text, host, registry, context.finder, os.getcwd())
+        placed = findings(text, host, registry, context.finder, os.getcwd())
         if host == "python":  # TL632: a launch configuration runs it with TORCH_LOGS set
-            found = sorted(
-                found + python_link_findings(path, text, roots, names),
+            placed = sorted(
+                placed + python_link_findings(path, text, roots, names),
                 key=lambda f: (f.start, f.end, f.diagnostic.code),
             )
-        for f in found:
+        for f in placed:
             d = f.diagnostic
             column = f.column + 1 - (bom if f.line == 0 else 0)
             end_column = f.end_column + 1 - (bom if f.end_line == 0 else 0)
