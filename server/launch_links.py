@@ -14,16 +14,21 @@ whose hints changed is published again.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from torch_logs_lsp.core.diagnostic import Diagnostic
-from torch_logs_lsp.core.launch_links import LINKED_CALL, call_hints, read_file
+from torch_logs_lsp.core.launch_links import LINKED_CALL, LaunchLink, call_hints, read_file
 
 from .documents import DocumentState, uri_path
+from .positions import PositionMapper
 from .workspace import open_uris
 
 if TYPE_CHECKING:
@@ -37,6 +42,14 @@ WATCHERS_ID = "torch-logs-launch-links"
 #: (an ``envFile`` may be named anything; those outside these patterns are re-read when
 #: a document changes in the editor).
 WATCHED = ("**/.vscode/launch.json", "**/.vscode/settings.json", "**/.env", "**/*.env")
+
+
+@dataclass(frozen=True)
+class LinkedDiagnostic(Diagnostic):
+    """A ``TL632`` with its LSP ``relatedInformation`` already written as JSON (an array:
+    where each linked configuration sets ``TORCH_LOGS``), for ``features/diagnostics``."""
+
+    related_json: str = ""
 
 
 def folders(ls: TorchLogsServer) -> tuple[list[str], dict[str, str]]:
@@ -87,11 +100,50 @@ def hints(ls: TorchLogsServer, state: DocumentState) -> list[Diagnostic]:
         return read_file(path)
 
     try:
-        found, _ = call_hints(uri_path(state.uri), state.text, roots, read, names)
+        found, links = call_hints(uri_path(state.uri), state.text, roots, read, names)
     except Exception:
         log.exception("launch configuration hints for %s failed", state.uri)
         return []
-    return found
+    caps = ls.client_capabilities.text_document
+    publish = caps.publish_diagnostics if caps is not None else None
+    if not found or publish is None or not publish.related_information:
+        return found
+    related = json.dumps(_related(ls, links, read, opened))
+    return [
+        LinkedDiagnostic(d.code, d.severity, d.message, d.start, d.end, d.suggestions, related)
+        for d in found
+    ]
+
+
+def _related(
+    ls: TorchLogsServer,
+    links: list[LaunchLink],
+    read: Callable[[str], str | None],
+    opened: dict[str, str],
+) -> list[dict[str, object]]:
+    """LSP ``DiagnosticRelatedInformation`` objects: each link's ``TORCH_LOGS`` key (in
+    the negotiated position encoding; under the URI of the open document when it is)."""
+    out: list[dict[str, object]] = []
+    for link in links:
+        text = read(link.source_path)
+        if text is None:
+            continue
+        mapper = PositionMapper(text, ls.encoding)
+        (sl, sc), (el, ec) = mapper.line_character(link.start), mapper.line_character(link.end)
+        uri = opened.get(os.path.normpath(link.source_path)) or Path(link.source_path).as_uri()
+        out.append(
+            {
+                "location": {
+                    "uri": uri,
+                    "range": {
+                        "start": {"line": sl, "character": sc},
+                        "end": {"line": el, "character": ec},
+                    },
+                },
+                "message": f'launch configuration "{link.config}" sets TORCH_LOGS here',
+            }
+        )
+    return out
 
 
 def attach(ls: TorchLogsServer, state: DocumentState) -> None:
@@ -126,11 +178,15 @@ def did_change_watched_files(
 
 async def register_watchers(ls: TorchLogsServer) -> None:
     """Ask the client to report changes of :data:`WATCHED` files, when it supports
-    dynamic registration of ``workspace/didChangeWatchedFiles``."""
+    dynamic registration of ``workspace/didChangeWatchedFiles`` and a workspace folder
+    (or root) was given at ``initialize``."""
     caps = ls.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps is not None else None
     if watched is None or not watched.dynamic_registration:
         return
+    if not folders(ls)[0]:
+        return  # no workspace folder: no launch.json to watch (a folder added later is
+        # still read; only its changes on disk are not reported)
     options = types.DidChangeWatchedFilesRegistrationOptions(
         watchers=[types.FileSystemWatcher(glob_pattern=p) for p in WATCHED]
     )
@@ -150,6 +206,7 @@ async def register_watchers(ls: TorchLogsServer) -> None:
 __all__ = [
     "WATCHED",
     "WATCHERS_ID",
+    "LinkedDiagnostic",
     "attach",
     "did_change_watched_files",
     "folders",

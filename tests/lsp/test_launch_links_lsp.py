@@ -82,6 +82,13 @@ async def test_hint_follows_launch_json(client: LanguageClient):
     assert diag.severity == types.DiagnosticSeverity.Information
     assert diag.range.start == types.Position(line=3, character=0)
     assert 'launch configuration "Train" (.vscode/launch.json line 8 sets' in diag.message
+    (related,) = diag.related_information or []
+    assert related.location.uri == launch.as_uri()
+    key = LINKED.splitlines()[7].index('"TORCH_LOGS"')
+    assert related.location.range == types.Range(
+        start=types.Position(line=7, character=key),
+        end=types.Position(line=7, character=key + len('"TORCH_LOGS"')),
+    )
 
     # the user opens launch.json and removes TORCH_LOGS: the open text wins over the disk
     client.text_document_did_open(
