@@ -85,6 +85,16 @@ def _convert(src: Source, node: tree_sitter.Node, depth: int) -> object:
     kind = node.type
     if kind == "string":
         start = src.cp(node.start_byte)
+        end = src.cp(node.end_byte)
+        inner = src.text[start + 1 : end - 1]
+        if (
+            end - start >= 2
+            and src.text[start] == src.text[end - 1] == '"'
+            and '"' not in inner
+            and "\\" not in inner
+            and inner.isprintable()
+        ):
+            return inner  # nothing to decode (the common case)
         s = scan_string(src.text, start)
         if not s.terminated or not s.valid or s.raw_end != src.cp(node.end_byte):
             return BROKEN
@@ -170,7 +180,25 @@ def _top_member(src: Source, obj: tree_sitter.Node, key: str) -> tree_sitter.Nod
     return found
 
 
+#: The last few documents read by :func:`launch_configurations` (text -> result): the
+#: server asks again for the same launch.json on every edit of a Python document.
+_CACHE: dict[str, list[dict[str, Member]] | None] = {}
+_CACHE_SIZE = 4
+
+
 def launch_configurations(text: str) -> list[dict[str, Member]] | None:
+    """:func:`_launch_configurations`, remembered for the last few texts (the result is
+    shared: callers must not change it)."""
+    if text in _CACHE:
+        return _CACHE[text]
+    result = _launch_configurations(text)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[text] = result
+    return result
+
+
+def _launch_configurations(text: str) -> list[dict[str, Member]] | None:
     """The objects of a launch.json's top-level ``configurations`` array, in order, each
     a dict of :class:`Member` (see there for the values). A configuration with a syntax
     error inside (not a trailing comma) or that is not an object is left out. ``None``

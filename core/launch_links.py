@@ -138,6 +138,10 @@ def _string(config: Mapping[str, Member], key: str) -> str | None:
 
 
 def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (symlinks resolved); only paths with the same base
+    name are resolved (a launch.json of thousands of configurations stays cheap)."""
+    if os.path.normcase(os.path.basename(a)) != os.path.normcase(os.path.basename(b)):
+        return False
     return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
 
 

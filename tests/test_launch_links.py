@@ -287,3 +287,13 @@ def test_cli_on_a_workspace(tmp_path: Path):
     proc = run_check(tmp_path, "--format", "json", "ws")
     (row,) = json.loads(proc.stdout)
     assert (row["code"], row["severity"], row["line"], row["column"]) == ("TL632", "info", 4, 1)
+
+
+def test_strings_are_decoded_as_json():
+    (cfg,) = launch_configurations('{"configurations": [{"name": "a\\u0041\\"", "n": "plain"}]}')
+    assert (cfg["name"].value, cfg["n"].value) == ('aA"', "plain")
+    # the cache gives the same answer for the same text
+    text = '{"configurations": [{"program": "${workspaceFolder}/\\u0074rain.py"}]}'
+    assert launch_configurations(text) == launch_configurations(text)
+    (cfg,) = launch_configurations(text) or []
+    assert cfg["program"].value == "${workspaceFolder}/train.py"
