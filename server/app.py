@@ -370,6 +370,9 @@ def create_server() -> TorchLogsServer:
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(
         launch_links_feature.did_change_watched_files
     )
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(
+        launch_links_feature.did_change_workspace_folders
+    )
     server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=completion_feature.TRIGGER_CHARACTERS),

@@ -176,6 +176,14 @@ def did_change_watched_files(
     refresh(ls)
 
 
+def did_change_workspace_folders(
+    ls: TorchLogsServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    """Folders added or removed (pygls has updated ``ls.workspace.folders`` already):
+    other launch.json files count now."""
+    refresh(ls)
+
+
 async def register_watchers(ls: TorchLogsServer) -> None:
     """Ask the client to report changes of :data:`WATCHED` files, when it supports
     dynamic registration of ``workspace/didChangeWatchedFiles`` and a workspace folder
@@ -209,6 +217,7 @@ __all__ = [
     "LinkedDiagnostic",
     "attach",
     "did_change_watched_files",
+    "did_change_workspace_folders",
     "folders",
     "hints",
     "refresh",

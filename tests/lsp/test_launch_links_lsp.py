@@ -137,3 +137,19 @@ async def test_other_diagnostics_of_the_call_stay(client: LanguageClient):
     (ws / "train.py").write_text(text)
     diags = await open_and_wait(client, (ws / "train.py").as_uri(), text, "python")
     assert sorted(codes(diags)) == ["TL611", "TL632"]
+
+
+async def test_a_folder_added_later_counts(client: LanguageClient, tmp_path: Path):
+    other = tmp_path / "other"
+    (other / ".vscode").mkdir(parents=True)
+    (other / ".vscode" / "launch.json").write_text(LINKED)
+    script = other / "train.py"
+    script.write_text(SCRIPT)
+    assert await open_and_wait(client, script.as_uri(), SCRIPT, "python") == []
+    added = types.WorkspaceFolder(uri=other.as_uri(), name="other")
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[added], removed=[])
+        )
+    )
+    assert codes(await latest(client, script.as_uri())) == ["TL632"]
