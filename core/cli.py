@@ -26,6 +26,7 @@ from .checker import findings, iter_files, read_document
 from .cli_torch import add_registry_command, add_torch_options, context_for, print_notes
 from .files import SkippedFile
 from .fixer import fix_file
+from .launch_cli import cli_roots, python_link_findings
 from .registry import Registry, load_registry
 
 SEVERITY_WORDS = {
@@ -129,6 +130,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixed = 0
     checked = 0
     noted: set[str] = set()
+    roots, names = cli_roots(args.paths)  # workspace folders: directories named, and "."
     for path, host in files:
         try:
             text = read_document(path)
@@ -143,7 +145,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             text, n = _fix(path, host, registry, text, args.format)
             fixed += n
         bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
-        for f in findings(text, host, registry, context.finder, os.getcwd()):
+        placed = findings(text, host, registry, context.finder, os.getcwd())
+        if host == "python":  # TL632: a launch configuration runs it with TORCH_LOGS set
+            placed = sorted(
+                placed + python_link_findings(path, text, roots, names),
+                key=lambda f: (f.start, f.end, f.diagnostic.code),
+            )
+        for f in placed:
             d = f.diagnostic
             column = f.column + 1 - (bom if f.line == 0 else 0)
             end_column = f.end_column + 1 - (bom if f.end_line == 0 else 0)

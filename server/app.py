@@ -24,6 +24,7 @@ from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
 
 from . import codecache, requests, stdio
+from . import launch_links as launch_links_feature
 from .documents import DocumentState, build_state, uri_path, utf8_size
 from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
@@ -177,6 +178,7 @@ class TorchLogsServer(LanguageServer):
             self.analyses,
             self.workspace_root,
         )
+        launch_links_feature.attach(self, state)  # TL632: a launch.json runs it (server/)
         if opened:
             self.states[uri] = state
         return state
@@ -299,10 +301,12 @@ def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
         prefetch(ls.settings.python)
 
 
-def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
+async def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
     # The generated-code table is written when this start compiled much that it lacked
     # (the first start); shutdown writes what later requests added.
     codecache.save_active()
+    # launch.json / .env changes on disk re-evaluate the Python documents (TL632)
+    await launch_links_feature.register_watchers(ls)
 
 
 def shutdown(ls: TorchLogsServer, params: None) -> None:
@@ -312,16 +316,19 @@ def shutdown(ls: TorchLogsServer, params: None) -> None:
 def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.language_ids[params.text_document.uri] = params.text_document.language_id
     ls.publish(params.text_document.uri)
+    launch_links_feature.refresh(ls, params.text_document.uri)
 
 
 def did_change(ls: TorchLogsServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.schedule_publish(params.text_document.uri)
+    launch_links_feature.refresh(ls, params.text_document.uri)
 
 
 def did_close(ls: TorchLogsServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    launch_links_feature.refresh(ls, uri)  # its text on disk counts again
 
 
 def did_change_configuration(
@@ -360,6 +367,12 @@ def create_server() -> TorchLogsServer:
     server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
     server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(
+        launch_links_feature.did_change_watched_files
+    )
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(
+        launch_links_feature.did_change_workspace_folders
+    )
     server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=completion_feature.TRIGGER_CHARACTERS),

@@ -55,6 +55,10 @@ def test_check_examples_flags_the_done_when_list():
         "python/train_set_logs.py:22:81: TL001",
         "python/ignored_set_logs.py:11:1: TL631 set_logs(...) is ignored: TORCH_LOGS is set"
         " (line 5)",
+        # a launch configuration runs the script with TORCH_LOGS set (examples/.env)
+        "python/launched_set_logs.py:13:1: TL632 set_logs(...) is ignored when run with launch"
+        ' configuration "set_logs script" (the Python debugger\'s default envFile .env sets'
+        " TORCH_LOGS on line 3) and 1 other configuration",
     ]
     for line in expected:
         assert any(row.startswith(line) for row in out.splitlines()), (line, out)

@@ -50,6 +50,9 @@ def _encode(d: Diagnostic, key: tuple[int, int, int, int, int, int]) -> str:
     )
     if d.suggestions:
         text += f', "data": {json.dumps({"suggestions": list(d.suggestions)})}'
+    related = getattr(d, "related_json", "")  # TL632 (server/launch_links.py)
+    if related:
+        text += f', "relatedInformation": {related}'
     return text + "}"
 
 

@@ -1,0 +1,225 @@
+"""The server's side of ``TL632`` (:mod:`torch_logs_lsp.core.launch_links`): a Python
+document's ``set_logs(...)`` calls get a hint when a workspace folder's
+``.vscode/launch.json`` certainly runs the file with ``TORCH_LOGS`` set.
+
+The workspace folders are the client's (``initialize``'s ``workspaceFolders``, kept up to
+date by pygls on ``didChangeWorkspaceFolders``; else the root URI). Files are read from
+the open documents first (what the user is typing in launch.json wins over the disk),
+else from disk through :func:`torch_logs_lsp.core.launch_links.read_file`. When
+another document changes (opened, edited, closed) or the client reports changed files
+(``workspace/didChangeWatchedFiles``, registered at ``initialized`` when the client
+allows it), the hints of the open Python documents are computed again and a document
+whose hints changed is published again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from torch_logs_lsp.core.diagnostic import Diagnostic
+from torch_logs_lsp.core.launch_links import LINKED_CALL, LaunchLink, call_hints, read_file
+
+from .documents import DocumentState, uri_path
+from .positions import PositionMapper
+from .workspace import open_uris
+
+if TYPE_CHECKING:
+    from .app import TorchLogsServer
+
+log = logging.getLogger(__name__)
+
+#: The id of the file-watcher registration (``client/registerCapability``).
+WATCHERS_ID = "torch-logs-launch-links"
+#: What the client is asked to watch: launch configurations, settings and env files
+#: (an ``envFile`` may be named anything; those outside these patterns are re-read when
+#: a document changes in the editor).
+WATCHED = ("**/.vscode/launch.json", "**/.vscode/settings.json", "**/.env", "**/*.env")
+
+
+@dataclass(frozen=True)
+class LinkedDiagnostic(Diagnostic):
+    """A ``TL632`` with its LSP ``relatedInformation`` already written as JSON (an array:
+    where each linked configuration sets ``TORCH_LOGS``), for ``features/diagnostics``."""
+
+    related_json: str = ""
+
+
+def folders(ls: TorchLogsServer) -> tuple[list[str], dict[str, str]]:
+    """The workspace folders (absolute paths, in the client's order) and their names."""
+    roots: list[str] = []
+    names: dict[str, str] = {}
+    for folder in ls.workspace.folders.values():
+        if not folder.uri.startswith("file:"):
+            continue
+        path = os.path.normpath(uri_path(folder.uri))
+        roots.append(path)
+        names.setdefault(folder.name, path)
+    if not roots and ls.workspace_root:
+        root = os.path.normpath(ls.workspace_root)
+        roots.append(root)
+        names[os.path.basename(root)] = root
+    return roots, names
+
+
+def _reader(ls: TorchLogsServer) -> dict[str, str]:
+    """Open ``file:`` documents by normalised path -> URI."""
+    out: dict[str, str] = {}
+    for uri in open_uris(ls.workspace):
+        if uri.startswith("file:"):
+            out[os.path.normpath(uri_path(uri))] = uri
+    return out
+
+
+def hints(ls: TorchLogsServer, state: DocumentState) -> list[Diagnostic]:
+    """The ``TL632`` diagnostics of a document (``[]`` unless it is a Python file on disk
+    with ``set_logs`` in its text). Never raises."""
+    if state.host != "python" or "set_logs" not in state.text:
+        return []
+    if not state.uri.startswith("file:"):
+        return []
+    roots, names = folders(ls)
+    if not roots:
+        return []
+    opened = _reader(ls)
+
+    def read(path: str) -> str | None:
+        uri = opened.get(os.path.normpath(path))
+        if uri is not None:
+            try:
+                return str(ls.workspace.get_text_document(uri).source)
+            except Exception:
+                log.exception("cannot read the open document %s", uri)
+        return read_file(path)
+
+    try:
+        found, links = call_hints(uri_path(state.uri), state.text, roots, read, names)
+    except Exception:
+        log.exception("launch configuration hints for %s failed", state.uri)
+        return []
+    caps = ls.client_capabilities.text_document
+    publish = caps.publish_diagnostics if caps is not None else None
+    if not found or publish is None or not publish.related_information:
+        return found
+    related = json.dumps(_related(ls, links, read, opened))
+    return [
+        LinkedDiagnostic(d.code, d.severity, d.message, d.start, d.end, d.suggestions, related)
+        for d in found
+    ]
+
+
+def _related(
+    ls: TorchLogsServer,
+    links: list[LaunchLink],
+    read: Callable[[str], str | None],
+    opened: dict[str, str],
+) -> list[dict[str, object]]:
+    """LSP ``DiagnosticRelatedInformation`` objects: each link's ``TORCH_LOGS`` key (in
+    the negotiated position encoding; under the URI of the open document when it is)."""
+    out: list[dict[str, object]] = []
+    for link in links:
+        text = read(link.source_path)
+        if text is None:
+            continue
+        mapper = PositionMapper(text, ls.encoding)
+        (sl, sc), (el, ec) = mapper.line_character(link.start), mapper.line_character(link.end)
+        uri = opened.get(os.path.normpath(link.source_path)) or Path(link.source_path).as_uri()
+        out.append(
+            {
+                "location": {
+                    "uri": uri,
+                    "range": {
+                        "start": {"line": sl, "character": sc},
+                        "end": {"line": el, "character": ec},
+                    },
+                },
+                "message": f'launch configuration "{link.config}" sets TORCH_LOGS here',
+            }
+        )
+    return out
+
+
+def attach(ls: TorchLogsServer, state: DocumentState) -> None:
+    """Put a freshly built document state's ``TL632`` diagnostics with its call
+    diagnostics (replacing earlier ones)."""
+    state.calls = [d for d in state.calls if d.code != LINKED_CALL] + hints(ls, state)
+
+
+def refresh(ls: TorchLogsServer, changed: str | None = None) -> None:
+    """Compute the hints of the open Python documents again (a document ``changed`` that
+    is itself a Python document is not the cause: its own publication covers it) and
+    publish those whose hints changed."""
+    if changed is not None and uri_path(changed).endswith((".py", ".pyi")):
+        return  # Python documents do not link other Python documents
+    for uri, state in list(ls.states.items()):
+        if uri == changed or state.host != "python" or "set_logs" not in state.text:
+            continue
+        old = [d for d in state.calls if d.code == LINKED_CALL]
+        new = hints(ls, state)
+        if old == new:
+            continue
+        state.calls = [d for d in state.calls if d.code != LINKED_CALL] + new
+        ls.publish(uri)
+
+
+def did_change_watched_files(
+    ls: TorchLogsServer, params: types.DidChangeWatchedFilesParams
+) -> None:
+    """Files changed on disk: the hints may have too."""
+    refresh(ls)
+
+
+def did_change_workspace_folders(
+    ls: TorchLogsServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    """Folders added or removed (pygls has updated ``ls.workspace.folders`` already):
+    other launch.json files count now."""
+    refresh(ls)
+
+
+async def register_watchers(ls: TorchLogsServer) -> None:
+    """Ask the client to report changes of :data:`WATCHED` files, when it supports
+    dynamic registration of ``workspace/didChangeWatchedFiles`` and a workspace folder
+    (or root) was given at ``initialize``."""
+    caps = ls.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    if not folders(ls)[0]:
+        return  # no workspace folder: no launch.json to watch (a folder added later is
+        # still read; only its changes on disk are not reported)
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=p) for p in WATCHED]
+    )
+    registration = types.Registration(
+        id=WATCHERS_ID,
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=options,
+    )
+    try:
+        await ls.client_register_capability_async(
+            types.RegistrationParams(registrations=[registration])
+        )
+    except Exception:  # the client refused: editor changes still refresh the hints
+        log.warning("the client did not register the file watchers", exc_info=True)
+
+
+__all__ = [
+    "WATCHED",
+    "WATCHERS_ID",
+    "LinkedDiagnostic",
+    "attach",
+    "did_change_watched_files",
+    "did_change_workspace_folders",
+    "folders",
+    "hints",
+    "refresh",
+    "register_watchers",
+]
