@@ -26,7 +26,7 @@ from .checker import findings, iter_files, read_document
 from .cli_torch import add_registry_command, add_torch_options, context_for, print_notes
 from .files import SkippedFile
 from .fixer import fix_file
-from .launch_cli import cli_roots, python_link_findings
+from .launch_cli import cli_roots, link_findings
 from .registry import Registry, load_registry
 
 SEVERITY_WORDS = {
@@ -146,11 +146,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             fixed += n
         bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
         placed = findings(text, host, registry, context.finder, os.getcwd())
-        if host == "python":  # TL632: a launch configuration runs it with TORCH_LOGS set
-            placed = sorted(
-                placed + python_link_findings(path, text, roots, names),
-                key=lambda f: (f.start, f.end, f.diagnostic.code),
-            )
+        linked = link_findings(path, host, text, roots, names)  # TL632: a launch config
+        if linked:  # runs it with TORCH_LOGS set
+            placed = sorted(placed + linked, key=lambda f: (f.start, f.end, f.diagnostic.code))
         for f in placed:
             d = f.diagnostic
             column = f.column + 1 - (bom if f.line == 0 else 0)

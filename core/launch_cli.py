@@ -43,12 +43,13 @@ def cli_roots(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     return roots, names
 
 
-def python_link_findings(
-    path: Path, text: str, roots: Sequence[str], names: dict[str, str]
+def link_findings(
+    path: Path, host: str, text: str, roots: Sequence[str], names: dict[str, str]
 ) -> list[Finding]:
-    """The ``TL632`` findings of the Python file ``path`` (its text ``text``), placed in
-    document coordinates (0-based lines, columns in code points). Never raises."""
-    diags, _ = call_hints(os.path.abspath(path), text, roots, folders=names)
+    """The ``TL632`` findings of the file ``path`` of host kind ``host`` (its text
+    ``text``; only Python files have ``set_logs`` calls), placed in document coordinates
+    (0-based lines, columns in code points). Never raises."""
+    diags, _ = call_hints(os.path.abspath(path), text, roots, folders=names, host=host)
     if not diags:
         return []
     index = LineIndex(text)
@@ -60,4 +61,4 @@ def python_link_findings(
     return out
 
 
-__all__ = ["cli_roots", "python_link_findings"]
+__all__ = ["cli_roots", "link_findings"]

@@ -346,17 +346,19 @@ def call_hints(
     roots: Sequence[str],
     read: Reader = read_file,
     folders: Mapping[str, str] | None = None,
+    host: str = "python",
 ) -> tuple[list[Diagnostic], list[LaunchLink]]:
     """``TL632`` for the ``set_logs(...)`` calls of the Python document ``text`` (the file
     ``file``, an absolute path) when a launch configuration of any workspace folder
     (``roots``: absolute paths, searched in order; ``folders``: their names for
     ``${workspaceFolder:NAME}``, when known) certainly runs it with
     ``TORCH_LOGS`` set; also the links found (for related information). Offsets are
-    code points into ``text``. Costs nothing for a document without ``set_logs`` calls
-    (the launch.json is not read). Never raises."""
+    code points into ``text``. ``host``: the document's host kind (its
+    ``set_logs_calls``; only Python documents have any). Costs nothing for a document
+    without ``set_logs`` calls (the launch.json is not read). Never raises."""
     from . import hosts
 
-    module = hosts.host_module("python")
+    module = hosts.host_module(host)
     try:
         calls = [(c.start, c.end) for c in module.set_logs_calls(text)] if module else []
     except Exception:

@@ -79,9 +79,9 @@ def _reader(ls: TorchLogsServer) -> dict[str, str]:
 
 
 def hints(ls: TorchLogsServer, state: DocumentState) -> list[Diagnostic]:
-    """The ``TL632`` diagnostics of a document (``[]`` unless it is a Python file on disk
-    with ``set_logs`` in its text). Never raises."""
-    if state.host != "python" or "set_logs" not in state.text:
+    """The ``TL632`` diagnostics of a document (``[]`` unless it is a file on disk whose
+    host finds ``set_logs`` calls: a Python file). Never raises."""
+    if state.host is None or "set_logs" not in state.text:
         return []
     if not state.uri.startswith("file:"):
         return []
@@ -100,7 +100,9 @@ def hints(ls: TorchLogsServer, state: DocumentState) -> list[Diagnostic]:
         return read_file(path)
 
     try:
-        found, links = call_hints(uri_path(state.uri), state.text, roots, read, names)
+        found, links = call_hints(
+            uri_path(state.uri), state.text, roots, read, names, host=state.host
+        )
     except Exception:
         log.exception("launch configuration hints for %s failed", state.uri)
         return []
