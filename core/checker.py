@@ -21,6 +21,7 @@ from .analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
 from .analysis_cache import AnalysisCache
 from .family import check_family_value, cross_hints
 from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regular
+from .hosts import typographic
 from .hosts.base import ValueSpan
 from .modules import ModuleFinder
 from .parser import ParsedValue
@@ -211,6 +212,7 @@ def check_text(
         for span in hosts.extract(host, text)
     ]
     entries = with_host_notes(host, text, with_cross_hints(entries))
+    entries, _ = typographic.apply(host, text, entries)  # TL109: see findings()
     return [(s, a) for s, a in entries if a is not None]
 
 
@@ -251,7 +253,10 @@ def findings(
             line, column = index.position(start)
             end_line, end_column = index.position(end)
             out.append(Finding(span, diag, start, end, line, column, end_line, end_column))
-    for diag in call_diagnostics(host, text, registry or load_registry(), finder):
+    quotes = typographic.apply(host, text, [(s, None) for s in hosts.extract(host, text)])[1]
+    for diag in [*call_diagnostics(host, text, registry or load_registry(), finder)] + [
+        q.diagnostic() for q in quotes
+    ]:
         line, column = index.position(diag.start)
         end_line, end_column = index.position(diag.end)
         out.append(Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..set_logs_call import SetLogsCall
     from .base import ValueSpan
     from .incremental import DocumentCache
+    from .typographic import QuoteFinding
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,12 @@ class Host(Protocol):
     def set_logs_calls(self, text: str) -> list[SetLogsCall]:
         """The ``torch._logging.set_logs(...)`` calls of ``text`` (the Python host; checked
         by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
+        ...
+
+    def quote_findings(self, text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
+        """The typographic quotes (TL109) of ``text`` whose spans are ``spans``
+        (``extract(text)``), with what this host does with them: one of the functions of
+        :mod:`.typographic`. Never raises."""
         ...
 
     def typed_name(self, text: str, offset: int) -> str | None:

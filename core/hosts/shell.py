@@ -27,6 +27,7 @@ from .base import FAMILY, ValueSpan, names_family
 from .bash_parse import parse_bash
 from .incremental import DocumentCache
 from .interface import TextEdit, line_before, line_bounds, no_notes, no_set_logs_calls
+from .typographic import shell_findings
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -73,6 +74,7 @@ def detect_content(name: str, head: str) -> bool:
 may_hold_values = names_family
 notes = no_notes
 set_logs_calls = no_set_logs_calls
+quote_findings = shell_findings  # bash: characters of the word; a `(` then ends it
 _META = frozenset(" \t\n;&|<>()")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")

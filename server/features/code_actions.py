@@ -23,6 +23,7 @@ from .diagnostics import SOURCE
 if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
     from torch_logs_lsp.core.fixer import DocumentFix
     from torch_logs_lsp.core.hosts.edits import TextEdit
+    from torch_logs_lsp.core.hosts.typographic import QuoteFinding
 
 FIX_ALL = "source.fixAll.torch-logs"
 
@@ -113,7 +114,7 @@ def code_actions(
     actions (``source``, ``source.fixAll``, ...), fix-all for the document; filtered by
     ``context.only``. Diagnostics turned ``off`` in the settings get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
-    from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
+    from torch_logs_lsp.core.fixer import fix_all_edits, quote_fixes, span_fixes
 
     if state.host is None:
         return []
@@ -141,14 +142,55 @@ def code_actions(
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
             if any(_overlaps(r, params.range) for r in ranges):
                 out.append(_action(state, fix, sent, versioned))
+    quotes = [] if "TL109" in off else quote_fixes(state.host, state.text)
+    if wanted(types.CodeActionKind.QuickFix, only):
+        out += _quote_actions(state, quotes, params.range, sent, versioned)
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
-        if changes:
+        # the quote fixes first; a value they change is fixed by the next fix-all
+        quoted = {f.name_start for f, safe in quotes if safe}
+        edits = [e for f, safe in quotes if safe for e in f.edits]
+        edits += [e for c in changes if c.span.name_start not in quoted for e in c.edits]
+        if edits:
             out.append(
                 types.CodeAction(
                     title="Fix all TORCH_LOGS problems",
                     kind=FIX_ALL,
-                    edit=_workspace_edit(state, [e for c in changes for e in c.edits], versioned),
+                    edit=_workspace_edit(state, edits, versioned),
                 )
             )
+    return out
+
+
+def _quote_actions(
+    state: DocumentState,
+    quotes: Sequence[tuple[QuoteFinding, bool]],
+    wanted_range: types.Range,
+    sent: Sequence[types.Diagnostic],
+    versioned: bool,
+) -> list[types.CodeAction]:
+    """Quick fixes of the TL109 findings (typographic quotes) that overlap the range."""
+    out: list[types.CodeAction] = []
+    for finding, safe in quotes:
+        rng = state.mapper.range(finding.start, finding.end)
+        if not _overlaps(rng, wanted_range):
+            continue
+        d = finding.diagnostic()
+        diag = next((c for c in sent if str(c.code) == d.code and c.range == rng), None)
+        diag = diag or types.Diagnostic(
+            range=rng,
+            message=d.message,
+            severity=types.DiagnosticSeverity(int(d.severity)),
+            code=d.code,
+            source=SOURCE,
+        )
+        out.append(
+            types.CodeAction(
+                title=finding.title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                is_preferred=safe or None,
+                edit=_workspace_edit(state, finding.edits, versioned),
+            )
+        )
     return out
