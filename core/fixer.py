@@ -139,8 +139,6 @@ def quote_fixes(host: str, text: str) -> list[tuple[QuoteFinding, bool]]:
     """The TL109 findings of ``text`` (typographic quotes, :mod:`.hosts.typographic`),
     each with whether its fix is safe (verified: the document then reads the intended
     value). Offsets are code points into the document. Never raises."""
-    if not typographic.has_any(text):
-        return []
     spans = hosts.extract(host, text)
     found = typographic.apply(host, text, [(s, None) for s in spans])[1]
     return [(f, typographic.verified(host, text, f)) for f in found if f.edits]

@@ -16,8 +16,8 @@ read; what it does depends on the host:
 
 torch 2.13 then rejects the characters in ``TORCH_LOGS`` (``import torch`` raises
 ``ValueError: Invalid log settings``: ``_validate_settings`` in
-``torch/_logging/_internal.py`` allows only ``[\\w.+-]`` names) and keeps them in every
-other variable (printed in each log line, part of a path).
+``torch/_logging/_internal.py`` allows only ``[\\w.]`` names after a ``+``/``-``) and keeps
+them in every other variable (printed in each log line, part of a path).
 
 Each host answers :meth:`~.interface.Host.quote_findings` with one of the functions here;
 :func:`apply` turns their findings into document diagnostics and silences the value
@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..diagnostic import Diagnostic, Severity
+from ..limits import quote
 from .base import ValueSpan
 from .interface import TextEdit, line_bounds
 
@@ -161,7 +162,7 @@ def in_value(text: str, span: ValueSpan, quoted_host: bool) -> QuoteFinding | No
         title = "Remove the typographic quotes"
     message = (
         f"{named(chars)} here: the value keeps the characters "
-        f"({span.variable} gets `{value}`) and {_effect(span.variable)}; "
+        f"({span.variable} gets {quote(value)}) and {_effect(span.variable)}; "
         "use straight quotes"
     )
     return QuoteFinding(
@@ -206,13 +207,14 @@ def shell_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
         inner = text[start + 1 : close] if close is not None else None
         if inner is not None and (re.search(r'["\\$`!]', inner) or has_any(inner)):
             inner = None  # straight double quotes would read it differently
-        edits = _replace(positions, text)
+        # a lone opening quote made straight would stay open: no fix then
+        edits = _replace(positions, text) if close is not None else ()
         title = "Change the typographic quotes to straight quotes"
         end = (close if close is not None else start) + 1
         if stop in ("(", ")"):
             message = (
                 f"{named(chars)} to bash: the `{stop}` after "
-                f"`{text[start : word.end]}` is then a syntax error, bash stops the script "
+                f"{quote(text[start : word.end])} is then a syntax error, bash stops the script "
                 "at this line and this command never runs; use straight quotes"
             )
             broken.add(line_start)
@@ -235,7 +237,7 @@ def shell_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
             message = (
                 f"{named(chars)} to bash: the word ends at "
                 f"{where}, so {span.variable} gets "
-                f"`{text[start : word.end]}` and the rest is another word (before a command: "
+                f"{quote(text[start : word.end])} and the rest is another word (before a command: "
                 "the command bash runs); use straight quotes"
             )
             out.append(
@@ -316,7 +318,7 @@ def outside_findings(why: str) -> Callable[[str, list[ValueSpan]], list[QuoteFin
                 f"{named(chars)}: {why}, so {m.group('name')} is never set; use straight quotes"
             )
             end = (close if close is not None else start) + 1
-            edits = tuple(TextEdit(p, p + 1, '"') for p in positions)
+            edits = tuple(TextEdit(p, p + 1, '"') for p in positions) if close is not None else ()
             title = "Change the typographic quotes to straight quotes"
             name = m.group("name")
             out.append(
@@ -365,8 +367,8 @@ def apply(
     from . import host_module
 
     module = host_module(host)
-    if module is None or not has_any(text):
-        return entries, []
+    if module is None or not (has_any(text) or any(has_any(s.value or "") for s, _ in entries)):
+        return entries, []  # (a JSON or Python escape such as \\u201c writes one too)
     try:
         found = module.quote_findings(text, [span for span, _ in entries])
     except Exception:  # a bug here must not hide the rest of the document
