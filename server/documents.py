@@ -134,9 +134,9 @@ def build_state(
         entries, quotes = typographic.apply(host, text, entries)  # TL109
     calls: list[Diagnostic] = []
     if host is not None:
-        calls += [q.diagnostic() for q in quotes]
+        calls += [q.diagnostic() for q in quotes]  # typographic quotes (TL109)
         try:
-            calls = call_diagnostics(host, text, registry, finder)
+            calls += call_diagnostics(host, text, registry, finder)
         except Exception:  # a bug must not take the server down
             log.exception("checking the set_logs calls of %s failed", uri)
     if host is not None and context is not None:
