@@ -142,7 +142,9 @@ def code_actions(
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
             if any(_overlaps(r, params.range) for r in ranges):
                 out.append(_action(state, fix, sent, versioned))
-    quotes = [] if "TL109" in off else quote_fixes(state.host, state.text)
+    # (extracting again costs a parse: only for a document that has a TL109)
+    shown = "TL109" not in off and any(d.code == "TL109" for d in state.calls)
+    quotes = quote_fixes(state.host, state.text) if shown else []
     if wanted(types.CodeActionKind.QuickFix, only):
         out += _quote_actions(state, quotes, params.range, sent, versioned)
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
