@@ -23,9 +23,11 @@ Each host answers :meth:`~.interface.Host.quote_findings` with one of the functi
 :func:`apply` turns their findings into document diagnostics and silences the value
 diagnostics of a value the host would never produce (a line bash cannot parse). The fix
 replaces each typographic quote with its straight form (or removes it inside a straight
-quoted string); it is *safe* (``--fix``) only for one balanced pair around the whole value
-and when the edited document reads exactly the value between them. Every replacement is
-one code point for one, so no offset moves. All offsets are code points into the document.
+quoted string, or a lone one in a value); a lone opening quote where the value should start
+gets none (a straight one would stay open). It is *safe* (``--fix``) only for one pair
+around the whole value when the edited document then reads exactly the text between them
+(:func:`verified`). Every replacement is one code point for one, so no offset moves. All
+offsets are code points into the document.
 """
 
 from __future__ import annotations
