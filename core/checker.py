@@ -21,6 +21,7 @@ from .analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
 from .analysis_cache import AnalysisCache
 from .family import check_family_value, cross_hints
 from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regular
+from .hosts import typographic
 from .hosts.base import ValueSpan
 from .modules import ModuleFinder
 from .parser import ParsedValue
@@ -193,11 +194,13 @@ def check_text(
     registry: Registry | None = None,
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
+    quotes: list[Diagnostic] | None = None,
 ) -> list[tuple[ValueSpan, Analysis]]:
     """Extract the spans of ``text`` (a whole file of ``host`` kind) and analyse each
     (relative paths of TORCH_LOGS_OUT / TORCH_TRACE against ``base_dir``; not checked
     without one). A quote left open to the end of the file is a finding here
-    (:func:`unterminated_analysis`), unlike in an editor.
+    (:func:`unterminated_analysis`), unlike in an editor. ``quotes``: when given, the
+    TL109 diagnostics (typographic quotes, document offsets) are appended to it.
 
     Never raises for any input text.
     """
@@ -211,6 +214,9 @@ def check_text(
         for span in hosts.extract(host, text)
     ]
     entries = with_host_notes(host, text, with_cross_hints(entries))
+    entries, found = typographic.apply(host, text, entries)  # TL109
+    if quotes is not None:
+        quotes += [q.diagnostic() for q in found]
     return [(s, a) for s, a in entries if a is not None]
 
 
@@ -245,13 +251,14 @@ def findings(
     """Every diagnostic of a document, placed in document coordinates, in order."""
     index = LineIndex(text)
     out: list[Finding] = []
-    for span, result in check_text(text, host, registry, finder, base_dir):
+    quotes: list[Diagnostic] = []  # TL109, document offsets
+    for span, result in check_text(text, host, registry, finder, base_dir, quotes):
         for diag in result.diagnostics:
             start, end = span.document_range(diag.start, diag.end)
             line, column = index.position(start)
             end_line, end_column = index.position(end)
             out.append(Finding(span, diag, start, end, line, column, end_line, end_column))
-    for diag in call_diagnostics(host, text, registry or load_registry(), finder):
+    for diag in quotes + call_diagnostics(host, text, registry or load_registry(), finder):
         line, column = index.position(diag.start)
         end_line, end_column = index.position(diag.end)
         out.append(Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column))

@@ -28,8 +28,10 @@ from .files import (
     replace_file,
 )
 from .fixes import QUICKFIX, RenameLookup, apply_edits, fix_all_value, value_fixes
+from .hosts import typographic
 from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit
+from .hosts.typographic import QuoteFinding
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -138,18 +140,56 @@ def fix_all_edits(
     return out
 
 
+def quote_fixes(host: str, text: str) -> list[tuple[QuoteFinding, bool]]:
+    """The TL109 findings of ``text`` (typographic quotes, :mod:`.hosts.typographic`),
+    each with whether its fix is safe (verified: the document then reads the intended
+    value). Offsets are code points into the document. Never raises."""
+    spans = hosts.extract(host, text)
+    found = typographic.apply(host, text, [(s, None) for s in spans])[1]
+    return [(f, typographic.verified(host, text, f)) for f in found if f.edits]
+
+
+def fix_quotes(text: str, host: str) -> tuple[str, list[Change]]:
+    """The safe TL109 fixes applied to ``text`` (typographic quotes -> straight ones;
+    every edit is one code point for one, so offsets do not move): the new text and one
+    change per value."""
+    safe = [f for f, ok in quote_fixes(host, text) if ok]
+    if not safe:
+        return text, []
+    index = LineIndex(text)
+    new_text = apply_text_edits(text, [e for f in safe for e in f.edits])
+    after = {s.name_start: s for s in hosts.extract(host, new_text)}
+    changes = []
+    for f in safe:
+        span = after.get(f.name_start)
+        old = f.span.value if f.span is not None and f.span.value is not None else ""
+        if span is not None and f.intended is not None:
+            line = index.position(f.name_start)[0]
+            changes.append(Change(span, line, old, f.intended, f.edits))
+    return new_text, changes
+
+
 def fix_document(
     text: str,
     host: str,
     registry: Registry,
     renames: RenameLookup | None = None,
 ) -> tuple[str, list[Change]]:
-    """Apply fix-all to a document: the new text and the changes made.
+    """Apply fix-all to a document: the new text and the changes made (first the safe
+    TL109 fixes, :func:`fix_quotes`, then the value fixes of the result).
 
     Text outside the edited ranges is unchanged, code point for code point. When the
     combined result does not read as intended (never expected: each edit is verified on
     its own), nothing is changed.
     """
+    text, quoted = fix_quotes(text, host)
+    new_text, changes = _fix_values(text, host, registry, renames)
+    return new_text, quoted + changes
+
+
+def _fix_values(
+    text: str, host: str, registry: Registry, renames: RenameLookup | None
+) -> tuple[str, list[Change]]:
     entries = check_text(text, host, registry)
     changes = fix_all_edits(host, text, entries, registry, renames)
     changes += _call_changes(text, host, registry)
@@ -265,6 +305,8 @@ __all__ = [
     "fix_all_edits",
     "fix_document",
     "fix_file",
+    "fix_quotes",
+    "quote_fixes",
     "read_only",
     "span_fixes",
 ]

@@ -18,6 +18,7 @@ from torch_logs_lsp.core.checker import (
     with_cross_hints,
     with_host_notes,
 )
+from torch_logs_lsp.core.hosts import typographic
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
@@ -118,6 +119,7 @@ def build_state(
     finder = context.finder if context is not None else None
     host = detect(uri, text, language_id)
     entries: list[tuple[ValueSpan, Analysis | None]] = []
+    quotes: list[typographic.QuoteFinding] = []
     if host is not None:
         try:
             spans = hosts.extract(host, text, cache)
@@ -129,10 +131,12 @@ def build_state(
         for span in spans:
             entries.append((span, analyse_span(span, registry, finder, analyses, base_dir)))
         entries = with_host_notes(host, text, with_cross_hints(entries, analyses))
+        entries, quotes = typographic.apply(host, text, entries)  # TL109
     calls: list[Diagnostic] = []
     if host is not None:
+        calls += [q.diagnostic() for q in quotes]  # typographic quotes (TL109)
         try:
-            calls = call_diagnostics(host, text, registry, finder)
+            calls += call_diagnostics(host, text, registry, finder)
         except Exception:  # a bug must not take the server down
             log.exception("checking the set_logs calls of %s failed", uri)
     if host is not None and context is not None:

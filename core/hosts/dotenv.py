@@ -24,6 +24,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_source,
 )
+from .typographic import kept_findings
 
 HOST = "dotenv"
 COMMENT = "#"
@@ -58,6 +59,7 @@ may_hold_values = names_family
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
+quote_findings = kept_findings(True)  # python-dotenv keeps them in an unquoted value
 
 # The regular expressions of dotenv/parser.py (python-dotenv 1.2), unchanged.
 _multiline_whitespace = re.compile(r"\s*", re.UNICODE | re.MULTILINE)

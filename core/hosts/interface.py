@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..set_logs_source import SetLogsSource
     from .base import ValueSpan
     from .incremental import DocumentCache
+    from .typographic import QuoteFinding
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,12 @@ class Host(Protocol):
     def set_logs_source(self, text: str) -> SetLogsSource | None:
         """How ``text`` spells what a ``set_logs`` fix writes (the Python host; see
         :class:`~..set_logs_source.SetLogsSource`); ``None`` for most. Never raises."""
+        ...
+
+    def quote_findings(self, text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
+        """The typographic quotes (TL109) of ``text`` whose spans are ``spans``
+        (``extract(text)``), with what this host does with them: one of the functions of
+        :mod:`.typographic`. Never raises."""
         ...
 
     def typed_name(self, text: str, offset: int) -> str | None:

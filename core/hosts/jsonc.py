@@ -27,6 +27,7 @@ from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
 from .interface import TextEdit, line_bounds, no_notes, no_set_logs_calls, no_set_logs_source
 from .json_strings import scan_string
+from .typographic import outside_findings
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -51,6 +52,7 @@ def detect_content(name: str, head: str) -> bool:
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
+quote_findings = outside_findings("outside a string they make the file invalid JSON")
 
 
 def may_hold_values(text: str) -> bool:

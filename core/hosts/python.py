@@ -42,6 +42,7 @@ from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
 from .interface import Note, TextEdit, line_before
 from .python_values import key_of, unterminated, unwrap, value_span
+from .typographic import outside_findings
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -418,6 +419,12 @@ def _remember(text: str, tree: tree_sitter.Tree, spans: list[ValueSpan]) -> None
 def _tree_of(text: str) -> tree_sitter.Tree | None:
     """The tree of the last extraction when it was of ``text``."""
     return _last[0][1] if _last and _last[0][0] == text else None
+
+
+#: Outside a str literal a typographic quote is a SyntaxError (``ast.parse``).
+quote_findings = outside_findings(
+    "outside a str literal Python raises SyntaxError (invalid character): the file never runs"
+)
 
 
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:

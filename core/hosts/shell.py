@@ -34,6 +34,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_source,
 )
+from .typographic import shell_findings
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -81,6 +82,7 @@ may_hold_values = names_family
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
+quote_findings = shell_findings  # bash: characters of the word; a `(` then ends it
 _META = frozenset(" \t\n;&|<>()")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")

@@ -23,6 +23,7 @@ from .diagnostics import SOURCE
 if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
     from torch_logs_lsp.core.fixer import DocumentFix
     from torch_logs_lsp.core.hosts.edits import TextEdit
+    from torch_logs_lsp.core.hosts.typographic import QuoteFinding
 
 FIX_ALL = "source.fixAll.torch-logs"
 
@@ -114,7 +115,7 @@ def code_actions(
     ``source.fixAll``, ...), fix-all for the document; filtered by ``context.only``.
     Diagnostics turned ``off`` in the settings get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
-    from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
+    from torch_logs_lsp.core.fixer import fix_all_edits, quote_fixes, span_fixes
 
     if state.host is None:
         return []
@@ -145,17 +146,65 @@ def code_actions(
     from .set_logs_actions import set_logs_actions, set_logs_fix_all  # the Python host's
 
     out += set_logs_actions(state, params, registry, off, versioned)
+    # (extracting again costs a parse: only for a document that has a TL109)
+    shown = "TL109" not in off and any(d.code == "TL109" for d in state.calls)
+    quotes = quote_fixes(state.host, state.text) if shown else []
+    if wanted(types.CodeActionKind.QuickFix, only):
+        out += _quote_actions(state, quotes, params.range, sent, versioned)
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
-        calls = set_logs_fix_all(state, registry, off)
-        if changes or calls:
+        # the quote fixes first; a value they change is fixed by the next fix-all
+        quoted = {f.name_start for f, safe in quotes if safe}
+        edits = [e for f, safe in quotes if safe for e in f.edits]
+        edits += [
+            e for c in changes if c.span is None or c.span.name_start not in quoted for e in c.edits
+        ]
+        taken = [(e.start, e.end) for e in edits]
+        edits += [  # the set_logs calls' fixes, where no other edit is
+            e
+            for e in set_logs_fix_all(state, registry, off)
+            if not any(e.start < end and start < e.end for start, end in taken)
+        ]
+        if edits:
             out.append(
                 types.CodeAction(
                     title="Fix all TORCH_LOGS problems",
                     kind=FIX_ALL,
-                    edit=_workspace_edit(
-                        state, [e for c in changes for e in c.edits] + calls, versioned
-                    ),
+                    edit=_workspace_edit(state, edits, versioned),
                 )
             )
+    return out
+
+
+def _quote_actions(
+    state: DocumentState,
+    quotes: Sequence[tuple[QuoteFinding, bool]],
+    wanted_range: types.Range,
+    sent: Sequence[types.Diagnostic],
+    versioned: bool,
+) -> list[types.CodeAction]:
+    """Quick fixes of the TL109 findings (typographic quotes) that overlap the range."""
+    out: list[types.CodeAction] = []
+    for finding, safe in quotes:
+        rng = state.mapper.range(finding.start, finding.end)
+        if not _overlaps(rng, wanted_range):
+            continue
+        d = finding.diagnostic()
+        diag = next((c for c in sent if str(c.code) == d.code and c.range == rng), None)
+        diag = diag or types.Diagnostic(
+            range=rng,
+            message=d.message,
+            severity=types.DiagnosticSeverity(int(d.severity)),
+            code=d.code,
+            source=SOURCE,
+        )
+        out.append(
+            types.CodeAction(
+                title=finding.title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                is_preferred=safe or None,
+                edit=_workspace_edit(state, finding.edits, versioned),
+            )
+        )
     return out
