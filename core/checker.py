@@ -210,7 +210,9 @@ def check_text(
         )
         for span in hosts.extract(host, text)
     ]
-    entries = with_host_notes(host, text, with_cross_hints(entries))
+    from .dead_values import with_document_hints  # it imports this module
+
+    entries = with_document_hints(host, text, entries)
     return [(s, a) for s, a in entries if a is not None]
 
 

@@ -27,6 +27,7 @@ from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
 from .interface import TextEdit, line_bounds, no_notes, no_set_logs_calls
 from .json_strings import scan_string
+from .jsonc_overwrites import overwritten as overwritten
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -27,6 +27,7 @@ from .base import FAMILY, ValueSpan, names_family
 from .bash_parse import parse_bash
 from .incremental import DocumentCache
 from .interface import TextEdit, line_before, line_bounds, no_notes, no_set_logs_calls
+from .shell_overwrites import overwritten as overwritten
 
 if TYPE_CHECKING:
     import tree_sitter
