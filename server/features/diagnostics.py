@@ -19,6 +19,7 @@ import cattrs
 from lsprotocol import converters, types
 
 from torch_logs_lsp.core.analysis import Diagnostic
+from torch_logs_lsp.core.dead_values import OVERWRITTEN
 
 from ..documents import DocumentState
 from ..settings import Settings
@@ -50,6 +51,8 @@ def _encode(d: Diagnostic, key: tuple[int, int, int, int, int, int]) -> str:
     )
     if d.suggestions:
         text += f', "data": {json.dumps({"suggestions": list(d.suggestions)})}'
+    if d.code == OVERWRITTEN:  # DiagnosticTag.Unnecessary: editors fade the dead value
+        text += ', "tags": [1]'
     return text + "}"
 
 

@@ -18,9 +18,9 @@ import json5
 import pytest
 from dotenv import dotenv_values
 
+from tests.oracles import BASH
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts.base import ValueSpan
-from tests.oracles import BASH
 
 
 def dead_pairs(host: str, text: str) -> tuple[list[ValueSpan], list[tuple[int, int]]]:
