@@ -32,6 +32,15 @@ async def test_overwritten_value_hint(vscode: LanguageClient):
     assert "(line 2)" in dead.message
     assert by_code["TL301"].range.start.line == 1  # only the live value's effect
 
+    # hovering the dead variable's name: no outcome claimed, the hint instead
+    at_name = types.Position(line=0, character=utf16(FIRST[: FIRST.index("TORCH_LOGS")]) + 2)
+    hover = await vscode.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=at_name)
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "never reaches a process" in hover.contents.value
+    assert "accepts this value" not in hover.contents.value  # the outcome line is gone
+
     # a command between the two: both values reach a process
     vscode.text_document_did_change(
         types.DidChangeTextDocumentParams(
