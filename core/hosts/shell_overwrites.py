@@ -4,8 +4,8 @@ A value is overwritten when bash certainly assigns the same variable again befor
 command can see it (checked against bash 5.2 in the tests, by running the script):
 
 - two assignments in one simple command or one ``export`` (``TORCH_LOGS=a TORCH_LOGS=b
-  cmd``, ``export TORCH_LOGS=a TORCH_LOGS=b``, ``A=a A=b`` alone): bash performs them left
-  to right, the last one wins;
+  cmd``, ``export TORCH_LOGS=a TORCH_LOGS=b``, ``A=a A=b`` alone), or two operands of one
+  ``env`` (``env A=a A=b cmd``): bash (and env) assign them left to right, the last wins;
 - two statements ``NAME=value`` / ``export NAME=value`` in the same list of statements
   (the script's top level, a ``{ ...; }`` or function body, a ``( ... )`` subshell, a
   loop's ``do ... done``) with nothing between them but comments and other such
@@ -15,7 +15,7 @@ Never when a ``$`` or a backquote appears from the first assignment's end to the
 statement's end (an expansion may read the first value or run a command), when a
 statement between or the second one runs in the background (``&``), or when the two sit
 in different branches of ``if``/``case``/``&&`` or in a condition. ``local``,
-``readonly``, ``declare`` and ``env`` operands are not followed. Offsets are code points.
+``readonly`` and ``declare`` are not followed. Offsets are code points.
 """
 
 from __future__ import annotations
@@ -52,9 +52,15 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
 
 
 def _assignment(src: Source, root: tree_sitter.Node, span: ValueSpan) -> tree_sitter.Node | None:
-    """The ``variable_assignment`` node whose name is ``span``'s."""
+    """The ``variable_assignment`` node whose name is ``span``'s, or the ``word`` of an
+    ``env`` operand (``env A=a A=b cmd``: env sets them left to right, the last wins)."""
     start = src.byte(span.name_start)
     node = root.named_descendant_for_byte_range(start, start)
+    if node is not None and node.type == "word" and node.start_byte == start:
+        command = node.parent
+        name = command.child_by_field_name("name") if command is not None else None
+        program = src.data[name.start_byte : name.end_byte] if name is not None else b""
+        return node if program.rsplit(b"/", 1)[-1] == b"env" else None
     if node is None or node.type != "variable_name":
         return None
     parent = node.parent
@@ -95,17 +101,25 @@ def _quiet(node: tree_sitter.Node) -> bool:
 def _overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     src = Source(text)
     root = parse_bash(src.data).root_node
-    nodes = [_assignment(src, root, s) for s in spans]
+    nodes: dict[int, tree_sitter.Node | None] = {}
+
+    def node_of(i: int) -> tree_sitter.Node | None:
+        if i not in nodes:
+            nodes[i] = _assignment(src, root, spans[i])
+        return nodes[i]
+
     out: list[Overwrite] = []
     last: dict[str, int] = {}
-    for i, (span, node) in enumerate(zip(spans, nodes, strict=True)):
+    for i, span in enumerate(spans):
         before = last.get(span.variable)
         last[span.variable] = i
-        first = nodes[before] if before is not None else None
-        if before is None or node is None or first is None:
+        if before is None:
             continue
         between = text[spans[before].raw_end : span.raw_end]
         if "$" in between or "`" in between:
+            continue
+        node, first = node_of(i), node_of(before)
+        if node is None or first is None:
             continue
         parent = node.parent
         if parent is not None and first.parent == parent and _one_command(parent):

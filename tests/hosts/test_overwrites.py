@@ -40,6 +40,9 @@ SHELL_CASES: list[tuple[str, list[tuple[int, int]], bool]] = [
     ("export TORCH_LOGS=+dynamo\npython a.py\nexport TORCH_LOGS=+guards\n", [], True),
     ("TORCH_LOGS=+dynamo TORCH_LOGS=+guards cmd\n", [(0, 1)], False),
     ("export TORCH_LOGS=+dynamo TORCH_LOGS=+guards\n", [(0, 1)], False),
+    ("env TORCH_LOGS=+dynamo TORCH_LOGS=+guards cmd\n", [(0, 1)], False),
+    ("/usr/bin/env -u X TORCH_LOGS=+dynamo TORCH_LOGS=+guards cmd\n", [(0, 1)], False),
+    ("env TORCH_LOGS=+dynamo cmd\nenv TORCH_LOGS=+guards cmd\n", [], True),
     ("TORCH_LOGS=+dynamo TORCH_LOGS=+guards\nexport TORCH_LOGS\n", [(0, 1)], False),
     (
         "TORCH_LOGS=+dynamo\n# note\nOTHER=1\nexport TORCH_LOGS_OUT=/tmp/x.txt\n"
