@@ -70,7 +70,8 @@ def with_document_hints(
     that depend on the whole document: overwritten values (:data:`OVERWRITTEN`), the hints
     across variables (:func:`.checker.with_cross_hints`, among the live values only) and
     the host's notes (:func:`.checker.with_host_notes`, on live values only)."""
-    dead = {o.dead: o for o in overwrites(host, text, [s for s, _ in entries]) if o.dead != o.live}
+    found = overwrites(host, text, [s for s, _ in entries])
+    dead = {o.dead: o for o in found if 0 <= o.dead < o.live < len(entries)}
     if not dead:
         return with_host_notes(host, text, with_cross_hints(entries, cache))
     live = [i for i in range(len(entries)) if i not in dead]
