@@ -213,7 +213,9 @@ def check_text(
         )
         for span in hosts.extract(host, text)
     ]
-    entries = with_host_notes(host, text, with_cross_hints(entries))
+    from .dead_values import with_document_hints  # it imports this module
+
+    entries = with_document_hints(host, text, entries)
     entries, found = typographic.apply(host, text, entries)  # TL109
     if quotes is not None:
         quotes += [q.diagnostic() for q in found]

@@ -12,12 +12,8 @@ from urllib.parse import unquote, urlparse
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import Analysis, Diagnostic
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.checker import (
-    analyse_span,
-    call_diagnostics,
-    with_cross_hints,
-    with_host_notes,
-)
+from torch_logs_lsp.core.checker import analyse_span, call_diagnostics
+from torch_logs_lsp.core.dead_values import with_document_hints
 from torch_logs_lsp.core.hosts import typographic
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
@@ -130,7 +126,7 @@ def build_state(
             analyses.refresh(finder)
         for span in spans:
             entries.append((span, analyse_span(span, registry, finder, analyses, base_dir)))
-        entries = with_host_notes(host, text, with_cross_hints(entries, analyses))
+        entries = with_document_hints(host, text, entries, analyses)
         entries, quotes = typographic.apply(host, text, entries)  # TL109
     calls: list[Diagnostic] = []
     if host is not None:

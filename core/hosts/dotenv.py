@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left, bisect_right
 
 from .base import FAMILY, ValueSpan, names_family
+from .dotenv_overwrites import overwritten as overwritten
 from .incremental import DocumentCache, Edit, shift_span
 from .interface import (
     TextEdit,

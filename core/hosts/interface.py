@@ -43,6 +43,16 @@ class Note(NamedTuple):
     message: str
 
 
+class Overwrite(NamedTuple):
+    """A value that never reaches a process: ``dead`` and ``live`` index the spans, the
+    span ``live`` sets the same variable again before anything can read the ``dead`` one;
+    ``why`` says so in the host's words (``"set again before any command runs"``)."""
+
+    dead: int
+    live: int
+    why: str
+
+
 class Host(Protocol):
     """The names a host module defines (checked by mypy against every module in the
     table; ``self`` is the module)."""
@@ -93,6 +103,12 @@ class Host(Protocol):
         document (the Python host: a value set after ``import torch``); ``[]`` for most."""
         ...
 
+    def overwritten(self, text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+        """The spans (``extract(text)``) whose value is certainly replaced by a later span
+        of the same variable before any process or reader sees it (only when certain: a
+        branch, a loop or a command between them keeps both). Never raises."""
+        ...
+
     def set_logs_calls(self, text: str) -> list[SetLogsCall]:
         """The ``torch._logging.set_logs(...)`` calls of ``text`` (the Python host; checked
         by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
@@ -117,6 +133,11 @@ class Host(Protocol):
 
 def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """:meth:`Host.notes` of a host that has none."""
+    return []
+
+
+def no_overwrites(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+    """:meth:`Host.overwritten` of a host that never knows a value to be overwritten."""
     return []
 
 
@@ -149,10 +170,12 @@ def line_before(text: str, offset: int) -> str:
 __all__ = [
     "Host",
     "Note",
+    "Overwrite",
     "TextEdit",
     "line_before",
     "line_bounds",
     "no_notes",
+    "no_overwrites",
     "no_set_logs_calls",
     "no_set_logs_source",
 ]

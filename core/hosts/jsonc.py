@@ -27,6 +27,7 @@ from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
 from .interface import TextEdit, line_bounds, no_notes, no_set_logs_calls, no_set_logs_source
 from .json_strings import scan_string
+from .jsonc_overwrites import overwritten as overwritten
 from .typographic import outside_findings
 
 if TYPE_CHECKING:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import Note, TextEdit, line_before
+from .interface import Note, Overwrite, TextEdit, line_before
 from .python_values import key_of, unterminated, unwrap, value_span
 from .typographic import outside_findings
 
@@ -433,6 +433,13 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     from .python_order import late_writes
 
     return late_writes(text, spans, _tree_of(text))
+
+
+def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+    """Values replaced before anything reads them (see :mod:`.python_overwrites`)."""
+    from .python_overwrites import dead_writes
+
+    return dead_writes(text, spans, _tree_of(text))
 
 
 def set_logs_calls(text: str) -> list[SetLogsCall]:

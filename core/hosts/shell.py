@@ -34,6 +34,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_source,
 )
+from .shell_overwrites import overwritten as overwritten
 from .typographic import shell_findings
 
 if TYPE_CHECKING:

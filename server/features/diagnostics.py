@@ -19,6 +19,7 @@ import cattrs
 from lsprotocol import converters, types
 
 from torch_logs_lsp.core.analysis import Diagnostic
+from torch_logs_lsp.core.dead_values import OVERWRITTEN
 
 from ..documents import DocumentState
 from ..settings import Settings
@@ -53,6 +54,8 @@ def _encode(d: Diagnostic, key: tuple[int, int, int, int, int, int]) -> str:
     related = getattr(d, "related_json", "")  # TL632 (server/launch_links.py)
     if related:
         text += f', "relatedInformation": {related}'
+    if d.code == OVERWRITTEN:  # DiagnosticTag.Unnecessary: editors fade the dead value
+        text += ', "tags": [1]'
     return text + "}"
 
 

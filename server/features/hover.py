@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, level_of
+from torch_logs_lsp.core.dead_values import OVERWRITTEN
 from torch_logs_lsp.core.family import FIELD_DOCS, format_fields, since
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.limits import excerpt
@@ -120,6 +121,10 @@ def variable_doc(
     if analysis is None:
         if span.value is None:
             doc.para(label("not_static", locale))
+        return doc
+    dead = next((d for d in analysis.diagnostics if d.code == OVERWRITTEN), None)
+    if dead is not None:  # TL502: what torch would do with it never happens
+        doc.para(dead.message + ".")
         return doc
     doc.para(
         label(f"outcome_{analysis.outcome}", locale)

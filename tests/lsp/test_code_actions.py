@@ -181,7 +181,8 @@ async def test_fix_all(vscode: LanguageClient, host: str):
 
 
 async def test_only_and_range_are_honoured(vscode: LanguageClient):
-    uri, text = URIS["dotenv"], "TORCH_LOGS=-guards,aot_g\nTORCH_LOGS=\n"
+    # (a second TORCH_LOGS would overwrite the first: TL502, and no TL301 on it)
+    uri, text = URIS["dotenv"], "TORCH_LOGS=-guards,aot_g\nTORCH_LOGS_OUT=\n"
     diags = await open_and_wait(vscode, uri, text)
     first = types.Range(
         start=types.Position(line=0, character=11), end=types.Position(line=0, character=12)
@@ -195,7 +196,7 @@ async def test_only_and_range_are_honoured(vscode: LanguageClient):
     assert [a.kind for a in source] == ["source.fixAll.torch-logs"]
     # fix-all leaves the ambiguous name and the empty value alone
     fixed = apply(text, uri, source[0].edit)
-    assert fixed == "TORCH_LOGS=guards,aot_g\nTORCH_LOGS=\n"
+    assert fixed == "TORCH_LOGS=guards,aot_g\nTORCH_LOGS_OUT=\n"
 
 
 @pytest_lsp.fixture(config=SERVER)
