@@ -20,6 +20,7 @@ from torch_logs_lsp.core.checker import (
 )
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.misspelled import name_diagnostics
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext
 
@@ -74,7 +75,8 @@ class DocumentState:
     entries: list[tuple[ValueSpan, Analysis | None]]
     #: The user's torch for this document (registry + module finder), when resolved.
     context: TorchContext | None = None
-    #: Diagnostics of the document's ``set_logs(...)`` calls, offsets in the document.
+    #: Diagnostics of the document's ``set_logs(...)`` calls and misspelled variable names
+    #: (TL408), offsets in the document.
     calls: list[Diagnostic] = field(default_factory=list)
 
     def span_at(self, offset: int) -> ValueSpan | None:
@@ -134,5 +136,9 @@ def build_state(
             calls = call_diagnostics(host, text, registry, finder)
         except Exception:  # a bug must not take the server down
             log.exception("checking the set_logs calls of %s failed", uri)
+        try:  # TL408, placed like the calls' diagnostics (document offsets)
+            calls += name_diagnostics(host, text, registry.release)
+        except Exception:  # a bug must not take the server down
+            log.exception("checking the variable names of %s failed", uri)
     mapper = PositionMapper(text, encoding)
     return DocumentState(uri, version, host, text, mapper, entries, context, calls)

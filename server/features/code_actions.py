@@ -115,6 +115,8 @@ def code_actions(
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
     from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
 
+    from .name_actions import name_actions
+
     if state.host is None:
         return []
     only = params.context.only
@@ -141,6 +143,7 @@ def code_actions(
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
             if any(_overlaps(r, params.range) for r in ranges):
                 out.append(_action(state, fix, sent, versioned))
+    out += name_actions(state, params, versioned, off)  # TL408 renames
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
         if changes:
