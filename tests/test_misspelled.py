@@ -259,3 +259,37 @@ def test_packaged_2_13_equals_a_scan_of_the_installed_torch():
     assert version.startswith("2.13.")
     packaged = json.loads(DATA.read_text())["2.13"]
     assert packaged == sorted(torch_names_read(torch_dir))
+
+
+def test_cli_reports_misspelled_names_in_a_folder(tmp_path: Path):
+    (tmp_path / "job.slurm.sh").write_text(
+        "#!/bin/bash\n#SBATCH -N 1\nexport TORCH_LOG=perf_hints\n"
+        "export TORCH_COMPILE_DEBUG_DIR=/tmp/d TORCHINDUCTOR_CACHE_DIR=/tmp/c\nsrun python t.py\n"
+    )
+    (tmp_path / ".env").write_text("TORCHLOGS=+dynamo\nTORCH_HOME=/h\n")
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "launch.json").write_text(
+        '{"configurations": [{"env": {"TORCH_TRACES": "/tmp/t", "TORCH_LOGS_OUT": "/tmp/l"}}]}\n'
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch_logs_lsp.core.cli",
+            "check",
+            "--torch-version",
+            "2.13",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rows = [row.replace(str(tmp_path) + "/", "") for row in proc.stdout.splitlines()]
+    assert rows == [
+        ".env:1:1: TL408 torch does not read `TORCHLOGS`; did you mean `TORCH_LOGS`?",
+        "job.slurm.sh:3:8: TL408 torch does not read `TORCH_LOG`; did you mean `TORCH_LOGS`?",
+        ".vscode/launch.json:1:31: TL408 torch does not read `TORCH_TRACES`; did you mean"
+        " `TORCH_TRACE`?",
+    ], proc.stdout
+    assert proc.returncode == 0, proc.stderr  # warnings only
