@@ -15,6 +15,7 @@ from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.env_reads import names_read as scan_source
 from torch_logs_lsp.core.env_reads import torch_names_read
+from torch_logs_lsp.core.family import SINCE_FACT
 from torch_logs_lsp.core.hosts.base import FAMILY
 from torch_logs_lsp.core.misspelled import (
     names_read,
@@ -23,6 +24,7 @@ from torch_logs_lsp.core.misspelled import (
     suggestion,
 )
 from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.core.versions import holds
 
 from .oracles import read_torch_logs
 
@@ -293,3 +295,13 @@ def test_cli_reports_misspelled_names_in_a_folder(tmp_path: Path):
         " `TORCH_TRACE`?",
     ], proc.stdout
     assert proc.returncode == 0, proc.stderr  # warnings only
+
+
+def test_scan_agrees_with_the_release_facts_on_the_family():
+    """The wheels' scan finds each family variable exactly in the releases that
+    core/versions.py says read it (TORCH_LOGS_FORMAT from 2.2, ..._TRACE_ID_FILTER 2.7)."""
+    data = json.loads(DATA.read_text())
+    assert list(data) == [f"2.{n}" for n in range(1, 16)]
+    for release, names in data.items():
+        for variable, key in SINCE_FACT.items():
+            assert (variable in names) == (key is None or holds(key, release)), (release, variable)
