@@ -47,7 +47,7 @@ from importlib import resources
 from . import hosts
 from .diagnostic import Diagnostic, Severity
 from .hosts.base import FAMILY, FAMILY_ORDER
-from .hosts.edits import TextEdit
+from .hosts.interface import TextEdit
 
 MISSPELLED_NAME = "TL408"
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.hosts.edits import TextEdit
+from torch_logs_lsp.core.hosts.interface import TextEdit
 from torch_logs_lsp.core.misspelled import MISSPELLED_NAME
 
 from ..documents import DocumentState
