@@ -29,8 +29,9 @@ one. Each host's own parser decides: every candidate is replaced by its suggesti
 of the document, the copy is extracted once (:func:`.hosts.extract`), and a candidate counts
 when the copy has a span of the suggested variable whose name starts where the candidate
 starts. ``echo $TORCH_LOG``, a comment or ``os.environ.get("TORCH_LOG")`` are not
-assignments and are never reported. The same replacement is the quick fix, so it is known
-to give an assignment the host reads.
+assignments and are never reported; and a name the document itself reads (``$TORCH_LOG``
+anywhere in it: :func:`_read_in`) is the document's own variable, never reported. The
+same replacement is the quick fix, so it is known to give an assignment the host reads.
 """
 
 from __future__ import annotations
@@ -107,6 +108,19 @@ def _words(text: str) -> Iterator[re.Match[str]]:
             yield m
 
 
+def _read_in(text: str, name: str) -> bool:
+    """Whether the document itself reads ``name`` (``$NAME``, ``${NAME...}``,
+    ``${env:NAME}``, ``%NAME%``, ``getenv("NAME"``, ``.get("NAME"``, ``.pop("NAME"``): then
+    it is the document's own variable (``TORCH_LOG=/tmp/t.log; python t.py > $TORCH_LOG``),
+    not a misspelling."""
+    word = re.escape(name)
+    use = (
+        rf"\$\{{?(?:env:)?{word}(?![A-Za-z0-9_])|%{word}%"
+        rf"|(?:getenv|\.get|\.pop)\(\s*[\"']{word}[\"']"
+    )
+    return re.search(use, text) is not None
+
+
 def _squash(name: str) -> str:
     return name.upper().replace("_", "")
 
@@ -177,6 +191,8 @@ def near_misses(
         target = suggestion(m.group(), read, case_sensitive)
         if target is not None:
             found.append(NearMiss(m.start(), m.end(), m.group(), target))
+    used = {name for name in {miss.name for miss in found} if _read_in(text, name)}
+    found = [miss for miss in found if miss.name not in used]
     if not found:
         return []
     pieces: list[str] = []

@@ -102,6 +102,20 @@ CASES = [
     ),
     ("python", 'os.environ.update(TORCH_LOGSS="dynamo")\n', [("TORCH_LOGSS", "TORCH_LOGS")]),
     ("python", 'x = os.environ.get("TORCH_LOG")\nTORCH_LOG = "dynamo"\n"TORCH_LOG"\n', []),
+    # the document's own variable: it reads it itself
+    (
+        "shell",
+        'TORCH_LOG=/tmp/t.log\npython t.py > "$TORCH_LOG"\nexport TORCHLOGS=x\n',
+        [("TORCHLOGS", "TORCH_LOGS")],
+    ),
+    ("shell", "export TORCH_TRACES=/tmp/t\nls ${TORCH_TRACES:-/tmp}\n", []),
+    ("dotenv", "TORCH_LOG=/tmp/x\nOTHER=${TORCH_LOG}/y\n", []),
+    (
+        "jsonc",
+        '{"configurations": [{"env": {"TORCH_LOG": "a"}, "args": ["${env:TORCH_LOG}"]}]}',
+        [],
+    ),
+    ("python", 'os.environ["TORCH_LOG"] = "x"\nprint(os.getenv("TORCH_LOG"))\n', []),
 ]
 
 
