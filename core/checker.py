@@ -23,6 +23,7 @@ from .family import check_family_value, cross_hints
 from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regular
 from .hosts import typographic
 from .hosts.base import ValueSpan
+from .misspelled import name_diagnostics
 from .modules import ModuleFinder
 from .parser import ParsedValue
 from .registry import Registry, load_registry
@@ -250,7 +251,8 @@ def findings(
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
 ) -> list[Finding]:
-    """Every diagnostic of a document, placed in document coordinates, in order."""
+    """Every diagnostic of a document, placed in document coordinates, in order (values,
+    ``set_logs`` calls, misspelled variable names: :mod:`.misspelled`)."""
     index = LineIndex(text)
     out: list[Finding] = []
     quotes: list[Diagnostic] = []  # TL109, document offsets
@@ -260,7 +262,9 @@ def findings(
             line, column = index.position(start)
             end_line, end_column = index.position(end)
             out.append(Finding(span, diag, start, end, line, column, end_line, end_column))
-    for diag in quotes + call_diagnostics(host, text, registry or load_registry(), finder):
+    reg = registry or load_registry()
+    document_wide = quotes + call_diagnostics(host, text, reg, finder)
+    for diag in document_wide + name_diagnostics(host, text, reg.release):
         line, column = index.position(diag.start)
         end_line, end_column = index.position(diag.end)
         out.append(Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column))

@@ -17,6 +17,7 @@ from torch_logs_lsp.core.dead_values import with_document_hints
 from torch_logs_lsp.core.hosts import typographic
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.misspelled import name_diagnostics
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, pin_diagnostics
 
@@ -72,7 +73,7 @@ class DocumentState:
     #: The user's torch for this document (registry + module finder), when resolved.
     context: TorchContext | None = None
     #: Diagnostics not tied to a value, offsets in the document: of the ``set_logs(...)``
-    #: calls, and of the pin comment (``TL902``).
+    #: calls, misspelled variable names (TL408) and the pin comment (``TL902``).
     calls: list[Diagnostic] = field(default_factory=list)
 
     def span_at(self, offset: int) -> ValueSpan | None:
@@ -135,6 +136,10 @@ def build_state(
             calls += call_diagnostics(host, text, registry, finder)
         except Exception:  # a bug must not take the server down
             log.exception("checking the set_logs calls of %s failed", uri)
+        try:  # TL408, placed like the calls' diagnostics (document offsets)
+            calls += name_diagnostics(host, text, registry.release)
+        except Exception:  # a bug must not take the server down
+            log.exception("checking the variable names of %s failed", uri)
     if host is not None and context is not None:
         calls += pin_diagnostics(text, context)  # a pin to a release that is not packaged
     mapper = PositionMapper(text, encoding)

@@ -117,6 +117,8 @@ def code_actions(
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
     from torch_logs_lsp.core.fixer import fix_all_edits, quote_fixes, span_fixes
 
+    from .name_actions import name_actions
+
     if state.host is None:
         return []
     only = params.context.only
@@ -151,6 +153,7 @@ def code_actions(
     quotes = quote_fixes(state.host, state.text) if shown else []
     if wanted(types.CodeActionKind.QuickFix, only):
         out += _quote_actions(state, quotes, params.range, sent, versioned)
+    out += name_actions(state, params, versioned, off)  # TL408 renames
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
         # the quote fixes first; a value they change is fixed by the next fix-all

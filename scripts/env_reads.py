@@ -1,0 +1,43 @@
+"""Regenerate ``core/data/env-reads-by-version.json``: the environment variables each torch
+release's Python code reads (:func:`torch_logs_lsp.core.env_reads.torch_names_read`, ``ast``
+only; nothing imported or installed).
+
+Each argument is ``RELEASE=PATH``: ``PATH`` a torch wheel (read with ``zipfile``; any
+platform, e.g. macOS arm64: ``PIP_CONFIG_FILE=/dev/null pip download --no-deps
+--only-binary=:all: --platform macosx_14_0_arm64 torch==2.12.0 -d /tmp/wheels``,
+``macosx_11_0_arm64`` before 2.12) or an installed ``torch`` directory. Releases not named
+keep their entry.
+
+Run: ``.venv/bin/python scripts/env_reads.py 2.13=.venv/lib/python3.11/site-packages/torch
+2.12=/tmp/wheels/torch-2.12.0-cp311-cp311-macosx_14_0_arm64.whl``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from torch_logs_lsp.core.env_reads import torch_names_read
+
+DATA = Path(__file__).resolve().parent.parent / "core" / "data" / "env-reads-by-version.json"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("releases", nargs="+", metavar="RELEASE=PATH")
+    args = parser.parse_args()
+    data: dict[str, list[str]] = json.loads(DATA.read_text()) if DATA.exists() else {}
+    for item in args.releases:
+        release, _, path = item.partition("=")
+        data[release] = sorted(torch_names_read(Path(path)))
+        print(f"{release}: {len(data[release])} names", file=sys.stderr)
+    ordered = dict(sorted(data.items(), key=lambda kv: tuple(map(int, kv[0].split(".")))))
+    DATA.write_text(json.dumps(ordered, indent=0) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Quick fixes of misspelled variable names (TL408, :mod:`torch_logs_lsp.core.misspelled`):
+rename the variable to the name torch reads.
+
+The diagnostics live in :attr:`~..documents.DocumentState.calls` with document offsets and
+the suggested name in ``suggestions``; the rename was verified when the diagnostic was made
+(the host reads the suggested variable at that place).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from torch_logs_lsp.core.hosts.interface import TextEdit
+from torch_logs_lsp.core.misspelled import MISSPELLED_NAME
+
+from ..documents import DocumentState
+from .code_actions import _overlaps, _workspace_edit, wanted
+from .diagnostics import SOURCE
+
+
+def name_actions(
+    state: DocumentState,
+    params: types.CodeActionParams,
+    versioned: bool,
+    off: frozenset[str],
+) -> list[types.CodeAction]:
+    """A preferred ``quickfix`` "Rename to `TORCH_LOGS`" for each TL408 diagnostic whose
+    range overlaps ``params.range``, tied to the client's own diagnostic when it sent it;
+    none when ``context.only`` excludes quick fixes or TL408 is ``off`` (codes in ``off``).
+    ``versioned``: the edit as ``documentChanges``."""
+    if MISSPELLED_NAME in off or not wanted(types.CodeActionKind.QuickFix, params.context.only):
+        return []
+    sent: Sequence[types.Diagnostic] = params.context.diagnostics
+    out: list[types.CodeAction] = []
+    for d in state.calls:
+        if d.code != MISSPELLED_NAME or not d.suggestions:
+            continue
+        rng = state.mapper.range(d.start, d.end)
+        if not _overlaps(rng, params.range):
+            continue
+        own = [c for c in sent if str(c.code) == d.code and c.range == rng]
+        diag = (
+            own[0]
+            if own
+            else types.Diagnostic(
+                range=rng,
+                message=d.message,
+                severity=types.DiagnosticSeverity(int(d.severity)),
+                code=d.code,
+                source=SOURCE,
+            )
+        )
+        new = d.suggestions[0]
+        out.append(
+            types.CodeAction(
+                title=f"Rename to `{new}`",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                is_preferred=True,
+                edit=_workspace_edit(state, [TextEdit(d.start, d.end, new)], versioned),
+            )
+        )
+    return out
+
+
+__all__ = ["name_actions"]
