@@ -24,6 +24,7 @@ from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regul
 from .hosts.base import ValueSpan
 from .modules import ModuleFinder
 from .parser import ParsedValue
+from .paths import Where, places
 from .registry import Registry, load_registry
 from .set_logs import check_set_logs
 from .set_logs_keywords import set_logs_signature
@@ -101,12 +102,13 @@ def analyse_span(
     registry: Registry,
     finder: ModuleFinder | None = None,
     cache: AnalysisCache | None = None,
-    base_dir: str | None = None,
+    base_dir: Where | str | None = None,
 ) -> Analysis | None:
     """Analyse the value of a span (TORCH_LOGS: module names resolved with ``finder``,
-    through ``cache`` when given; the other family variables with :mod:`.family`, relative
-    paths against ``base_dir``); ``None`` for a value that is not static (no diagnostics
-    for what we cannot know).
+    through ``cache`` when given; the other family variables with :mod:`.family`, paths
+    judged where ``base_dir`` says: a :class:`.paths.Where`, or a directory relative paths
+    are resolved against); ``None`` for a value that is not static (no diagnostics for
+    what we cannot know).
 
     The analysis of a variable other than TORCH_LOGS has no items and no configuration."""
     if span.value is None:
@@ -193,22 +195,26 @@ def check_text(
     registry: Registry | None = None,
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
+    roots: tuple[str, ...] | None = None,
 ) -> list[tuple[ValueSpan, Analysis]]:
     """Extract the spans of ``text`` (a whole file of ``host`` kind) and analyse each
-    (relative paths of TORCH_LOGS_OUT / TORCH_TRACE against ``base_dir``; not checked
-    without one). A quote left open to the end of the file is a finding here
+    (paths of TORCH_LOGS_OUT / TORCH_TRACE: relative ones against ``base_dir``, not
+    checked without one; only inside the workspace ``roots`` when given; see
+    :func:`places`). A quote left open to the end of the file is a finding here
     (:func:`unterminated_analysis`), unlike in an editor.
 
     Never raises for any input text.
     """
     reg = registry or load_registry()
+    spans = hosts.extract(host, text)
+    wheres = places(host, text, spans, base_dir, roots)
     entries: list[tuple[ValueSpan, Analysis | None]] = [
         (
             span,
             unterminated_analysis(span, reg.release)
-            or analyse_span(span, reg, finder, base_dir=base_dir),
+            or analyse_span(span, reg, finder, base_dir=where),
         )
-        for span in hosts.extract(host, text)
+        for span, where in zip(spans, wheres, strict=True)
     ]
     entries = with_host_notes(host, text, with_cross_hints(entries))
     return [(s, a) for s, a in entries if a is not None]
@@ -241,11 +247,13 @@ def findings(
     registry: Registry | None = None,
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
+    roots: tuple[str, ...] | None = None,
 ) -> list[Finding]:
-    """Every diagnostic of a document, placed in document coordinates, in order."""
+    """Every diagnostic of a document, placed in document coordinates, in order (paths
+    judged as by :func:`check_text`)."""
     index = LineIndex(text)
     out: list[Finding] = []
-    for span, result in check_text(text, host, registry, finder, base_dir):
+    for span, result in check_text(text, host, registry, finder, base_dir, roots):
         for diag in result.diagnostics:
             start, end = span.document_range(diag.start, diag.end)
             line, column = index.position(start)

@@ -23,7 +23,13 @@ from typing import Any
 
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
-from .cli_torch import add_registry_command, add_torch_options, context_for, print_notes
+from .cli_torch import (
+    add_registry_command,
+    add_torch_options,
+    context_for,
+    print_notes,
+    project_dir,
+)
 from .files import SkippedFile
 from .fixer import fix_file
 from .registry import Registry, load_registry
@@ -143,7 +149,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             text, n = _fix(path, host, registry, text, args.format)
             fixed += n
         bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
-        for f in findings(text, host, registry, context.finder, os.getcwd()):
+        # the workspace: the current directory and the file's project (docs/codes.md, TL402)
+        roots = (os.getcwd(), project_dir(path))
+        for f in findings(text, host, registry, context.finder, os.getcwd(), roots):
             d = f.diagnostic
             column = f.column + 1 - (bom if f.line == 0 else 0)
             end_column = f.end_column + 1 - (bom if f.end_line == 0 else 0)

@@ -41,6 +41,26 @@ class Note(NamedTuple):
     message: str
 
 
+@dataclass(frozen=True)
+class PathFacts:
+    """What a host knows, at one value's place, about the paths the value may name (for
+    TL402/TL403/TL406, judged by :mod:`~..paths`). The defaults say nothing.
+
+    ``runs_elsewhere``: why the document runs on another machine (``"a SLURM batch script
+    (#SBATCH)"``), so no path in it can be judged here; ``None`` when it runs here.
+    ``created``: directories an earlier command creates (each normalised, absolute or
+    relative to the directory the document starts in; their parents count as created
+    too). ``created_unknown``: an earlier command creates a directory that cannot be
+    named (``mkdir "$DIR"``), so no missing directory can be claimed. ``cwd``: the working
+    directory at the value: ``""`` the one the document starts in, an absolute path, or
+    ``None`` when unknown (a relative path is then not judged)."""
+
+    runs_elsewhere: str | None = None
+    created: tuple[str, ...] = ()
+    created_unknown: bool = False
+    cwd: str | None = ""
+
+
 class Host(Protocol):
     """The names a host module defines (checked by mypy against every module in the
     table; ``self`` is the module)."""
@@ -96,6 +116,11 @@ class Host(Protocol):
         by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
         ...
 
+    def path_facts(self, text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+        """One :class:`PathFacts` per span of ``spans`` (``extract(text)``), in order;
+        ``[PathFacts()] * len(spans)`` for a host that knows nothing. Never raises."""
+        ...
+
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
         typed yet) where the name of a family variable may go, else ``None``."""
@@ -110,6 +135,11 @@ def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
 def no_set_logs_calls(text: str) -> list[SetLogsCall]:
     """:meth:`Host.set_logs_calls` of a host that has none."""
     return []
+
+
+def no_path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+    """:meth:`Host.path_facts` of a host that knows nothing of its paths."""
+    return [PathFacts()] * len(spans)
 
 
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
@@ -131,9 +161,11 @@ def line_before(text: str, offset: int) -> str:
 __all__ = [
     "Host",
     "Note",
+    "PathFacts",
     "TextEdit",
     "line_before",
     "line_bounds",
     "no_notes",
+    "no_path_facts",
     "no_set_logs_calls",
 ]

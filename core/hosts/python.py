@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import Note, TextEdit, line_before
+from .interface import Note, TextEdit, line_before, no_path_facts
 from .python_values import key_of, unterminated, unwrap, value_span
 
 if TYPE_CHECKING:
@@ -415,6 +415,9 @@ def _remember(text: str, tree: tree_sitter.Tree, spans: list[ValueSpan]) -> None
 def _tree_of(text: str) -> tree_sitter.Tree | None:
     """The tree of the last extraction when it was of ``text``."""
     return _last[0][1] if _last and _last[0][0] == text else None
+
+
+path_facts = no_path_facts
 
 
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:

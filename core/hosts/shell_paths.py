@@ -1,0 +1,342 @@
+"""What a shell script does to the paths its TORCH_LOGS_OUT / TORCH_TRACE values name:
+the directories its commands create, where ``cd`` takes it, and whether it runs here at all
+(the shell host's :meth:`~.interface.Host.path_facts`).
+
+Read from the tree-sitter-bash parse (:func:`.bash_parse.parse_bash`); each argument is
+decoded with :func:`.shell.scan_word` as a command word (a glob or brace character, an
+expansion: not static). Facts, all on the side of saying less (no false positives):
+
+- ``mkdir [-p|--parents] [-m MODE] [-v] [-Z] DIR...`` and ``install -d DIR...`` (``install
+  -D SRC DEST``: DEST's directory; ``-D -t DIR``: DIR) create their directories, and a
+  directory's parents count as created too (``mkdir -p /a/b`` creates ``/a``; a plain
+  ``mkdir /a/b`` needs ``/a`` to exist when it runs). GNU getopt permutes, so options may
+  follow operands; ``--`` ends them. ``sudo``/``command``/``builtin`` before the name are
+  looked through. An operand that is not static (``mkdir -p "$DIR"``), an option we do not
+  know, ``source``/``.``/``eval`` (what they run is not read) make the created directories
+  unknown.
+- Which mkdir counts for a value: for ``NAME=value cmd`` (and ``env NAME=value cmd``) the
+  ones before ``cmd``; for an assignment that stays in the shell (``export NAME=value``,
+  ``NAME=value``) every one in the script, since a later command may create the directory
+  before the process that reads the variable starts. A value in a function: every one.
+- ``cd``/``pushd`` to a static absolute path, or to ``./x``/``../x`` from a known
+  directory, as a statement of the script's top level, moves the working directory; any
+  other ``cd``/``pushd``/``popd`` (no operand, ``-``, a relative name that CDPATH may
+  resolve, one inside a block or function) makes it unknown, as does any ``cd`` after an
+  assignment that stays in the shell (the process may start after it).
+- A line starting with ``#SBATCH`` (SLURM), ``#PBS`` (PBS/Torque), ``#BSUB`` (LSF),
+  ``#$`` (Grid Engine) or ``#flux:`` (Flux) makes the script a batch job that runs on
+  another machine: its paths are not judged here.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ._ts import Source
+from .bash_parse import parse_bash
+from .interface import PathFacts
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from .base import ValueSpan
+
+#: Batch-scheduler directive lines: (pattern at a line start, what the script is).
+_BATCH = re.compile(rb"^#(SBATCH|PBS|BSUB|\$|flux:)", re.MULTILINE | re.IGNORECASE)
+_BATCH_NAMES = {
+    "SBATCH": "a SLURM batch script (#SBATCH)",
+    "PBS": "a PBS batch script (#PBS)",
+    "BSUB": "an LSF batch script (#BSUB)",
+    "$": "a Grid Engine batch script (#$)",
+    "FLUX:": "a Flux batch script (#flux:)",
+}
+#: Commands whose names we look for (a byte search finds candidates; the tree confirms).
+_COMMANDS = re.compile(rb"(?<![\w.-])(mkdir|install|cd|pushd|popd|source|eval|\.)(?![\w.-])")
+_WRAPPERS = frozenset({"sudo", "command", "builtin"})
+_BLOCKS = frozenset({"function_definition"})
+_LOOPS = frozenset({"for_statement", "c_style_for_statement", "while_statement"})
+_TOP = frozenset({"program"})
+#: The variables whose values are paths.
+PATH_VARIABLES = frozenset({"TORCH_LOGS_OUT", "TORCH_TRACE"})
+
+
+def runs_elsewhere(data: bytes) -> str | None:
+    """Why a script (UTF-8 ``data``) runs on another machine (its first batch-scheduler
+    directive line), or ``None``."""
+    m = _BATCH.search(data)
+    return None if m is None else _BATCH_NAMES[m.group(1).decode().upper()]
+
+
+@dataclass
+class _Event:
+    """A command that matters: at code point ``offset``; ``kind`` ``"made"`` (``dirs``
+    created, ``None``: unknown), ``"cd"`` (``target``: absolute, ``./``-relative, or
+    ``None`` for unknown) or ``"popd"``; ``top``: a statement of the top level."""
+
+    offset: int
+    kind: str
+    dirs: list[str] | None = None
+    target: str | None = None
+    top: bool = False
+
+
+def _words(src: Source, command: tree_sitter.Node) -> list[str | None]:
+    """The static words of a command, name first (``None`` for one that is not static)."""
+    from .shell import scan_word
+
+    name = command.child_by_field_name("name")
+    out: list[str | None] = []
+    for child in [name, *command.children_by_field_name("argument")]:
+        if child is None:
+            return []
+        start, end = src.cp(child.start_byte), src.cp(child.end_byte)
+        w = scan_word(src.text, start, end, command_word=True)
+        ok = w.static and w.terminated and w.end == end
+        out.append("".join(w.chars) if ok else None)
+    return out
+
+
+def _mkdir(args: list[str | None]) -> list[str] | None:
+    """The directories ``mkdir args`` creates, or ``None`` when not certain."""
+    operands: list[str] = []
+    options, skip = True, False
+    for w in args:
+        if skip:
+            skip = False
+            continue
+        if w is None:
+            return None
+        if options and w == "--":
+            options = False
+        elif options and w.startswith("--"):
+            if w == "--mode":
+                skip = True
+            elif w not in ("--parents", "--verbose", "--context") and not w.startswith(
+                ("--mode=", "--context=")
+            ):
+                return None
+        elif options and w.startswith("-") and w != "-":
+            for j, c in enumerate(w[1:], 1):
+                if c == "m":
+                    skip = j == len(w) - 1  # -m MODE, or -m755
+                    break
+                if c not in "pvZ":
+                    return None
+        else:
+            operands.append(w)
+    return operands
+
+
+_INSTALL_ARG = frozenset("mogSt")
+_INSTALL_FLAG = frozenset("bcCpsvTZDd")
+
+
+def _install(args: list[str | None]) -> list[str] | None:
+    """The directories ``install args`` creates (``-d``: every operand; ``-D``: the
+    target's directory), or ``None`` when not certain."""
+    operands: list[str] = []
+    flags: set[str] = set()
+    target: str | None = None
+    options, want = True, ""
+    for w in args:
+        if want:
+            if w is None and want == "t":
+                return None
+            if want == "t":
+                target = w
+            want = ""
+            continue
+        if w is None:
+            return None
+        if options and w == "--":
+            options = False
+        elif options and w.startswith("--"):
+            name, eq, val = w[2:].partition("=")
+            if name == "directory":
+                flags.add("d")
+            elif name == "target-directory":
+                if eq:
+                    target = val
+                else:
+                    want = "t"
+            elif name in ("mode", "owner", "group", "suffix", "strip-program") and not eq:
+                want = "x"
+            elif name not in (
+                "mode",
+                "owner",
+                "group",
+                "suffix",
+                "strip-program",
+                "backup",
+                "compare",
+                "preserve-timestamps",
+                "strip",
+                "verbose",
+                "no-target-directory",
+                "context",
+                "preserve-context",
+                "debug",
+            ):
+                return None
+        elif options and w.startswith("-") and w != "-":
+            for j, c in enumerate(w[1:], 1):
+                if c in _INSTALL_ARG:
+                    if j == len(w) - 1:
+                        want = c
+                    elif c == "t":
+                        target = w[j + 1 :]
+                    break
+                if c not in _INSTALL_FLAG:
+                    return None
+                flags.add(c)
+        else:
+            operands.append(w)
+    if "d" in flags:
+        return operands
+    if "D" in flags:
+        if target is not None:
+            return [target]
+        return [posixpath.dirname(operands[-1])] if len(operands) >= 2 else []
+    return []
+
+
+def _cd(args: list[str | None]) -> str | None:
+    """The operand of ``cd``/``pushd`` when it names a place for certain: an absolute path
+    or one starting with ``./``/``../`` (not looked up in CDPATH); else ``None``."""
+    operands = [w for w in args if w is None or not (w.startswith("-") and w != "-")]
+    if len(operands) != 1 or operands[0] is None:
+        return None
+    w = operands[0]
+    if w.startswith("/") or w in (".", "..") or w.startswith(("./", "../")):
+        return w
+    return None
+
+
+def _is_top(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type == "redirected_statement":
+        parent = parent.parent
+    return parent is not None and parent.type in _TOP
+
+
+def _events(src: Source, root: tree_sitter.Node) -> list[_Event]:
+    """The commands of the script that create directories or move it, in order."""
+    out: list[_Event] = []
+    seen: set[int] = set()
+    for m in _COMMANDS.finditer(src.data):
+        start, end = m.span(1)
+        node = root.descendant_for_byte_range(start, end)
+        while node is not None and node.type not in ("command", "program"):
+            node = node.parent
+        if node is None or node.type != "command" or node.id in seen:
+            continue
+        seen.add(node.id)
+        words = _words(src, node)
+        if not words or words[0] is None:
+            continue
+        name = posixpath.basename(words[0])
+        at = 1
+        if name in _WRAPPERS:  # sudo mkdir ..., command cd ...
+            names = [posixpath.basename(w) if w else "" for w in words[1:]]
+            hit = next((i for i, n in enumerate(names) if n in ("mkdir", "install", "cd")), -1)
+            if hit < 0:
+                continue
+            name, at = names[hit], 2 + hit
+        args, offset = words[at:], src.cp(node.start_byte)
+        if name == "mkdir":
+            out.append(_Event(offset, "made", dirs=_mkdir(args)))
+        elif name == "install":
+            out.append(_Event(offset, "made", dirs=_install(args)))
+        elif name in ("cd", "pushd"):
+            out.append(_Event(offset, "cd", target=_cd(args), top=_is_top(node)))
+        elif name == "popd":
+            out.append(_Event(offset, "cd"))
+        elif name in ("source", ".", "eval"):  # what they run is not read
+            out.append(_Event(offset, "made"))
+            out.append(_Event(offset, "cd"))
+    return out
+
+
+def _place(src: Source, root: tree_sitter.Node, span: ValueSpan) -> tuple[int, int, bool]:
+    """For a span: (its position, the end of what may run before its process starts,
+    whether it is in a function)."""
+    at = src.byte(span.name_start)
+    node = root.descendant_for_byte_range(at, at)
+    command: tree_sitter.Node | None = None
+    loop: tree_sitter.Node | None = None
+    while node is not None:
+        if node.type == "command" and command is None:
+            command = node
+        if node.type in _BLOCKS:
+            return span.name_start, len(src.text), True
+        if node.type in _LOOPS:
+            loop = node
+        node = node.parent
+    if command is None:  # stays in the shell: any later command may run first
+        return span.name_start, len(src.text), False
+    limit = src.cp(command.start_byte)
+    if loop is not None:
+        limit = max(limit, src.cp(loop.end_byte))
+    return span.name_start, limit, False
+
+
+def _join(cwd: str, path: str) -> str:
+    return posixpath.normpath(posixpath.join(cwd, path)) if cwd else posixpath.normpath(path)
+
+
+def _facts(events: list[_Event], position: int, limit: int, in_function: bool) -> PathFacts:
+    """The facts at a value: ``position`` its offset, ``limit`` the end of the commands that
+    may run before its process starts."""
+    created: list[str] = []
+    unknown = False
+    cwd: str | None = ""
+    for e in events:
+        if e.offset >= limit:
+            break
+        if e.kind == "cd":
+            if in_function or e.offset >= position or not e.top or e.target is None:
+                cwd = None
+            elif cwd is not None:
+                cwd = _join(cwd, e.target)
+            continue
+        if e.dirs is None or (cwd is None and any(not d.startswith("/") for d in e.dirs)):
+            unknown = True
+            continue
+        for d in e.dirs:
+            if d.startswith("/"):
+                created.append(posixpath.normpath(d))
+            elif cwd is not None:
+                created.append(_join(cwd, d))
+    return PathFacts(None, tuple(created), unknown, cwd)
+
+
+def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+    """:meth:`~.interface.Host.path_facts` of the shell host (see the module docstring):
+    one :class:`~.interface.PathFacts` per span. Spans of variables that are not paths, or
+    without a static value, get the empty facts. Never raises."""
+    empty = [PathFacts()] * len(spans)
+    if not any(s.variable in PATH_VARIABLES and s.value is not None for s in spans):
+        return empty
+    src = Source(text)
+    elsewhere = runs_elsewhere(src.data)
+    if elsewhere is not None:
+        return [PathFacts(runs_elsewhere=elsewhere)] * len(spans)
+    try:
+        root = parse_bash(src.data).root_node
+        events = _events(src, root)
+        out: list[PathFacts] = []
+        for span in spans:
+            if span.variable not in PATH_VARIABLES or span.value is None:
+                out.append(PathFacts())
+                continue
+            position, limit, in_function = _place(src, root, span)
+            out.append(_facts(events, position, limit, in_function))
+        return out
+    except Exception:  # bad input never crashes: claim nothing
+        return [PathFacts(created_unknown=True, cwd=None)] * len(spans)
+
+
+__all__ = ["PATH_VARIABLES", "path_facts", "runs_elsewhere"]
