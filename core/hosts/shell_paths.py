@@ -56,6 +56,7 @@ _BATCH_NAMES = {
 #: Commands whose names we look for (a byte search finds candidates; the tree confirms).
 _COMMANDS = re.compile(rb"(?<![\w.-])(mkdir|install|cd|pushd|popd|source|eval|\.)(?![\w.-])")
 _WRAPPERS = frozenset({"sudo", "command", "builtin"})
+_INTERESTING = _WRAPPERS | {"mkdir", "install", "cd", "pushd", "popd", "source", "eval", "."}
 _BLOCKS = frozenset({"function_definition"})
 _LOOPS = frozenset({"for_statement", "c_style_for_statement", "while_statement"})
 _TOP = frozenset({"program"})
@@ -234,6 +235,12 @@ def _events(src: Source, root: tree_sitter.Node) -> list[_Event]:
         if node is None or node.type != "command" or node.id in seen:
             continue
         seen.add(node.id)
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            continue
+        raw = src.data[name_node.start_byte : name_node.end_byte].rsplit(b"/", 1)[-1]
+        if raw.strip(b"'\"\\").decode(errors="replace") not in _INTERESTING:
+            continue  # ``find . -name x``, ``echo cd``: not a command we read
         words = _words(src, node)
         if not words or words[0] is None:
             continue
@@ -324,6 +331,8 @@ def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
     elsewhere = runs_elsewhere(src.data)
     if elsewhere is not None:
         return [PathFacts(runs_elsewhere=elsewhere)] * len(spans)
+    if _COMMANDS.search(src.data) is None:
+        return empty  # no command that creates or moves: no parse needed
     try:
         root = parse_bash(src.data).root_node
         events = _events(src, root)
