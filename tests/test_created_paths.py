@@ -98,6 +98,8 @@ MISSING = [
     "install {ws}/src.txt {ws}/nodir/\nexport TORCH_LOGS_OUT={ws}/nodir/t.txt\n",  # a copy
     "export TORCH_LOGS_OUT=missing/t.txt\n",  # relative to where the script starts
     "cd {ws}/known\nexport TORCH_LOGS_OUT=missing/t.txt\n",  # a certain cd
+    "# mkdir -p {ws}/c\nexport TORCH_LOGS_OUT={ws}/c/t.txt\n",  # a comment
+    "cat <<EOF\nmkdir -p {ws}/h\nEOF\nexport TORCH_LOGS_OUT={ws}/h/t.txt\n",  # a here-doc
 ]
 
 
@@ -220,3 +222,15 @@ def test_cli_reports_no_tl402_for_the_created_directory(tmp_path: Path):
     )
     lines = [line for line in proc.stdout.splitlines() if "TL402" in line]
     assert len(lines) == 1 and "miss.sh:2:" in lines[0], proc.stdout + proc.stderr
+
+
+def test_a_host_declares_that_it_runs_elsewhere(monkeypatch: pytest.MonkeyPatch, ws: Path):
+    """A future host (a Dockerfile, a CI workflow) only declares it: here the dotenv host
+    made to, through the same table the checker uses."""
+    from torch_logs_lsp.core.hosts import dotenv
+    from torch_logs_lsp.core.hosts.interface import runs_elsewhere
+
+    text = f"TORCH_LOGS_OUT={ws}/nope/t.txt\n"
+    assert [f.diagnostic.code for f in findings(text, "dotenv", None, None, str(ws))] == ["TL402"]
+    monkeypatch.setattr(dotenv, "path_facts", runs_elsewhere("a test host"))
+    assert findings(text, "dotenv", None, None, str(ws)) == []

@@ -13,6 +13,7 @@ All offsets are **code points into the document text** (like :class:`~.base.Valu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -142,6 +143,17 @@ def no_path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
     return [PathFacts()] * len(spans)
 
 
+def runs_elsewhere(reason: str) -> Callable[[str, list[ValueSpan]], list[PathFacts]]:
+    """:meth:`Host.path_facts` of a host whose documents always run on another machine
+    (``reason``, e.g. ``"a Dockerfile (runs in the image)"``): a host module declares
+    ``path_facts = runs_elsewhere("...")`` and none of its paths is judged here."""
+
+    def facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+        return [PathFacts(runs_elsewhere=reason)] * len(spans)
+
+    return facts
+
+
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 
 
@@ -168,4 +180,5 @@ __all__ = [
     "no_notes",
     "no_path_facts",
     "no_set_logs_calls",
+    "runs_elsewhere",
 ]
