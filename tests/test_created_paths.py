@@ -65,6 +65,13 @@ CREATED = [
     ("mkdir -p logs/run1\n", "export TORCH_LOGS_OUT=logs/run1/t.txt\n", "logs/run1"),
     ("cd {ws}/known\nmkdir -p out\n", "export TORCH_LOGS_OUT=out/t.txt\n", "known/out"),
     ("cd ./known\nmkdir out2\n", "export TORCH_LOGS_OUT=out2/t.txt\n", "known/out2"),
+    # a variable certain from its only assignment
+    ('D={ws}/vd\nmkdir -p "$D"\n', "export TORCH_LOGS_OUT={ws}/vd/t.txt\n", "vd"),
+    (
+        "export OUT={ws}/vo\nmkdir -p ${{OUT}}/sub\n",
+        "export TORCH_LOGS_OUT={ws}/vo/sub/t.txt\n",
+        "vo/sub",
+    ),
     # a command after the export and before the process: the variable stays in the shell
     ("export TORCH_LOGS_OUT={ws}/late/t.txt\n", "mkdir -p {ws}/late\n", "late"),
 ]
@@ -98,6 +105,7 @@ MISSING = [
     "install {ws}/src.txt {ws}/nodir/\nexport TORCH_LOGS_OUT={ws}/nodir/t.txt\n",  # a copy
     "export TORCH_LOGS_OUT=missing/t.txt\n",  # relative to where the script starts
     "cd {ws}/known\nexport TORCH_LOGS_OUT=missing/t.txt\n",  # a certain cd
+    'D={ws}/vd\nmkdir -p "$D"\nexport TORCH_LOGS_OUT={ws}/other/t.txt\n',  # $D is certain
     "# mkdir -p {ws}/c\nexport TORCH_LOGS_OUT={ws}/c/t.txt\n",  # a comment
     "cat <<EOF\nmkdir -p {ws}/h\nEOF\nexport TORCH_LOGS_OUT={ws}/h/t.txt\n",  # a here-doc
 ]
@@ -123,6 +131,13 @@ def test_relative_message_names_the_cd_directory(ws: Path):
         "mkdir -p $(date +%F)\nexport TORCH_LOGS_OUT={ws}/x/t.txt\n",
         "run() {{ TORCH_LOGS_OUT={ws}/f/t.txt python t.py; }}\nmkdir -p {ws}/f\nrun\n",
         "sudo mkdir -p {ws}/s\nexport TORCH_LOGS_OUT={ws}/s/t.txt\n",
+        # $D not certain: two assignments, read, a default, a later assignment, a space
+        'D={ws}/a\nD={ws}/b\nmkdir -p "$D"\nexport TORCH_LOGS_OUT={ws}/x/t.txt\n',
+        'D={ws}/a\nread D\nmkdir -p "$D"\nexport TORCH_LOGS_OUT={ws}/x/t.txt\n',
+        'D={ws}/a\nmkdir -p "${{D:-/tmp}}"\nexport TORCH_LOGS_OUT={ws}/x/t.txt\n',
+        'mkdir -p "$D"\nD={ws}/a\nexport TORCH_LOGS_OUT={ws}/x/t.txt\n',
+        'D="{ws}/a b"\nmkdir -p $D\nexport TORCH_LOGS_OUT={ws}/x/t.txt\n',
+        'if true; then D={ws}/a; fi\nmkdir -p "$D"\nexport TORCH_LOGS_OUT={ws}/x/t.txt\n',
     ],
 )
 def test_uncertain_creation_gives_no_finding(ws: Path, text: str):

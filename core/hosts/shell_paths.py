@@ -11,8 +11,10 @@ expansion: not static). Facts, all on the side of saying less (no false positive
   directory's parents count as created too (``mkdir -p /a/b`` creates ``/a``; a plain
   ``mkdir /a/b`` needs ``/a`` to exist when it runs). GNU getopt permutes, so options may
   follow operands; ``--`` ends them. ``sudo``/``command``/``builtin`` before the name are
-  looked through. An operand that is not static (``mkdir -p "$DIR"``), an option we do not
-  know, ``source``/``.``/``eval`` (what they run is not read) make the created directories
+  looked through. ``$DIR``/``${DIR}`` is read as its value only when that is certain
+  (:func:`certain_values`: one plain assignment at the top level before the command, the
+  name used nowhere else). An operand that is not static otherwise (``mkdir -p "$DIR"``),
+  an option we do not know, ``source``/``.``/``eval`` (what they run is not read) make the created directories
   unknown.
 - Which mkdir counts for a value: for ``NAME=value cmd`` (and ``env NAME=value cmd``) the
   ones before ``cmd``; for an assignment that stays in the shell (``export NAME=value``,
@@ -84,11 +86,88 @@ class _Event:
     top: bool = False
 
 
-def _words(src: Source, command: tree_sitter.Node) -> list[str | None]:
-    """The static words of a command, name first (``None`` for one that is not static)."""
+#: Values substituted for ``$NAME``: characters that neither word splitting nor pathname
+#: expansion change, so quoted or not the word is the same.
+_PLAIN_VALUE = re.compile(r"[\w./+,:@%=-]+")
+#: Variables bash itself sets or changes (``cd`` sets PWD).
+_SHELL_SET = frozenset(
+    [
+        "PWD",
+        "OLDPWD",
+        "HOME",
+        "RANDOM",
+        "SRANDOM",
+        "SECONDS",
+        "LINENO",
+        "EPOCHSECONDS",
+        "EPOCHREALTIME",
+        "BASHPID",
+        "DIRSTACK",
+        "PPID",
+        "UID",
+        "EUID",
+        "GROUPS",
+        "HOSTNAME",
+        "IFS",
+        "REPLY",
+        "OPTARG",
+        "OPTIND",
+    ]
+)
+_EXPANSION = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+#: A variable whose value is certain from a point on: name -> (offset after its only
+#: assignment, the value).
+Certain = dict[str, tuple[int, str]]
+
+
+def certain_values(src: Source, root: tree_sitter.Node) -> Certain:
+    """The variables assigned once, as a statement of the top level (``D=/x``, ``export
+    D=/x``, ``readonly D=/x``), to a static plain value (:data:`_PLAIN_VALUE`), whose name
+    appears nowhere else in the script but in ``$NAME``/``${NAME}`` (no ``read NAME``,
+    ``unset NAME``, ``for NAME in``, second assignment, ``${NAME:-x}`` ...): from that
+    point on ``$NAME`` is certainly that value."""
+    from .shell import scan_word
+
+    found: dict[str, list[tuple[int, str | None]]] = {}
+    for stmt in root.children:
+        kids = [stmt] if stmt.type == "variable_assignment" else []
+        if stmt.type == "declaration_command" and stmt.children[0].type in ("export", "readonly"):
+            kids = [k for k in stmt.children if k.type == "variable_assignment"]
+        for kid in kids:
+            name, op = kid.child_by_field_name("name"), kid.child(1)
+            if name is None or name.type != "variable_name" or op is None or op.type != "=":
+                continue
+            start, end = src.cp(op.end_byte), src.cp(kid.end_byte)
+            w = scan_word(src.text, start, end)
+            value = "".join(w.chars) if w.static and w.terminated and w.end == end else None
+            var = src.data[name.start_byte : name.end_byte].decode()
+            found.setdefault(var, []).append((end, value))
+    out: Certain = {}
+    for var, assigned in found.items():
+        (end, value), *more = assigned
+        if more or value is None or var in _SHELL_SET or not _PLAIN_VALUE.fullmatch(value):
+            continue
+        bare = re.compile(rb"(?<![\w$])(?<!\$\{)" + var.encode() + rb"(?!\w)")
+        if len(bare.findall(src.data)) == 1:  # the assignment itself
+            out[var] = (end, value)
+    return out
+
+
+def _words(src: Source, command: tree_sitter.Node, certain: Certain) -> list[str | None]:
+    """The static words of a command, name first (``None`` for one that is not static); a
+    ``$NAME`` of a :func:`certain_values` variable assigned before the command is read as
+    its value."""
     from .shell import scan_word
 
     name = command.child_by_field_name("name")
+    at = src.cp(command.start_byte)
+
+    def value(m: re.Match[str]) -> str:
+        var = m.group(1) or m.group(2)
+        known = certain.get(var)
+        return known[1] if known is not None and known[0] <= at else m.group()
+
     out: list[str | None] = []
     for child in [name, *command.children_by_field_name("argument")]:
         if child is None:
@@ -96,6 +175,11 @@ def _words(src: Source, command: tree_sitter.Node) -> list[str | None]:
         start, end = src.cp(child.start_byte), src.cp(child.end_byte)
         w = scan_word(src.text, start, end, command_word=True)
         ok = w.static and w.terminated and w.end == end
+        raw = src.text[start:end]
+        if not ok and certain and not any(c in raw for c in "'\\`"):
+            raw = _EXPANSION.sub(value, raw)
+            w = scan_word(raw, 0, len(raw), command_word=True)
+            ok = w.static and w.terminated and w.end == len(raw)
         out.append("".join(w.chars) if ok else None)
     return out
 
@@ -225,6 +309,7 @@ def _is_top(node: tree_sitter.Node) -> bool:
 
 def _events(src: Source, root: tree_sitter.Node) -> list[_Event]:
     """The commands of the script that create directories or move it, in order."""
+    certain = certain_values(src, root)
     out: list[_Event] = []
     seen: set[int] = set()
     for m in _COMMANDS.finditer(src.data):
@@ -241,7 +326,7 @@ def _events(src: Source, root: tree_sitter.Node) -> list[_Event]:
         raw = src.data[name_node.start_byte : name_node.end_byte].rsplit(b"/", 1)[-1]
         if raw.strip(b"'\"\\").decode(errors="replace") not in _INTERESTING:
             continue  # ``find . -name x``, ``echo cd``: not a command we read
-        words = _words(src, node)
+        words = _words(src, node, certain)
         if not words or words[0] is None:
             continue
         name = posixpath.basename(words[0])
@@ -348,4 +433,4 @@ def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
         return [PathFacts(created_unknown=True, cwd=None)] * len(spans)
 
 
-__all__ = ["PATH_VARIABLES", "path_facts", "runs_elsewhere"]
+__all__ = ["PATH_VARIABLES", "certain_values", "path_facts", "runs_elsewhere"]
