@@ -14,8 +14,8 @@ expansion: not static). Facts, all on the side of saying less (no false positive
   looked through. ``$DIR``/``${DIR}`` is read as its value only when that is certain
   (:func:`certain_values`: one plain assignment at the top level before the command, the
   name used nowhere else). An operand that is not static otherwise (``mkdir -p "$DIR"``),
-  an option we do not know, ``source``/``.``/``eval`` (what they run is not read) make the created directories
-  unknown.
+  an option we do not know, ``source``/``.``/``eval`` (what they run is not read) make
+  the created directories unknown.
 - Which mkdir counts for a value: for ``NAME=value cmd`` (and ``env NAME=value cmd``) the
   ones before ``cmd``; for an assignment that stays in the shell (``export NAME=value``,
   ``NAME=value``) every one in the script, since a later command may create the directory
@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 from ._ts import Source
 from .bash_parse import parse_bash
 from .interface import PathFacts
+from .shell_commands import cd_target, install_dirs, mkdir_dirs
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -184,122 +185,6 @@ def _words(src: Source, command: tree_sitter.Node, certain: Certain) -> list[str
     return out
 
 
-def _mkdir(args: list[str | None]) -> list[str] | None:
-    """The directories ``mkdir args`` creates, or ``None`` when not certain."""
-    operands: list[str] = []
-    options, skip = True, False
-    for w in args:
-        if skip:
-            skip = False
-            continue
-        if w is None:
-            return None
-        if options and w == "--":
-            options = False
-        elif options and w.startswith("--"):
-            if w == "--mode":
-                skip = True
-            elif w not in ("--parents", "--verbose", "--context") and not w.startswith(
-                ("--mode=", "--context=")
-            ):
-                return None
-        elif options and w.startswith("-") and w != "-":
-            for j, c in enumerate(w[1:], 1):
-                if c == "m":
-                    skip = j == len(w) - 1  # -m MODE, or -m755
-                    break
-                if c not in "pvZ":
-                    return None
-        else:
-            operands.append(w)
-    return operands
-
-
-_INSTALL_ARG = frozenset("mogSt")
-_INSTALL_FLAG = frozenset("bcCpsvTZDd")
-
-
-def _install(args: list[str | None]) -> list[str] | None:
-    """The directories ``install args`` creates (``-d``: every operand; ``-D``: the
-    target's directory), or ``None`` when not certain."""
-    operands: list[str] = []
-    flags: set[str] = set()
-    target: str | None = None
-    options, want = True, ""
-    for w in args:
-        if want:
-            if w is None and want == "t":
-                return None
-            if want == "t":
-                target = w
-            want = ""
-            continue
-        if w is None:
-            return None
-        if options and w == "--":
-            options = False
-        elif options and w.startswith("--"):
-            name, eq, val = w[2:].partition("=")
-            if name == "directory":
-                flags.add("d")
-            elif name == "target-directory":
-                if eq:
-                    target = val
-                else:
-                    want = "t"
-            elif name in ("mode", "owner", "group", "suffix", "strip-program") and not eq:
-                want = "x"
-            elif name not in (
-                "mode",
-                "owner",
-                "group",
-                "suffix",
-                "strip-program",
-                "backup",
-                "compare",
-                "preserve-timestamps",
-                "strip",
-                "verbose",
-                "no-target-directory",
-                "context",
-                "preserve-context",
-                "debug",
-            ):
-                return None
-        elif options and w.startswith("-") and w != "-":
-            for j, c in enumerate(w[1:], 1):
-                if c in _INSTALL_ARG:
-                    if j == len(w) - 1:
-                        want = c
-                    elif c == "t":
-                        target = w[j + 1 :]
-                    break
-                if c not in _INSTALL_FLAG:
-                    return None
-                flags.add(c)
-        else:
-            operands.append(w)
-    if "d" in flags:
-        return operands
-    if "D" in flags:
-        if target is not None:
-            return [target]
-        return [posixpath.dirname(operands[-1])] if len(operands) >= 2 else []
-    return []
-
-
-def _cd(args: list[str | None]) -> str | None:
-    """The operand of ``cd``/``pushd`` when it names a place for certain: an absolute path
-    or one starting with ``./``/``../`` (not looked up in CDPATH); else ``None``."""
-    operands = [w for w in args if w is None or not (w.startswith("-") and w != "-")]
-    if len(operands) != 1 or operands[0] is None:
-        return None
-    w = operands[0]
-    if w.startswith("/") or w in (".", "..") or w.startswith(("./", "../")):
-        return w
-    return None
-
-
 def _is_top(node: tree_sitter.Node) -> bool:
     parent = node.parent
     while parent is not None and parent.type == "redirected_statement":
@@ -339,11 +224,11 @@ def _events(src: Source, root: tree_sitter.Node) -> list[_Event]:
             name, at = names[hit], 2 + hit
         args, offset = words[at:], src.cp(node.start_byte)
         if name == "mkdir":
-            out.append(_Event(offset, "made", dirs=_mkdir(args)))
+            out.append(_Event(offset, "made", dirs=mkdir_dirs(args)))
         elif name == "install":
-            out.append(_Event(offset, "made", dirs=_install(args)))
+            out.append(_Event(offset, "made", dirs=install_dirs(args)))
         elif name in ("cd", "pushd"):
-            out.append(_Event(offset, "cd", target=_cd(args), top=_is_top(node)))
+            out.append(_Event(offset, "cd", target=cd_target(args), top=_is_top(node)))
         elif name == "popd":
             out.append(_Event(offset, "cd"))
         elif name in ("source", ".", "eval"):  # what they run is not read
