@@ -249,3 +249,52 @@ def test_a_host_declares_that_it_runs_elsewhere(monkeypatch: pytest.MonkeyPatch,
     assert [f.diagnostic.code for f in findings(text, "dotenv", None, None, str(ws))] == ["TL402"]
     monkeypatch.setattr(dotenv, "path_facts", runs_elsewhere("a test host"))
     assert findings(text, "dotenv", None, None, str(ws)) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "dirs"),
+    [
+        (["-p", "a", "b"], ["a", "b"]),
+        (["-m", "700", "a"], ["a"]),
+        (["-m", None, "a"], ["a"]),  # a mode that is not static is still a mode
+        (["-pm755", "a"], ["a"]),
+        (["--mode=700", "--", "-p"], ["-p"]),  # after --, an operand
+        (["--help"], None),
+        (["-p", None], None),
+    ],
+)
+def test_mkdir_arguments(args, dirs, tmp_path: Path):
+    from torch_logs_lsp.core.hosts.shell_commands import mkdir_dirs
+
+    assert mkdir_dirs(args) == dirs
+    _oracle("mkdir", args, dirs, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "dirs"),
+    [
+        (["-d", "a", "b"], ["a", "b"]),
+        (["-dm", "755", "a"], ["a"]),
+        (["-D", "src", "x/y/dest"], ["x/y"]),
+        (["-D", "-t", "x/y", "src"], ["x/y"]),
+        (["--target-directory=t", "-D", "src"], ["t"]),
+        (["src", "dest"], []),  # a copy creates no directory
+        (["-d", "--bogus", "a"], None),
+    ],
+)
+def test_install_arguments(args, dirs, tmp_path: Path):
+    from torch_logs_lsp.core.hosts.shell_commands import install_dirs
+
+    assert install_dirs(args) == dirs
+    _oracle("install", args, dirs, tmp_path)
+
+
+def _oracle(command: str, args: list[str | None], dirs: list[str] | None, cwd: Path) -> None:
+    """GNU coreutils as the oracle: the command, run (``None`` words as ``755``), creates
+    the directories claimed."""
+    if dirs is None or shutil.which(command) is None:
+        return
+    (cwd / "src").write_text("x")
+    words = [w if w is not None else "755" for w in args]
+    subprocess.run([command, *words], cwd=cwd, check=True, capture_output=True)
+    assert all((cwd / d).is_dir() for d in dirs)
