@@ -26,6 +26,7 @@ from .hosts.base import ValueSpan
 from .misspelled import name_diagnostics
 from .modules import ModuleFinder
 from .parser import ParsedValue
+from .paths import Where, places
 from .registry import Registry, load_registry
 from .set_logs import check_set_logs
 from .set_logs_keywords import set_logs_signature
@@ -103,12 +104,13 @@ def analyse_span(
     registry: Registry,
     finder: ModuleFinder | None = None,
     cache: AnalysisCache | None = None,
-    base_dir: str | None = None,
+    base_dir: Where | str | None = None,
 ) -> Analysis | None:
     """Analyse the value of a span (TORCH_LOGS: module names resolved with ``finder``,
-    through ``cache`` when given; the other family variables with :mod:`.family`, relative
-    paths against ``base_dir``); ``None`` for a value that is not static (no diagnostics
-    for what we cannot know).
+    through ``cache`` when given; the other family variables with :mod:`.family`, paths
+    judged where ``base_dir`` says: a :class:`.paths.Where`, or a directory relative paths
+    are resolved against); ``None`` for a value that is not static (no diagnostics for
+    what we cannot know).
 
     The analysis of a variable other than TORCH_LOGS has no items and no configuration."""
     if span.value is None:
@@ -196,23 +198,27 @@ def check_text(
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
     quotes: list[Diagnostic] | None = None,
+    roots: tuple[str, ...] | None = None,
 ) -> list[tuple[ValueSpan, Analysis]]:
     """Extract the spans of ``text`` (a whole file of ``host`` kind) and analyse each
-    (relative paths of TORCH_LOGS_OUT / TORCH_TRACE against ``base_dir``; not checked
-    without one). A quote left open to the end of the file is a finding here
+    (paths of TORCH_LOGS_OUT / TORCH_TRACE: relative ones against ``base_dir``, not
+    checked without one; only inside the workspace ``roots`` when given; see
+    :func:`places`). A quote left open to the end of the file is a finding here
     (:func:`unterminated_analysis`), unlike in an editor. ``quotes``: when given, the
     TL109 diagnostics (typographic quotes, document offsets) are appended to it.
 
     Never raises for any input text.
     """
     reg = registry or load_registry()
+    spans = hosts.extract(host, text)
+    wheres = places(host, text, spans, base_dir, roots)
     entries: list[tuple[ValueSpan, Analysis | None]] = [
         (
             span,
             unterminated_analysis(span, reg.release)
-            or analyse_span(span, reg, finder, base_dir=base_dir),
+            or analyse_span(span, reg, finder, base_dir=where),
         )
-        for span in hosts.extract(host, text)
+        for span, where in zip(spans, wheres, strict=True)
     ]
     from .dead_values import with_document_hints  # it imports this module
 
@@ -250,13 +256,15 @@ def findings(
     registry: Registry | None = None,
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
+    roots: tuple[str, ...] | None = None,
 ) -> list[Finding]:
     """Every diagnostic of a document, placed in document coordinates, in order (values,
-    ``set_logs`` calls, misspelled variable names: :mod:`.misspelled`)."""
+    ``set_logs`` calls, misspelled variable names: :mod:`.misspelled`; paths judged as by
+    :func:`check_text`)."""
     index = LineIndex(text)
     out: list[Finding] = []
     quotes: list[Diagnostic] = []  # TL109, document offsets
-    for span, result in check_text(text, host, registry, finder, base_dir, quotes):
+    for span, result in check_text(text, host, registry, finder, base_dir, quotes, roots):
         for diag in result.diagnostics:
             start, end = span.document_range(diag.start, diag.end)
             line, column = index.position(start)

@@ -23,7 +23,13 @@ from typing import Any
 
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
-from .cli_torch import add_registry_command, add_torch_options, context_for, print_notes
+from .cli_torch import (
+    add_registry_command,
+    add_torch_options,
+    context_for,
+    print_notes,
+    project_dir,
+)
 from .files import SkippedFile
 from .fixer import fix_file
 from .launch_cli import cli_roots, link_findings
@@ -145,7 +151,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             text, n = _fix(path, host, registry, text, args.format)
             fixed += n
         bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
-        placed = findings(text, host, registry, context.finder, os.getcwd())
+        # the workspace for paths: the current directory and the file's project (TL402)
+        path_roots = (os.getcwd(), project_dir(path))
+        placed = findings(text, host, registry, context.finder, os.getcwd(), path_roots)
         linked = link_findings(path, host, text, roots, names)  # TL632: a launch config
         if linked:  # runs it with TORCH_LOGS set
             placed = sorted(placed + linked, key=lambda f: (f.start, f.end, f.diagnostic.code))

@@ -32,6 +32,7 @@ from .analysis import Analysis, Diagnostic, Severity
 from .diagnostic import capped
 from .hosts.base import ValueSpan
 from .limits import quote
+from .paths import Where, as_where, created, judged_path
 from .versions import fact, holds
 
 INVALID_FORMAT = "TL401"
@@ -172,9 +173,11 @@ def check_format(value: str, release: str) -> list[Diagnostic]:
     ]
 
 
-def check_out(value: str, base_dir: str | None) -> list[Diagnostic]:
-    """TL402 (missing directory) / TL406 (a directory) for TORCH_LOGS_OUT. A relative path
-    is resolved against ``base_dir``; without one it is not checked."""
+def check_out(value: str, base_dir: Where | str | None) -> list[Diagnostic]:
+    """TL402 (missing directory) / TL406 (a directory) for TORCH_LOGS_OUT. Only a path
+    that can be judged here is (:func:`.paths.judged_path`: a relative one against
+    ``base_dir``, a base directory or a :class:`.paths.Where`); a directory the document
+    creates earlier is not missing (:func:`.paths.created`)."""
     whole = (0, len(value))
     if value == "":
         return [
@@ -186,31 +189,28 @@ def check_out(value: str, base_dir: str | None) -> list[Diagnostic]:
                 *whole,
             )
         ]
-    if not os.path.isabs(value):
-        if base_dir is None:
-            return []
-        path = os.path.abspath(os.path.join(base_dir, value))
-        where = f" (relative paths are resolved against {base_dir}; torch uses the working "
-        where += "directory of the process)"
-    else:
-        path, where = os.path.abspath(value), ""
+    where = as_where(base_dir)
+    judged = judged_path(value, where)
+    if judged is None:
+        return []
+    path, note = judged
     if os.path.isdir(path):
         return [
             Diagnostic(
                 OUT_IS_DIR,
                 Severity.WARNING,
-                f"TORCH_LOGS_OUT names a directory ({path}){where}: `import torch` raises "
+                f"TORCH_LOGS_OUT names a directory ({path}){note}: `import torch` raises "
                 "IsADirectoryError; name a file inside it",
                 *whole,
             )
         ]
     parent = os.path.dirname(path)
-    if not os.path.isdir(parent):
+    if not os.path.isdir(parent) and not created(parent, where):
         return [
             Diagnostic(
                 OUT_DIR_MISSING,
                 Severity.WARNING,
-                f"directory {parent} does not exist{where}: `import torch` raises "
+                f"directory {parent} does not exist{note}: `import torch` raises "
                 "FileNotFoundError (torch does not create it)",
                 *whole,
             )
@@ -218,22 +218,21 @@ def check_out(value: str, base_dir: str | None) -> list[Diagnostic]:
     return []
 
 
-def check_trace(value: str, base_dir: str | None) -> list[Diagnostic]:
-    """TL403 for a TORCH_TRACE that names an existing regular file."""
+def check_trace(value: str, base_dir: Where | str | None) -> list[Diagnostic]:
+    """TL403 for a TORCH_TRACE that names an existing regular file (judged as in
+    :func:`check_out`)."""
     if value == "":
         return []
-    if not os.path.isabs(value):
-        if base_dir is None:
-            return []
-        path = os.path.join(base_dir, value)
-    else:
-        path = value
+    judged = judged_path(value, as_where(base_dir))
+    if judged is None:
+        return []
+    path = judged[0]
     if os.path.isfile(path):
         return [
             Diagnostic(
                 TRACE_IS_FILE,
                 Severity.WARNING,
-                f"TORCH_TRACE must be a directory, but {os.path.abspath(path)} is a file: "
+                f"TORCH_TRACE must be a directory, but {path} is a file: "
                 "the first traced compile fails with FileExistsError (os.makedirs)",
                 0,
                 len(value),
@@ -271,9 +270,10 @@ def check_trace_ids(value: str) -> list[Diagnostic]:
 
 
 def check_family_value(
-    variable: str, value: str, release: str, base_dir: str | None = None
+    variable: str, value: str, release: str, base_dir: Where | str | None = None
 ) -> list[Diagnostic]:
-    """Diagnostics of one family variable's (static) value; ``[]`` for TORCH_LOGS. Like a
+    """Diagnostics of one family variable's (static) value; ``[]`` for TORCH_LOGS (paths
+    judged where ``base_dir`` says: :func:`check_out`). Like a
     TORCH_LOGS value's, at most :data:`.limits.MAX_DIAGNOSTICS` and one ``TL901`` summary
     (in position order); messages quote excerpts of the value."""
     key = SINCE_FACT.get(variable)

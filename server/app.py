@@ -60,6 +60,8 @@ class TorchLogsServer(LanguageServer):
         self.language_ids: dict[str, str] = {}
         self.resolver = TorchResolver()
         self.workspace_root: str | None = None
+        #: Every workspace folder (paths): TL402/TL403 judge only paths inside them.
+        self.workspace_roots: tuple[str, ...] = ()
         self._notes: set[str] = set()
         #: Open documents that went over :data:`MAX_FILE_BYTES` (the user has been told;
         #: kept until the document is closed).
@@ -177,6 +179,7 @@ class TorchLogsServer(LanguageServer):
             cache,
             self.analyses,
             self.workspace_root,
+            self.workspace_roots,
         )
         launch_links_feature.attach(self, state)  # TL632: a launch.json runs it (server/)
         if opened:
@@ -292,6 +295,10 @@ def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
         ls.workspace_root = uri_path(root)
     elif params.root_path:
         ls.workspace_root = params.root_path
+    paths = [uri_path(f.uri) for f in folders]
+    ls.workspace_roots = tuple(p for p in paths if p) or (
+        (ls.workspace_root,) if ls.workspace_root else ()
+    )
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
     if ls.settings.torch_version == "auto" and ls.settings.python:
@@ -301,12 +308,12 @@ def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
         prefetch(ls.settings.python)
 
 
-async def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
+def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
     # The generated-code table is written when this start compiled much that it lacked
     # (the first start); shutdown writes what later requests added.
     codecache.save_active()
     # launch.json / .env changes on disk re-evaluate the Python documents (TL632)
-    await launch_links_feature.register_watchers(ls)
+    launch_links_feature.register_watchers(ls)
 
 
 def shutdown(ls: TorchLogsServer, params: None) -> None:

@@ -18,6 +18,7 @@ from torch_logs_lsp.core.hosts import typographic
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.misspelled import name_diagnostics
+from torch_logs_lsp.core.paths import places
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, pin_diagnostics
 
@@ -103,13 +104,16 @@ def build_state(
     cache: DocumentCache | None = None,
     analyses: AnalysisCache | None = None,
     base_dir: str | None = None,
+    roots: tuple[str, ...] = (),
 ) -> DocumentState:
     """Analyse a document (with ``context``'s registry and module finder when given).
 
     ``cache`` (the document's own, kept across its versions) makes extraction incremental
     and ``analyses`` (shared) reuses analyses of values seen before; both give the same
     result as without them. ``base_dir``: where relative TORCH_LOGS_OUT / TORCH_TRACE
-    paths are resolved (the workspace; not checked without one). Never raises: a failing
+    paths are resolved (the first workspace folder; not checked without one); ``roots``:
+    the workspace folders, outside which no path is judged (:mod:`.core.paths`). Never
+    raises: a failing
     extractor is logged and yields no spans."""
     if context is not None:
         registry = context.registry
@@ -125,8 +129,8 @@ def build_state(
             spans = []
         if analyses is not None:
             analyses.refresh(finder)
-        for span in spans:
-            entries.append((span, analyse_span(span, registry, finder, analyses, base_dir)))
+        for span, where in zip(spans, places(host, text, spans, base_dir, roots), strict=True):
+            entries.append((span, analyse_span(span, registry, finder, analyses, where)))
         entries = with_document_hints(host, text, entries, analyses)
         entries, quotes = typographic.apply(host, text, entries)  # TL109
     calls: list[Diagnostic] = []

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -186,7 +187,7 @@ def did_change_workspace_folders(
     refresh(ls)
 
 
-async def register_watchers(ls: TorchLogsServer) -> None:
+def register_watchers(ls: TorchLogsServer) -> None:
     """Ask the client to report changes of :data:`WATCHED` files, when it supports
     dynamic registration of ``workspace/didChangeWatchedFiles`` and a workspace folder
     (or root) was given at ``initialize``."""
@@ -205,12 +206,15 @@ async def register_watchers(ls: TorchLogsServer) -> None:
         method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
         register_options=options,
     )
-    try:
-        await ls.client_register_capability_async(
-            types.RegistrationParams(registrations=[registration])
-        )
-    except Exception:  # the client refused: editor changes still refresh the hints
-        log.warning("the client did not register the file watchers", exc_info=True)
+    # not awaited: the answer only matters when the client refuses (editor changes still
+    # refresh the hints then), and `initialized` stays a plain handler
+    future = ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+    future.add_done_callback(_refused)
+
+
+def _refused(future: Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("the client did not register the file watchers: %s", future.exception())
 
 
 __all__ = [

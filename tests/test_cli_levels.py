@@ -30,6 +30,7 @@ FILES = {
         "import os\n\n"
         'os.environ.setdefault("TORCH_LOGS", "ERROR")\n'
         'os.environ["TORCH_LOGS"] = "aot_autograd:INFO"\n'
+        "run()\n"  # (a call between: the first write is not overwritten before use, TL502)
         'os.environ["TORCH_LOGS"] = "aot_autograd"\n\n'
         "import torch  # noqa: E402,F401\n"
     ),
@@ -45,7 +46,7 @@ EXPECTED = [
     ("run.sh:6:12: TL207", "write `+dynamo`; torch raises ModuleNotFoundError at import"),
     ("train.py:3:38: TL208", "`ERROR`: TORCH_LOGS is a list of names, not a level for everything"),
     ("train.py:4:29: TL207", "not a name either (did you mean `aot`?); write `aot`"),
-    ("train.py:5:29: TL201", "did you mean `aot` or"),
+    ("train.py:6:29: TL201", "did you mean `aot` or"),
     (".vscode/launch.json:3:42: TL208", "`DEBUG`"),
     (".vscode/launch.json:4:42: TL201", "did you mean `graph_breaks`"),
     (".vscode/launch.json:4:54: TL201", "did you mean `guards`"),

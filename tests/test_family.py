@@ -198,9 +198,9 @@ def test_fix_all_leaves_family_values_alone():
 
 def test_cli_reports_family(tmp_path: Path):
     (tmp_path / "logs").mkdir()
-    (tmp_path / ".env").write_text(
-        "TORCH_LOGS_FORMAT=hello\nTORCH_LOGS_OUT=missing/x.log\nTORCH_LOGS_OUT=logs/x.log\n"
-    )
+    # (two files: in one, the first TORCH_LOGS_OUT would be overwritten before use, TL502)
+    (tmp_path / ".env").write_text("TORCH_LOGS_FORMAT=hello\nTORCH_LOGS_OUT=missing/x.log\n")
+    (tmp_path / "b.env").write_text("TORCH_LOGS_OUT=logs/x.log\n")
     proc = subprocess.run(
         [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", ".", "--torch", "2.13"],
         capture_output=True,

@@ -22,6 +22,7 @@ from .interface import (
     line_before,
     line_bounds,
     no_notes,
+    no_path_facts,
     no_set_logs_calls,
     no_set_logs_source,
 )
@@ -61,6 +62,7 @@ notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 quote_findings = kept_findings(True)  # python-dotenv keeps them in an unquoted value
+path_facts = no_path_facts
 
 # The regular expressions of dotenv/parser.py (python-dotenv 1.2), unchanged.
 _multiline_whitespace = re.compile(r"\s*", re.UNICODE | re.MULTILINE)

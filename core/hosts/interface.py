@@ -13,6 +13,7 @@ All offsets are **code points into the document text** (like :class:`~.base.Valu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -51,6 +52,26 @@ class Overwrite(NamedTuple):
     dead: int
     live: int
     why: str
+
+
+@dataclass(frozen=True)
+class PathFacts:
+    """What a host knows, at one value's place, about the paths the value may name (for
+    TL402/TL403/TL406, judged by :mod:`~..paths`). The defaults say nothing.
+
+    ``runs_elsewhere``: why the document runs on another machine (``"a SLURM batch script
+    (#SBATCH)"``), so no path in it can be judged here; ``None`` when it runs here.
+    ``created``: directories an earlier command creates (each normalised, absolute or
+    relative to the directory the document starts in; their parents count as created
+    too). ``created_unknown``: an earlier command creates a directory that cannot be
+    named (``mkdir "$DIR"``), so no missing directory can be claimed. ``cwd``: the working
+    directory at the value: ``""`` the one the document starts in, an absolute path, or
+    ``None`` when unknown (a relative path is then not judged)."""
+
+    runs_elsewhere: str | None = None
+    created: tuple[str, ...] = ()
+    created_unknown: bool = False
+    cwd: str | None = ""
 
 
 class Host(Protocol):
@@ -125,6 +146,11 @@ class Host(Protocol):
         :mod:`.typographic`. Never raises."""
         ...
 
+    def path_facts(self, text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+        """One :class:`PathFacts` per span of ``spans`` (``extract(text)``), in order;
+        ``[PathFacts()] * len(spans)`` for a host that knows nothing. Never raises."""
+        ...
+
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
         typed yet) where the name of a family variable may go, else ``None``."""
@@ -151,6 +177,22 @@ def no_set_logs_source(text: str) -> SetLogsSource | None:
     return None
 
 
+def no_path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+    """:meth:`Host.path_facts` of a host that knows nothing of its paths."""
+    return [PathFacts()] * len(spans)
+
+
+def runs_elsewhere(reason: str) -> Callable[[str, list[ValueSpan]], list[PathFacts]]:
+    """:meth:`Host.path_facts` of a host whose documents always run on another machine
+    (``reason``, e.g. ``"a Dockerfile (runs in the image)"``): a host module declares
+    ``path_facts = runs_elsewhere("...")`` and none of its paths is judged here."""
+
+    def facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+        return [PathFacts(runs_elsewhere=reason)] * len(spans)
+
+    return facts
+
+
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 
 
@@ -171,11 +213,14 @@ __all__ = [
     "Host",
     "Note",
     "Overwrite",
+    "PathFacts",
     "TextEdit",
     "line_before",
     "line_bounds",
     "no_notes",
     "no_overwrites",
+    "no_path_facts",
     "no_set_logs_calls",
     "no_set_logs_source",
+    "runs_elsewhere",
 ]

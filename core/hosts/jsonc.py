@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree, query, query_cursor
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import TextEdit, line_bounds, no_notes, no_set_logs_calls, no_set_logs_source
+from .interface import (
+    TextEdit,
+    line_bounds,
+    no_notes,
+    no_path_facts,
+    no_set_logs_calls,
+    no_set_logs_source,
+)
 from .json_strings import scan_string
 from .jsonc_overwrites import overwritten as overwritten
 from .typographic import outside_findings
@@ -54,6 +61,7 @@ notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 quote_findings = outside_findings("outside a string they make the file invalid JSON")
+path_facts = no_path_facts
 
 
 def may_hold_values(text: str) -> bool:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import Note, Overwrite, TextEdit, line_before
+from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts
 from .python_values import key_of, unterminated, unwrap, value_span
 from .typographic import outside_findings
 
@@ -425,6 +425,7 @@ def _tree_of(text: str) -> tree_sitter.Tree | None:
 quote_findings = outside_findings(
     "outside a str literal Python raises SyntaxError (invalid character): the file never runs"
 )
+path_facts = no_path_facts
 
 
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:

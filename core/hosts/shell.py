@@ -27,6 +27,7 @@ from .base import FAMILY, ValueSpan, names_family
 from .bash_parse import parse_bash
 from .incremental import DocumentCache
 from .interface import (
+    PathFacts,
     TextEdit,
     line_before,
     line_bounds,
@@ -84,6 +85,16 @@ notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 quote_findings = shell_findings  # bash: characters of the word; a `(` then ends it
+
+
+def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+    """See :func:`.shell_paths.path_facts` (directories the script creates, ``cd``,
+    batch-scheduler headers)."""
+    from .shell_paths import path_facts as facts
+
+    return facts(text, spans)
+
+
 _META = frozenset(" \t\n;&|<>()")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")
