@@ -1,0 +1,123 @@
+"""The benchmark's generated inputs (``scripts/bench.py``): one document per name in
+:data:`INPUTS`, with the path it is written to (the path decides the host)."""
+
+from __future__ import annotations
+
+from bench_values import VALUES
+
+
+def gen_shell(lines: int) -> str:
+    out = ["#!/usr/bin/env bash", "set -euo pipefail"]
+    for i in range(lines - 2):
+        if i % 50 == 0:
+            out.append(f'export TORCH_LOGS="+dynamo,guards,aot_g{i % 3}"')
+        elif i % 7 == 0:
+            out.append(f"TORCH_LOGS=+inductor,output_code python train.py --seed {i}")
+        else:
+            out.append(f'echo "step {i}" && run_job --name job{i} --retries 3')
+    return "\n".join(out) + "\n"
+
+
+def gen_launch(configs: int) -> str:
+    parts = ['{\n  // generated\n  "version": "0.2.0",\n  "configurations": [']
+    for i in range(configs):
+        value = "+dynamo,guards" if i % 2 else "aot_g,\\u002bdynamo"
+        parts.append(
+            "    {\n"
+            f'      "name": "run {i}", /* c */\n'
+            '      "type": "debugpy",\n      "request": "launch",\n'
+            f'      "env": {{ "TORCH_LOGS": "{value}", "OTHER": "x" }},\n'
+            "    },"
+        )
+    parts.append("  ],\n}\n")
+    return "\n".join(parts)
+
+
+def gen_env(lines: int) -> str:
+    out = []
+    for i in range(lines):
+        if i % 25 == 0:
+            out.append(f"TORCH_LOGS=+dynamo,guards{',aot_g' if i % 2 else ''}")
+        else:
+            out.append(f'KEY_{i}="value {i}" # comment')
+    return "\n".join(out) + "\n"
+
+
+def gen_python(lines: int, values: int) -> str:
+    """A module of ``lines`` lines: small functions and classes, with ``values`` family
+    values spread through it (``os.environ[...] =``, a child's ``env={...}``), one in
+    four with a typo; none at all when ``values`` is 0 (the file is then never parsed)."""
+    out = ['"""Generated."""', "import os", "import subprocess", ""]
+    every = max(1, lines // 5 // values) if values else 0  # a function is 5 lines
+    i = 0
+    while len(out) < lines:
+        i += 1
+        if every and i % every == 0 and i // every <= values:
+            typo = ",aot_g" if (i // every) % 4 == 0 else ""
+            if (i // every) % 2:
+                out.append(f'os.environ["TORCH_LOGS"] = "+dynamo,guards{typo}"')
+            else:
+                out.append(f'subprocess.run(["x"], env={{"TORCH_LOGS": "recompiles{typo}"}})')
+            continue
+        out += [
+            f"def step_{i}(batch, lr={i}e-4):",
+            f'    """Step {i}: scale and sum."""',
+            f"    total = sum(x * lr for x in batch if x % {i % 7 + 2})",
+            f'    return {{"step": {i}, "total": total, "name": f"run-{{total}}"}}',
+            "",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
+def gen_python_calls(lines: int, calls: int) -> str:
+    """A training module of ``lines`` lines that imports torch and calls ``set_logs``
+    ``calls`` times (one call in four with a mistake: a level for an artifact, ``True``
+    for a component, an unknown keyword), from functions the module calls after the
+    import, each of which also writes ``TORCH_LOGS`` (TL501) and ``TORCH_LOG`` (TL408)."""
+    out = ['"""Generated."""', "import logging", "import os", "import torch", ""]
+    every = max(1, lines // 6 // calls) if calls else 0  # a function is 6 lines
+    i = 0
+    called: list[str] = []
+    while len(out) < lines - len(called) - 1:
+        i += 1
+        if every and i % every == 0 and i // every <= calls:
+            n = i // every
+            wrong = ("guards=logging.DEBUG", "dynamo=True", "dynamoo=logging.INFO", "")[n % 4]
+            args = ", ".join(a for a in ("graph_breaks=True", wrong) if a)
+            out += [
+                f"def configure_{n}():",
+                f'    os.environ["TORCH_LOGS"] = "+dynamo,guards{",aot_g" if n % 4 == 0 else ""}"',
+                '    os.environ["TORCH_LOG"] = "recompiles"',
+                f"    torch._logging.set_logs({args})",
+                "",
+                "",
+            ]
+            called.append(f"configure_{n}()")
+            continue
+        out += [
+            f"def step_{i}(batch, lr={i}e-4):",
+            f'    """Step {i}: scale and sum."""',
+            f"    total = sum(x * lr for x in batch if x % {i % 7 + 2})",
+            f'    return {{"step": {i}, "total": total, "name": f"run-{{total}}"}}',
+            "",
+            "",
+        ]
+    return "\n".join(out[: lines - len(called)] + called) + "\n"
+
+
+INPUTS = {
+    "shell-10k": ("run.sh", lambda: gen_shell(10_000)),
+    "launch-2000": (".vscode/launch.json", lambda: gen_launch(2_000)),
+    "env-5000": (".env", lambda: gen_env(5_000)),
+    "shell-small": ("small.sh", lambda: gen_shell(100)),
+    "launch-small": ("small/.vscode/launch.json", lambda: gen_launch(10)),
+    "env-small": ("small.env", lambda: gen_env(100)),
+    "py-10k": ("module.py", lambda: gen_python(10_000, 0)),
+    "py-100": ("train.py", lambda: gen_python(10_000, 100)),
+    "py-calls": ("configure.py", lambda: gen_python_calls(10_000, 100)),
+    # one long value each (issue 11): also measured through the core and the CLI
+    **{
+        name: (f"{name}.env", lambda make=make: f"TORCH_LOGS={make()}\n")
+        for name, make in VALUES.items()
+    },
+}
