@@ -16,7 +16,14 @@ from bisect import bisect_left, bisect_right
 
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, Edit, shift_span
-from .interface import TextEdit, line_before, line_bounds, no_notes, no_set_logs_calls
+from .interface import (
+    TextEdit,
+    line_before,
+    line_bounds,
+    no_notes,
+    no_set_logs_calls,
+    no_set_logs_site,
+)
 
 HOST = "dotenv"
 COMMENT = "#"
@@ -50,6 +57,7 @@ def detect_content(name: str, head: str) -> bool:
 may_hold_values = names_family
 notes = no_notes
 set_logs_calls = no_set_logs_calls
+set_logs_site = no_set_logs_site
 
 # The regular expressions of dotenv/parser.py (python-dotenv 1.2), unchanged.
 _multiline_whitespace = re.compile(r"\s*", re.UNICODE | re.MULTILINE)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from ..set_logs_call import SetLogsCall
+    from ..set_logs_site import SetLogsSite
     from .base import ValueSpan
     from .incremental import DocumentCache
 
@@ -96,6 +97,12 @@ class Host(Protocol):
         by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
         ...
 
+    def set_logs_site(self, text: str, offset: int) -> SetLogsSite | None:
+        """Where ``offset`` (code points) stands in a ``torch._logging.set_logs(...)`` call
+        of ``text``, half-typed ones too (a keyword position, or the value after
+        ``keyword=``; the Python host), else ``None``. Never raises."""
+        ...
+
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
         typed yet) where the name of a family variable may go, else ``None``."""
@@ -110,6 +117,11 @@ def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
 def no_set_logs_calls(text: str) -> list[SetLogsCall]:
     """:meth:`Host.set_logs_calls` of a host that has none."""
     return []
+
+
+def no_set_logs_site(text: str, offset: int) -> SetLogsSite | None:
+    """:meth:`Host.set_logs_site` of a host that has no ``set_logs`` calls."""
+    return None
 
 
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
@@ -136,4 +148,5 @@ __all__ = [
     "line_bounds",
     "no_notes",
     "no_set_logs_calls",
+    "no_set_logs_site",
 ]

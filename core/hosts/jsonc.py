@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree, query, query_cursor
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import TextEdit, line_bounds, no_notes, no_set_logs_calls
+from .interface import TextEdit, line_bounds, no_notes, no_set_logs_calls, no_set_logs_site
 from .json_strings import scan_string
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ def detect_content(name: str, head: str) -> bool:
 
 notes = no_notes
 set_logs_calls = no_set_logs_calls
+set_logs_site = no_set_logs_site
 
 
 def may_hold_values(text: str) -> bool:

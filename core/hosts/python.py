@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
     from ..set_logs_call import SetLogsCall
+    from ..set_logs_site import SetLogsSite
 
 HOST = "python"
 COMMENT = "#"
@@ -398,6 +399,16 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
         replace(c, torch_logs_set=f"line {set_at[c.start]}") if c.start in set_at else c
         for c in found
     ]
+
+
+def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
+    """Where ``offset`` stands in torch's ``set_logs(...)`` call, half-typed too (see
+    :mod:`.python_call_site`)."""
+    from .python_call_site import set_logs_site as site
+
+    if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
+        return None
+    return site(text, offset, _tree_of(text))
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
