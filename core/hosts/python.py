@@ -373,6 +373,22 @@ def _tree_of(text: str) -> tree_sitter.Tree | None:
     return _last[0][1] if _last and _last[0][0] == text else None
 
 
+#: The last document parsed for its ``set_logs`` calls when it was not extracted (no
+#: family name): the server asks for its calls, then completion and hover ask again.
+_parsed: list[tuple[str, tree_sitter.Tree]] = []
+
+
+def _set_logs_tree(text: str) -> tree_sitter.Tree:
+    """The tree of ``text``: that of its last extraction, or of its last parse here."""
+    tree = _tree_of(text)
+    if tree is None:
+        if _parsed and _parsed[0][0] == text:
+            return _parsed[0][1]
+        tree = Source(text).parse("python")
+        _parsed[:] = [(text, tree)]
+    return tree
+
+
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """TL501 for a value set in this process after ``import torch`` (see
     :mod:`.python_order`)."""
@@ -390,7 +406,7 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return []
 
-    found = calls(text, _tree_of(text))
+    found = calls(text, _set_logs_tree(text))
     if not found or "TORCH_LOGS" not in text:
         return found
     spans = _last[0][2] if _tree_of(text) is not None else extract(text)
@@ -408,7 +424,7 @@ def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
 
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return None
-    return site(text, offset, _tree_of(text))
+    return site(text, offset, _set_logs_tree(text))
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
