@@ -40,6 +40,8 @@ class SetLogsSite:
     the keyword it is for. ``given``: keyword names written in the call's other arguments.
     ``has_equals``: an ``=`` already follows the keyword word (insert the name alone).
     ``levels``: level name -> how this document spells it (see :class:`Spelling`).
+    ``entry_key``: for a value in ``modules={"key": ...}``, the key (a module or
+    registered name), else ``None``.
     """
 
     where: Literal["keyword", "value"]
@@ -51,6 +53,7 @@ class SetLogsSite:
     given: tuple[str, ...] = ()
     has_equals: bool = False
     levels: dict[str, Spelling] = field(default_factory=dict)
+    entry_key: str | None = None
 
 
 __all__ = ["LEVEL_ORDER", "SetLogsSite", "Spelling"]

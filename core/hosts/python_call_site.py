@@ -41,6 +41,7 @@ _TOKEN = re.compile(
     r"|(?P<x>[)\]}])"
     r"|(?P<k>,)"
     r"|(?P<e>(?<![=!<>:+\-*/%&|^@])=(?!=))"
+    r"|(?P<n>:(?!=))"
 )
 #: Tokens after the cursor also see line breaks (to stop at the next statement of an
 #: unclosed call).
@@ -51,6 +52,7 @@ _NAME = re.compile(r"[^\W\d]\w*")
 _NAME_BEFORE = re.compile(r"(?:[^\W\d]\w*)?\Z")
 _VALUE_BEFORE = re.compile(r"[\w.]*\Z")
 _WORD_AFTER = re.compile(r"\w*")
+_KEY = re.compile(r"(?:[ \t\r\n\f]|\\\r?\n|#[^\r\n]*)*(?:'([\w.]+)'|\"([\w.]+)\")[ \t]*")
 _BLANKS = re.compile(r"(?:[ \t\r\n\f]|\\\r?\n|#[^\r\n]*)*")
 _INDENT = re.compile(r"[ \t]*")
 _KEYWORD_HEAD = re.compile(r"(?:[ \t\r\n\f]|\\\r?\n|#[^\r\n]*)*([^\W\d]\w*)[ \t]*\Z")
@@ -60,15 +62,16 @@ _LOOK_AHEAD = 20_000
 
 @dataclass
 class _Frame:
-    """An open bracket: ``char`` at ``pos``; ``commas`` and ``equals``: offsets of the
-    top-level ``,`` and ``=`` inside it; ``other``: offsets of argument starts that hold
-    a string or a bracket before any ``=`` (never a keyword position)."""
+    """An open bracket: ``char`` at ``pos``; ``commas``, ``equals`` and ``colons``:
+    offsets of the top-level ``,``, ``=`` and ``:`` inside it; ``other``: offsets of
+    argument starts whose argument holds a string or a bracket."""
 
     char: str
     pos: int
     commas: list[int] = field(default_factory=list)
     equals: list[int] = field(default_factory=list)
     other: list[int] = field(default_factory=list)
+    colons: list[int] = field(default_factory=list)
 
 
 def _seg_start(frame: _Frame) -> int:
@@ -106,6 +109,8 @@ def _lex(text: str, start: int, offset: int) -> list[_Frame] | None:
                 stack[-1].commas.append(m.start())
         elif kind == "e" and stack:
             stack[-1].equals.append(m.start())
+        elif kind == "n" and stack:
+            stack[-1].colons.append(m.start())
     return stack
 
 
@@ -232,6 +237,30 @@ def _spellings(
     return out
 
 
+def _entry_value(
+    text: str, offset: int, entry: _Frame, frame: _Frame, equals: list[int]
+) -> tuple[str, re.Match[str]] | None:
+    """In ``modules={"key": |``: the key and the value typed before ``offset``, when the
+    dict display is the whole value of ``modules=`` and the key a plain str literal."""
+    if len(equals) != 1 or _keyword_of(text, _seg_start(frame), equals[0]) != "modules":
+        return None
+    if _BLANKS.fullmatch(text, equals[0] + 1, entry.pos) is None:
+        return None
+    seg = _seg_start(entry)
+    colons = [c for c in entry.colons if c >= seg]
+    if len(colons) != 1:
+        return None  # typing the key, or a lambda / slice
+    key = _KEY.fullmatch(text, seg, colons[0])
+    value = _VALUE_BEFORE.search(text, colons[0] + 1, offset)
+    if (
+        key is None
+        or value is None
+        or _BLANKS.fullmatch(text, colons[0] + 1, value.start()) is None
+    ):
+        return None
+    return key.group(1) or key.group(2), value
+
+
 def set_logs_site(
     text: str, offset: int, tree: tree_sitter.Tree | None = None
 ) -> SetLogsSite | None:
@@ -244,6 +273,9 @@ def set_logs_site(
     src = Source(text)
     root = (tree or src.parse("python")).root_node
     stack = _lex(text, _statement_start(root, src, offset), offset)
+    entry: _Frame | None = None  # the dict display of ``modules={...}`` holding the cursor
+    if stack and len(stack) >= 2 and stack[-1].char == "{" and stack[-2].char == "(":
+        entry = stack.pop()
     if not stack or stack[-1].char != "(":
         return None
     frame = stack[-1]
@@ -266,6 +298,23 @@ def set_logs_site(
     equals = [e for e in frame.equals if e >= seg]
     after = _WORD_AFTER.match(text, offset)
     end = after.end() if after else offset
+    if entry is not None:
+        found = _entry_value(text, offset, entry, frame, equals)
+        if found is None:
+            return None
+        key, entry_value = found
+        levels = _spellings(src, root, names, set(bound))
+        return SetLogsSite(
+            "value",
+            callee.start(),
+            entry_value.start(),
+            end,
+            entry_value.group(),
+            "modules",
+            given,
+            levels=levels,
+            entry_key=key,
+        )
     if not equals:
         if frame.other and frame.other[-1] == seg:
             return None  # a string or a bracket in this argument: no keyword

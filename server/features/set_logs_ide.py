@@ -106,15 +106,22 @@ def completions(
     info = infos.get(site.keyword)
     if info is None:
         return None
-    return types.CompletionList(is_incomplete=False, items=_values(state, site, info, rng))
+    kind, name = info.kind, info.name
+    if site.entry_key is not None:  # modules={"key": |}: as torch's _set_logs reads it
+        name = site.entry_key
+        kind = "artifact" if registry.kind(name) == "artifact" else "component"
+    items = _values(state, site, kind, name, rng)
+    return types.CompletionList(is_incomplete=False, items=items)
 
 
 def _values(
-    state: DocumentState, site: SetLogsSite, info: KeywordInfo, rng: types.Range
+    state: DocumentState, site: SetLogsSite, kind: str, name: str, rng: types.Range
 ) -> list[types.CompletionItem]:
+    """Values for keyword (or ``modules`` key) ``name`` of ``kind``: levels (DEBUG and
+    INFO first) and ``None`` for a log, ``True``/``False`` for an artifact, ``None`` for
+    the rest."""
     choices: list[tuple[str, str, types.TextEdit | None]] = []  # (text, detail, extra edit)
-    if info.kind in ("component", "all"):
-        name = "all" if info.kind == "all" else info.name
+    if kind in ("component", "all"):
         for level in LEVEL_ORDER:
             spelling = site.levels.get(level)
             if spelling is None:
@@ -130,10 +137,10 @@ def _values(
                 edit = types.TextEdit(range=state.mapper.range(e.start, e.end), new_text=e.new_text)
                 detail += " · adds `import logging`"
             choices.append((spelling.text, detail, edit))
-    elif info.kind == "artifact":
-        choices.append(("True", f"enables it (TORCH_LOGS `{info.name}`)", None))
+    elif kind == "artifact":
+        choices.append(("True", f"enables it (TORCH_LOGS `{name}`)", None))
         choices.append(("False", "leaves it off (the same as not passing it)", None))
-    if info.kind != "artifact":
+    if kind != "artifact":
         choices.append(("None", "leaves it as it is (the default)", None))
     return [
         types.CompletionItem(

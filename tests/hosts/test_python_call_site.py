@@ -174,6 +174,9 @@ def test_random_texts_never_raise():
         IMP,
         "torch._logging.set_logs(",
         "dynamo",
+        "modules=",
+        ":",
+        "}",
         "=",
         ",",
         "(",
@@ -217,3 +220,36 @@ def test_equivalents_with_reasons():
     assert call_equivalent(SetLogsCall((_kw("dynamo", debug),), positional=((0, 1),)), R213, sig)[
         1
     ].startswith("set_logs takes keywords only")
+
+
+@pytest.mark.parametrize(
+    ("marked", "key", "typed"),
+    [
+        (IMP + 'torch._logging.set_logs(modules={"torch._dynamo": |', "torch._dynamo", ""),
+        (
+            IMP + 'torch._logging.set_logs(dynamo=1, modules={"a.b": logging.DE|, "c": 1})',
+            "a.b",
+            "logging.DE",
+        ),
+        (IMP + "torch._logging.set_logs(modules={'a': 1, 'guards': Tr|", "guards", "Tr"),
+    ],
+)
+def test_values_in_a_modules_dict(marked: str, key: str, typed: str):
+    found = site(marked)
+    assert found is not None and (found.where, found.keyword) == ("value", "modules")
+    assert (found.entry_key, found.typed) == (key, typed)
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        IMP + 'torch._logging.set_logs(modules={"a|',  # the key
+        IMP + "torch._logging.set_logs(modules={|",
+        IMP + 'torch._logging.set_logs(dynamo={"a": |',  # not modules=
+        IMP + 'torch._logging.set_logs(modules=dict(x={"a": |',
+        IMP + 'torch._logging.set_logs(modules={f"a": |',  # not a plain literal key
+        IMP + 'f(modules={"a": |',
+    ],
+)
+def test_no_value_site_in_other_dicts(marked: str):
+    assert site(marked) is None

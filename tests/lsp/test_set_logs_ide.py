@@ -187,3 +187,13 @@ async def test_hover_utf8_and_a_call_without_equivalent(utf8_client: LanguageCli
     h = await hover(utf8_client, URI, 2, at)
     assert h is not None and isinstance(h.contents, types.MarkupContent)
     assert "No exact TORCH_LOGS equivalent: `dynamo`" in h.contents.value
+
+
+async def test_values_of_modules_entries(vscode: LanguageClient):
+    uri = "file:///work/py/modules.py"
+    line = 'torch._logging.set_logs(modules={"guards": , "torch._dynamo": })'
+    await open_and_wait(vscode, uri, "import logging\nimport torch\n" + line + "\n", "python")
+    items = by_label(await complete(vscode, uri, 2, line.index('"guards": ') + 10))
+    assert set(items) == {"True", "False"}  # a registered artifact takes a bool
+    items = by_label(await complete(vscode, uri, 2, line.index('"torch._dynamo": ') + 17))
+    assert "logging.DEBUG" in items and "None" in items and "True" not in items
