@@ -194,6 +194,10 @@ def hover(
                 doc.para(f"Equivalent TORCH_LOGS value: `{value}`")
             else:
                 doc.para(f"No exact TORCH_LOGS equivalent: {note}.")
+            if call.torch_logs_set:
+                doc.para(
+                    f"TORCH_LOGS is set ({call.torch_logs_set}): this call only logs a warning."
+                )
             return types.Hover(
                 contents=_markup(doc.markdown(), markdown), range=state.mapper.range(*callee)
             )

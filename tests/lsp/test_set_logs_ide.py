@@ -197,3 +197,16 @@ async def test_values_of_modules_entries(vscode: LanguageClient):
     assert set(items) == {"True", "False"}  # a registered artifact takes a bool
     items = by_label(await complete(vscode, uri, 2, line.index('"torch._dynamo": ') + 17))
     assert "logging.DEBUG" in items and "None" in items and "True" not in items
+
+
+async def test_call_hover_says_when_torch_logs_is_set_first(vscode: LanguageClient):
+    uri = "file:///work/py/ignored.py"
+    text = (
+        'import os\nos.environ["TORCH_LOGS"] = "+dynamo"\nimport torch\n'
+        "torch._logging.set_logs(dynamo=10)\n"
+    )
+    await open_and_wait(vscode, uri, text, "python")
+    h = await hover(vscode, uri, 3, len("torch._logging.set"))
+    assert h is not None and isinstance(h.contents, types.MarkupContent)
+    assert "Equivalent TORCH_LOGS value: `+dynamo`" in h.contents.value
+    assert "TORCH_LOGS is set (line 2): this call only logs a warning." in h.contents.value
