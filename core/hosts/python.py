@@ -373,22 +373,6 @@ def _tree_of(text: str) -> tree_sitter.Tree | None:
     return _last[0][1] if _last and _last[0][0] == text else None
 
 
-#: The last document parsed for its ``set_logs`` calls when it was not extracted (no
-#: family name): the server asks for its calls, then completion and hover ask again.
-_parsed: list[tuple[str, tree_sitter.Tree]] = []
-
-
-def _set_logs_tree(text: str) -> tree_sitter.Tree:
-    """The tree of ``text``: that of its last extraction, or of its last parse here."""
-    tree = _tree_of(text)
-    if tree is None:
-        if _parsed and _parsed[0][0] == text:
-            return _parsed[0][1]
-        tree = Source(text).parse("python")
-        _parsed[:] = [(text, tree)]
-    return tree
-
-
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """TL501 for a value set in this process after ``import torch`` (see
     :mod:`.python_order`)."""
@@ -400,13 +384,14 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
 def set_logs_calls(text: str) -> list[SetLogsCall]:
     """The calls of torch's ``set_logs`` (see :mod:`.python_set_logs`), reusing the tree
     of the last extraction of the same text."""
+    from .python_call_site import tree_for
     from .python_order import torch_logs_set_before
     from .python_set_logs import set_logs_calls as calls
 
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return []
 
-    found = calls(text, _set_logs_tree(text))
+    found = calls(text, tree_for(text, _tree_of(text)))
     if not found or "TORCH_LOGS" not in text:
         return found
     spans = _last[0][2] if _tree_of(text) is not None else extract(text)
@@ -421,10 +406,11 @@ def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
     """Where ``offset`` stands in torch's ``set_logs(...)`` call, half-typed too (see
     :mod:`.python_call_site`)."""
     from .python_call_site import set_logs_site as site
+    from .python_call_site import tree_for
 
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return None
-    return site(text, offset, _set_logs_tree(text))
+    return site(text, offset, tree_for(text, _tree_of(text)))
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:

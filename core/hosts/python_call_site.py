@@ -74,6 +74,23 @@ class _Frame:
     colons: list[int] = field(default_factory=list)
 
 
+#: The last document parsed here (one that was not extracted: no family name): the
+#: server asks for its ``set_logs`` calls, then completion and hover ask again.
+_parsed: list[tuple[str, tree_sitter.Tree]] = []
+
+
+def tree_for(text: str, known: tree_sitter.Tree | None) -> tree_sitter.Tree:
+    """``known`` (the tree of ``text``'s last extraction), else the tree of the last parse
+    of the same ``text`` here, else a new parse (remembered for the next request)."""
+    if known is not None:
+        return known
+    if _parsed and _parsed[0][0] == text:
+        return _parsed[0][1]
+    tree = Source(text).parse("python")
+    _parsed[:] = [(text, tree)]
+    return tree
+
+
 def _seg_start(frame: _Frame) -> int:
     return frame.commas[-1] + 1 if frame.commas else frame.pos + 1
 
@@ -339,4 +356,4 @@ def set_logs_site(
     )
 
 
-__all__ = ["set_logs_site"]
+__all__ = ["set_logs_site", "tree_for"]
