@@ -24,6 +24,7 @@ from .interface import (
     no_notes,
     no_path_facts,
     no_set_logs_calls,
+    no_set_logs_site,
     no_set_logs_source,
 )
 from .typographic import kept_findings
@@ -63,6 +64,7 @@ set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 quote_findings = kept_findings(True)  # python-dotenv keeps them in an unquoted value
 path_facts = no_path_facts
+set_logs_site = no_set_logs_site
 
 # The regular expressions of dotenv/parser.py (python-dotenv 1.2), unchanged.
 _multiline_whitespace = re.compile(r"\s*", re.UNICODE | re.MULTILINE)

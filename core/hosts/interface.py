@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from ..set_logs_call import SetLogsCall
+    from ..set_logs_site import SetLogsSite
     from ..set_logs_source import SetLogsSource
     from .base import ValueSpan
     from .incremental import DocumentCache
@@ -151,6 +152,12 @@ class Host(Protocol):
         ``[PathFacts()] * len(spans)`` for a host that knows nothing. Never raises."""
         ...
 
+    def set_logs_site(self, text: str, offset: int) -> SetLogsSite | None:
+        """Where ``offset`` (code points) stands in a ``torch._logging.set_logs(...)`` call
+        of ``text``, half-typed ones too (a keyword position, or the value after
+        ``keyword=``; the Python host), else ``None``. Never raises."""
+        ...
+
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
         typed yet) where the name of a family variable may go, else ``None``."""
@@ -193,6 +200,11 @@ def runs_elsewhere(reason: str) -> Callable[[str, list[ValueSpan]], list[PathFac
     return facts
 
 
+def no_set_logs_site(text: str, offset: int) -> SetLogsSite | None:
+    """:meth:`Host.set_logs_site` of a host that has no ``set_logs`` calls."""
+    return None
+
+
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 
 
@@ -221,6 +233,7 @@ __all__ = [
     "no_overwrites",
     "no_path_facts",
     "no_set_logs_calls",
+    "no_set_logs_site",
     "no_set_logs_source",
     "runs_elsewhere",
 ]

@@ -31,6 +31,7 @@ from .interface import (
     no_notes,
     no_path_facts,
     no_set_logs_calls,
+    no_set_logs_site,
     no_set_logs_source,
 )
 from .json_strings import scan_string
@@ -62,6 +63,7 @@ set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 quote_findings = outside_findings("outside a string they make the file invalid JSON")
 path_facts = no_path_facts
+set_logs_site = no_set_logs_site
 
 
 def may_hold_values(text: str) -> bool:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
     from ..set_logs_call import SetLogsCall
+    from ..set_logs_site import SetLogsSite
     from ..set_logs_source import SetLogsSource
 
 log = logging.getLogger(__name__)
@@ -446,13 +447,14 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
 def set_logs_calls(text: str) -> list[SetLogsCall]:
     """The calls of torch's ``set_logs`` (see :mod:`.python_set_logs`), reusing the tree
     of the last extraction of the same text."""
+    from .python_call_site import tree_for
     from .python_order import torch_logs_set_before
     from .python_set_logs import set_logs_calls as calls
 
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return []
 
-    found = calls(text, _tree_of(text))
+    found = calls(text, tree_for(text, _tree_of(text)))
     if not found or "TORCH_LOGS" not in text:
         return found
     spans = _last[0][2] if _tree_of(text) is not None else extract(text)
@@ -479,6 +481,17 @@ def set_logs_source(text: str) -> SetLogsSource | None:
     except Exception:  # a bug must not cost the other features
         log.exception("reading the names of a Python module for a fix failed")
         return None
+
+
+def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
+    """Where ``offset`` stands in torch's ``set_logs(...)`` call, half-typed too (see
+    :mod:`.python_call_site`)."""
+    from .python_call_site import set_logs_site as site
+    from .python_call_site import tree_for
+
+    if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
+        return None
+    return site(text, offset, tree_for(text, _tree_of(text)))
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:

@@ -33,6 +33,7 @@ from .interface import (
     line_bounds,
     no_notes,
     no_set_logs_calls,
+    no_set_logs_site,
     no_set_logs_source,
 )
 from .shell_overwrites import overwritten as overwritten
@@ -95,6 +96,7 @@ def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
     return facts(text, spans)
 
 
+set_logs_site = no_set_logs_site
 _META = frozenset(" \t\n;&|<>()")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")

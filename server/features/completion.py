@@ -20,6 +20,7 @@ from torch_logs_lsp.core.usage import popularity
 from ..documents import DocumentState
 from ..texts import label
 from ..wire import Encoded, range_json
+from . import set_logs_ide
 from .memo import PerRegistry
 
 TRIGGER_CHARACTERS = ["=", ",", "+", "-", '"', "'", "("]
@@ -195,8 +196,9 @@ def answer(
     """What the server sends for :func:`completions`: the same list, except that names
     in a TORCH_LOGS value come as :class:`NameCompletions`, which encode themselves."""
     span = state.span_at(offset) or _after_trailing_blanks(state, offset)
-    if span is None:
-        return variable_completions(state, offset, registry, locale, markdown)
+    if span is None:  # a set_logs(...) keyword or value (Python), else a variable name
+        found = set_logs_ide.completions(state, offset, registry, locale, markdown)
+        return found or variable_completions(state, offset, registry, locale, markdown)
     if span.variable == "TORCH_LOGS_FORMAT" and span.value is not None:
         return format_completions(state, span, offset, locale)
     if span.variable != "TORCH_LOGS" or span.value is None:

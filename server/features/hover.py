@@ -16,6 +16,7 @@ from torch_logs_lsp.core.versions import RENAMED, history, holds
 
 from ..documents import DocumentState
 from ..texts import Doc, label
+from . import set_logs_ide
 from .memo import PerRegistry
 
 
@@ -173,8 +174,8 @@ def hover(
 ) -> types.Hover | None:
     """Hover at a document offset (code points), or ``None`` outside any value span."""
     span = state.span_at(offset)
-    if span is None:
-        return None
+    if span is None:  # a keyword or the name of a set_logs(...) call (Python)
+        return set_logs_ide.hover(state, offset, registry, locale, markdown)
     analysis = state.analysis_of(span)
     if span.name_start <= offset <= span.name_end:
         doc = variable_doc(span, analysis, registry, locale, state.context)
