@@ -22,6 +22,8 @@ nothing here knows about Python syntax trees, LSP or files. Facts are those of
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .diagnostic import Diagnostic, Severity
 from .limits import excerpt, quote
 from .modules import ModuleFinder
@@ -261,6 +263,14 @@ def _modules(value: KeywordValue, registry: Registry, finder: ModuleFinder) -> l
     return out
 
 
+@lru_cache(maxsize=8)
+def _keyword_suggestions(keywords: tuple[str, ...]) -> Suggestions:
+    """One memo of keyword suggestions per signature (100 calls with the same typo ran
+    difflib 100 times). Its difflib budget is per signature, not per call: past
+    :data:`.limits.MAX_DIAGNOSTICS` distinct unknown keywords only the cheap rankings."""
+    return Suggestions(keywords)
+
+
 def check_set_logs(
     call: SetLogsCall,
     registry: Registry,
@@ -284,7 +294,7 @@ def check_set_logs(
     """
     sig = signature if signature is not None else set_logs_signature(registry)
     find = finder if finder is not None else fallback_finder()
-    suggest = Suggestions(tuple(sig.keywords))
+    suggest = _keyword_suggestions(tuple(sig.keywords))
     out: list[Diagnostic] = []
     if call.positional:
         n = len(call.positional)

@@ -71,9 +71,10 @@ def gen_python(lines: int, values: int) -> str:
 
 def gen_python_calls(lines: int, calls: int) -> str:
     """A training module of ``lines`` lines that imports torch and calls ``set_logs``
-    ``calls`` times (one call in four with a mistake: a level for an artifact, ``True``
-    for a component, an unknown keyword), from functions the module calls after the
-    import, each of which also writes ``TORCH_LOGS`` (TL501) and ``TORCH_LOG`` (TL408)."""
+    ``calls`` times from functions the module calls after the import (one call in four
+    with a mistake: a level for an artifact, ``True`` for a component, an unknown
+    keyword); one function in ten also writes ``TORCH_LOGS`` (TL501), and one writes
+    ``TORCH_LOG`` (TL408: a document with a near-miss name is extracted twice)."""
     out = ['"""Generated."""', "import logging", "import os", "import torch", ""]
     every = max(1, lines // 6 // calls) if calls else 0  # a function is 6 lines
     i = 0
@@ -84,14 +85,14 @@ def gen_python_calls(lines: int, calls: int) -> str:
             n = i // every
             wrong = ("guards=logging.DEBUG", "dynamo=True", "dynamoo=logging.INFO", "")[n % 4]
             args = ", ".join(a for a in ("graph_breaks=True", wrong) if a)
-            out += [
-                f"def configure_{n}():",
-                f'    os.environ["TORCH_LOGS"] = "+dynamo,guards{",aot_g" if n % 4 == 0 else ""}"',
-                '    os.environ["TORCH_LOG"] = "recompiles"',
-                f"    torch._logging.set_logs({args})",
-                "",
-                "",
-            ]
+            body = [f"    torch._logging.set_logs({args})"]
+            if n % 10 == 0:
+                body.insert(
+                    0, f'    os.environ["TORCH_LOGS"] = "+dynamo,guards{",aot_g" * (n % 20 == 0)}"'
+                )
+            if n == 1:
+                body.insert(0, '    os.environ["TORCH_LOG"] = "recompiles"')
+            out += [f"def configure_{n}():", *body, "", ""]
             called.append(f"configure_{n}()")
             continue
         out += [

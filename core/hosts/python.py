@@ -239,15 +239,29 @@ def _string_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
 #: nested deeper is a SyntaxError ("too many levels of indentation"), and
 #: tree-sitter-python 0.25 crashes the process (SIGSEGV) on ~550 levels.
 MAX_INDENT_LEVELS = 100
-_LINE_INDENT = re.compile(r"(?:^|(?<=\r))[ \t]*(?=[^\s#])", re.M)  # a lone CR ends a line
+_LINE_INDENT = re.compile(r"^[ \t]*(?=[^\s#])", re.M)
 
 
 def too_deep(text: str) -> bool:
+    """See :func:`_too_deep`; the answer for the last text is remembered (each version is
+    asked by the extraction and by the set_logs features)."""
+    global _deep
+    if _deep is None or (_deep[0] is not text and _deep[0] != text):
+        _deep = (text, _too_deep(text))
+    return _deep[1]
+
+
+_deep: tuple[str, bool] | None = None
+
+
+def _too_deep(text: str) -> bool:
     """Whether ``text`` indents more than :data:`MAX_INDENT_LEVELS` levels (counted like
     Python's tokenizer, by the leading blanks of each line that holds code; lines inside
     strings or brackets count too, which can only overcount): such a module never runs,
     and is not parsed (no values, no findings)."""
     stack = [0]
+    if "\r" in text:  # a lone CR ends a line too (same length: offsets do not matter here)
+        text = text.replace("\r", "\n")
     for m in _LINE_INDENT.finditer(text):
         width = m.end() - m.start()
         if width > stack[-1]:

@@ -53,7 +53,7 @@ _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
 #: ``TORCH_LOGS`` is in ``os.environ``, torch 2.13.0 ``_internal.py`` line 491; it runs
 #: ``_init_logs``, which reads the other variables again, only without it).
 _REREAD_TORCH_LOGS = re.compile(r"\b_init_logs\b")
-_FROM_OS_ENVIRON = re.compile(r"(?:^|(?<=\r))from[ \t]+os[ \t]+import[^\r\n]*\benviron\b", re.M)
+_FROM_OS_ENVIRON = re.compile(r"from[ \t]+os[ \t]+import[^\r\n]*\benviron\b")  # at a line start
 _ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|def\s+environ\b")
 
 
@@ -61,7 +61,12 @@ def _environ_names(text: str) -> frozenset[str]:
     """How the text names this process's ``os.environ``: ``os.environ``, and ``environ``
     when ``from os import environ`` is there and no other binding of that name is (a local
     ``environ = os.environ.copy()`` is a copy, not the process's environment)."""
-    if _FROM_OS_ENVIRON.search(text) and not _ENVIRON_BOUND.search(text):
+    at_start = (
+        m
+        for m in _FROM_OS_ENVIRON.finditer(text)
+        if m.start() == 0 or text[m.start() - 1] in "\r\n"
+    )  # (a pattern starting with the literal is searched ~20x faster than one with `^`)
+    if next(at_start, None) is not None and not _ENVIRON_BOUND.search(text):
         return frozenset({"os.environ", "environ"})
     return frozenset({"os.environ"})
 
@@ -158,6 +163,11 @@ def _module_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
 _WORD_RUN = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
 
 
+#: Up to this many names are searched one by one; more in one pass over the words.
+_FIND_EACH = 200
+_ASCII_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
 def _mentions(data: bytes, names: set[str]) -> dict[str, list[int]]:
     r"""The start bytes of every mention of each of ``names`` in ``data`` (code, strings,
     comments alike), in one pass over the text: a name is mentioned where it stands
@@ -165,6 +175,17 @@ def _mentions(data: bytes, names: set[str]) -> dict[str, list[int]]:
     non-ASCII characters is searched on its own, like that)."""
     out: dict[str, list[int]] = {name: [] for name in names}
     ascii_names = {n.encode(): n for n in names if n.isascii()}
+    if 0 < len(ascii_names) <= _FIND_EACH:  # a C-speed search per name
+        for encoded, name in ascii_names.items():
+            at = data.find(encoded)
+            while at >= 0:
+                end = at + len(encoded)
+                if (at == 0 or data[at - 1] not in _ASCII_WORD) and (
+                    end == len(data) or data[end] not in _ASCII_WORD
+                ):
+                    out[name].append(at)
+                at = data.find(encoded, at + 1)
+        ascii_names = {}
     if ascii_names:
         for m in _WORD_RUN.finditer(data):
             found = ascii_names.get(m.group())
