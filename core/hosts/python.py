@@ -424,16 +424,36 @@ def encode_part(quote: str, value: str) -> str | None:
 
 #: The last document extracted, its tree and its spans (reused by :func:`notes` and
 #: :func:`set_logs_calls` for the same text: the server asks for them right after).
+#: The last extractions (newest first, at most :data:`_KEEP`): text, tree, spans. Two, so
+#: that extracting another text in between (TL408 extracts a renamed copy) does not cost
+#: the document's set_logs features a parse.
 _last: list[tuple[str, tree_sitter.Tree, list[ValueSpan]]] = []
+_KEEP = 2
 
 
 def _remember(text: str, tree: tree_sitter.Tree, spans: list[ValueSpan]) -> None:
-    _last[:] = [(text, tree, spans)]
+    # an entry with the same tree object is dropped: the fast path edits the tree in place
+    older = [e for e in _last if e[1] is not tree and e[0] != text]
+    _last[:] = [(text, tree, spans), *older[: _KEEP - 1]]
+
+
+def _remembered(text: str) -> tuple[tree_sitter.Tree, list[ValueSpan]] | None:
+    for seen, tree, spans in _last:
+        if seen is text or seen == text:
+            return tree, spans
+    return None
 
 
 def _tree_of(text: str) -> tree_sitter.Tree | None:
-    """The tree of the last extraction when it was of ``text``."""
-    return _last[0][1] if _last and _last[0][0] == text else None
+    """The tree of a remembered extraction of ``text``."""
+    found = _remembered(text)
+    return found[0] if found is not None else None
+
+
+def _spans_of(text: str) -> list[ValueSpan]:
+    """The spans of ``text``: remembered, else extracted."""
+    found = _remembered(text)
+    return found[1] if found is not None else extract(text)
 
 
 #: Outside a str literal a typographic quote is a SyntaxError (``ast.parse``).
@@ -471,7 +491,7 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
     found = calls(text, tree_for(text, _tree_of(text)))
     if not found or "TORCH_LOGS" not in text:
         return found
-    spans = _last[0][2] if _tree_of(text) is not None else extract(text)
+    spans = _spans_of(text)
     set_at = torch_logs_set_before(text, spans, _tree_of(text), [c.start for c in found])
     return [
         replace(c, torch_logs_set=f"line {set_at[c.start]}") if c.start in set_at else c
@@ -488,7 +508,7 @@ def set_logs_source(text: str) -> SetLogsSource | None:
     if ("set_logs" not in text and "TORCH_LOGS" not in text) or too_deep(text):
         return None
     try:
-        spans = _last[0][2] if _tree_of(text) is not None else extract(text)
+        spans = _spans_of(text)
         calls = set_logs_calls(text)
         tree = _tree_of(text)
         return source(text, tree, calls, spans) if tree is not None else None

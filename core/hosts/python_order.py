@@ -47,7 +47,7 @@ READ_AT_IMPORT = frozenset(
     | {"TORCH_LOGS_TRACE_ID_FILTER"}
 )
 # (a line starts after LF, CRLF or a lone CR, as in Python's tokenizer)
-_IMPORT_LINE = re.compile(r"(?:^|(?<=\r))(?:import|from)[ \t]+torch\b", re.M)
+_IMPORT_LINE = re.compile(r"(?:import|from)[ \t]+torch\b")  # at a line start: _imports_torch
 _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
 #: What re-reads ``TORCH_LOGS``: only ``_init_logs`` (``set_logs`` returns at once when
 #: ``TORCH_LOGS`` is in ``os.environ``, torch 2.13.0 ``_internal.py`` line 491; it runs
@@ -55,6 +55,13 @@ _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
 _REREAD_TORCH_LOGS = re.compile(r"\b_init_logs\b")
 _FROM_OS_ENVIRON = re.compile(r"from[ \t]+os[ \t]+import[^\r\n]*\benviron\b")  # at a line start
 _ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|def\s+environ\b")
+
+
+def _imports_torch(text: str) -> bool:
+    """Whether a line of ``text`` starts with ``import torch`` / ``from torch`` (a cheap
+    test before any parse; a pattern starting with a literal is searched ~20x faster
+    than one anchored with ``^``)."""
+    return any(m.start() == 0 or text[m.start() - 1] in "\r\n" for m in _IMPORT_LINE.finditer(text))
 
 
 def _environ_names(text: str) -> frozenset[str]:
@@ -254,7 +261,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     """The :data:`LATE` notes of a Python document whose spans are ``spans`` (``tree``:
     its tree, when the caller has it; else it is parsed). Never raises."""
     candidates = [i for i, s in enumerate(spans) if s.variable in READ_AT_IMPORT]
-    if not candidates or _IMPORT_LINE.search(text) is None:
+    if not candidates or not _imports_torch(text):
         return []
     src = Source(text, lone_cr_is_lf=True)
     environ = _environ_names(text)
