@@ -369,6 +369,8 @@ def apply(
     from . import host_module
 
     module = host_module(host)
+    if not entries and "TORCH" not in text:
+        return entries, []  # no family variable at all (a C-speed substring test)
     if module is None or not (has_any(text) or any(has_any(s.value or "") for s, _ in entries)):
         return entries, []  # (a JSON or Python escape such as \\u201c writes one too)
     try:
