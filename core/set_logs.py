@@ -45,7 +45,7 @@ from .set_logs_keywords import (
     keyword_releases,
     set_logs_signature,
 )
-from .suggest import Suggestions
+from .suggest import Suggestions, suggest
 from .torch_context import fallback_finder
 from .versions import RENAMED
 
@@ -148,7 +148,7 @@ def _registered_value(name: str, value: KeywordValue, registry: Registry) -> Dia
 
 
 def _not_a_keyword(
-    kw: Keyword, registry: Registry, sig: SetLogsSignature, suggest: Suggestions
+    kw: Keyword, registry: Registry, sig: SetLogsSignature, suggestions: Suggestions
 ) -> Diagnostic:
     name, release = kw.name, registry.release
     start, end = kw.name_start, kw.name_end
@@ -184,7 +184,7 @@ def _not_a_keyword(
         return Diagnostic(
             KEYWORD_OF_OTHER_RELEASE, Severity.ERROR, msg, start, end, (new,) if new else ()
         )
-    found = suggest(name)
+    found = suggestions(name)
     msg = head
     if found:
         msg += "; did you mean " + " or ".join(quote(s) for s in found) + "?"
@@ -263,12 +263,27 @@ def _modules(value: KeywordValue, registry: Registry, finder: ModuleFinder) -> l
     return out
 
 
-@lru_cache(maxsize=8)
-def _keyword_suggestions(keywords: tuple[str, ...]) -> Suggestions:
-    """One memo of keyword suggestions per signature (100 calls with the same typo ran
-    difflib 100 times). Its difflib budget is per signature, not per call: past
-    :data:`.limits.MAX_DIAGNOSTICS` distinct unknown keywords only the cheap rankings."""
-    return Suggestions(keywords)
+@lru_cache(maxsize=4096)
+def _close_keywords(keywords: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """difflib's suggestions for an unknown keyword, shared by every call of every
+    document (100 calls with the same typo ran difflib 100 times)."""
+    return tuple(suggest(name, keywords, close=True))
+
+
+class _KeywordSuggestions(Suggestions):
+    """:class:`.suggest.Suggestions` (the per-call budget of difflib lookups) whose
+    difflib answers come from :func:`_close_keywords`."""
+
+    def __call__(self, name: str) -> tuple[str, ...]:
+        found = self.memo.get(name)
+        if found is None:
+            self.left -= 1
+            found = self.memo[name] = (
+                _close_keywords(self.known, name)
+                if self.left >= 0
+                else tuple(suggest(name, self.known, close=False))
+            )
+        return found
 
 
 def check_set_logs(
@@ -294,7 +309,7 @@ def check_set_logs(
     """
     sig = signature if signature is not None else set_logs_signature(registry)
     find = finder if finder is not None else fallback_finder()
-    suggest = _keyword_suggestions(tuple(sig.keywords))
+    suggestions = _KeywordSuggestions(tuple(sig.keywords))
     out: list[Diagnostic] = []
     if call.positional:
         n = len(call.positional)
@@ -315,7 +330,7 @@ def check_set_logs(
             continue
         seen.add(kw.name)
         if kw.name not in sig.keywords:
-            out.append(_not_a_keyword(kw, registry, sig, suggest))
+            out.append(_not_a_keyword(kw, registry, sig, suggestions))
             continue
         found: Diagnostic | None = None
         if kw.name == "modules":

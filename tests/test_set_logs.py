@@ -469,3 +469,12 @@ def test_levels_table_is_logging():
     assert (
         json.dumps(sorted(set(LOGGING_LEVELS.values()), reverse=True)) == "[50, 40, 30, 20, 10, 0]"
     )
+
+
+def test_suggestions_do_not_run_out_over_many_calls():
+    # the difflib budget is per call: a server that has seen 150 other typos in other
+    # calls still suggests (a budget shared by all calls once ran out after 100 names)
+    for i in range(150):
+        check_set_logs(call_of(f"unknown_kw_{i}=1"), R213)
+    (d,) = check_set_logs(call_of("graph_braeks=True"), R213)
+    assert d.suggestions[:1] == ("graph_breaks",)
