@@ -12,7 +12,7 @@ next character, whatever it is; the first unpaired ``'`` closes the string.
 :func:`parse_bash` parses, finds each ANSI-C string tree-sitter ends elsewhere than bash
 would, and parses again with that string's escape pairs masked (each byte of a pair
 becomes ``x``; the length is kept, so every offset stays valid). Values are always decoded
-from the document's own text (``shell.scan_word``), never from the masked bytes.
+from the document's own text (``shell_words.scan_word``), never from the masked bytes.
 """
 
 from __future__ import annotations

@@ -18,16 +18,13 @@ Reported pairs are ``env`` entries where VS Code reads them:
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING
 
 from ._ts import Parsed, Source, edit_tree, query, query_cursor
-from .base import FAMILY, ValueSpan, names_family
+from .base import ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
 from .interface import (
-    TextEdit,
-    line_bounds,
     no_notes,
     no_path_facts,
     no_set_logs_calls,
@@ -35,6 +32,10 @@ from .interface import (
     no_set_logs_source,
 )
 from .json_strings import scan_string
+from .jsonc_candidates import _candidates, _trailing_comma
+from .jsonc_edits import encode_part as encode_part
+from .jsonc_edits import removal as removal
+from .jsonc_edits import typed_name as typed_name
 from .jsonc_overwrites import overwritten as overwritten
 from .typographic import outside_findings
 
@@ -69,230 +70,6 @@ set_logs_site = no_set_logs_site
 def may_hold_values(text: str) -> bool:
     """A family name, or a ``\\u`` escape (a key may spell one: ``"TORCH\\u005fLOGS"``)."""
     return "\\u" in text or names_family(text)
-
-
-_PLATFORMS = frozenset({"linux", "windows", "osx"})
-_ANY = "*"  # an array element in a path
-
-
-def _decode_key(src: Source, node: tree_sitter.Node) -> str | None:
-    start = src.cp(node.start_byte)
-    if src.text[start : start + 1] != '"':
-        return None
-    end = src.cp(node.end_byte)
-    inner = src.text[start + 1 : end - 1]
-    plain = '"' not in inner and "\\" not in inner and inner.isprintable()
-    if end - start >= 2 and src.text[end - 1] == '"' and plain:
-        return inner  # nothing to decode (the common case)
-    s = scan_string(src.text, start)
-    return s.value if s.terminated and s.valid else None
-
-
-# A path from the root as a linked list, innermost segment first: (segment, outer) or None.
-_Path = tuple[str, "_Path"] | None
-_CONTAINERS = frozenset({"document", "object", "array", "pair", "ERROR"})
-
-
-def _push(path: _Path, *segments: str) -> _Path:
-    for segment in segments:
-        path = (segment, path)
-    return path
-
-
-def _is_env(path: _Path) -> bool:
-    """Whether an object at ``path`` is an ``env`` object that VS Code reads."""
-    tail: list[str] = []  # the last (at most 6) segments, innermost first
-    while path is not None and len(tail) < 6:
-        tail.append(path[0])
-        path = path[1]
-    at_root = path is None
-
-    def rest_is(i: int, *want: str) -> bool:  # tail[i:] (outward) matches ``want``
-        return tail[i : i + len(want)] == list(want)
-
-    if not rest_is(0, "env"):
-        return False
-    i = 2 if len(tail) > 1 and tail[1] in _PLATFORMS else 1
-    if rest_is(i, _ANY, "configurations"):
-        return True
-    if not rest_is(i, "options"):
-        return False
-    i += 2 if len(tail) > i + 1 and tail[i + 1] in _PLATFORMS else 1
-    if rest_is(i, _ANY, "tasks"):
-        return True
-    n_rest = len(tail) - i
-    # Top-level options of tasks.json, or of a workspace's "tasks" object.
-    return (n_rest == 0 or (n_rest == 1 and tail[i] == "tasks")) and at_root
-
-
-class _Frame:
-    """Traversal state for the children of one container node."""
-
-    __slots__ = ("colon", "index", "key", "kids", "node", "opened", "path", "pending")
-
-    def __init__(self, node: tree_sitter.Node, path: _Path) -> None:
-        self.node = node
-        self.kids = node.children
-        self.index = 0
-        self.path = path
-        self.key: str | None = None  # a pair's decoded key
-        # ERROR nodes only: containers opened by loose tokens, and a loose "key" :
-        self.opened: list[_Path] = []
-        self.pending: tree_sitter.Node | None = None  # a loose key string
-        self.colon = False
-
-
-Candidate = tuple[str, "tree_sitter.Node", "tree_sitter.Node"]  # variable, key, value
-
-
-def _error_kid(src: Source, f: _Frame, kid: tree_sitter.Node, out: list[Candidate]) -> _Path:
-    """Follow loose tokens in an ERROR node (``"key" : {`` left open by the user typing);
-    return the path for ``kid``'s own children."""
-    here = f.opened[-1] if f.opened else f.path
-    kind = kid.type
-    if kind == "comment":
-        return here
-    if f.colon and f.pending is not None:  # kid is the value of a loose "key" :
-        key_node, f.pending, f.colon = f.pending, None, False
-        key = _decode_key(src, key_node)
-        if key is not None:
-            if kind in ("{", "["):
-                f.opened.append(_push(here, key, *([_ANY] if kind == "[" else [])))
-                return here
-            if key in FAMILY and not kid.is_missing and _is_env(here):
-                out.append((key, key_node, kid))
-            return _push(here, key)
-    if kind == ":":
-        f.colon = f.pending is not None
-        return here
-    f.pending = kid if kind == "string" else None
-    if kind in ("{", "["):
-        f.opened.append(_push(here, *([_ANY] if kind == "[" else [])))
-    elif kind in ("}", "]") and f.opened:
-        f.opened.pop()
-    return here
-
-
-def _trailing_comma(error: tree_sitter.Node) -> bool:
-    """Whether an ERROR node holds only commas (a trailing comma, which VS Code accepts)."""
-    return all(kid.type == "," for kid in error.children)
-
-
-def _loose(root: tree_sitter.Node) -> set[int]:
-    """Ids of the ERROR nodes holding loose tokens, and of their ancestors: the nodes the
-    walk must visit. An ERROR that holds only commas (a trailing comma, which VS Code
-    accepts and every launch.json has) changes no path and holds no pair, so the subtree
-    around it is left to the query like an error-free one."""
-    found: set[int] = set()
-    if not root.has_error:
-        return found
-    for _, captures in query_cursor(query("json", "(ERROR) @e")).matches(root):
-        node: tree_sitter.Node | None = captures["e"][0]
-        if node is None or _trailing_comma(node):
-            continue
-        while node is not None and node.id not in found:
-            found.add(node.id)
-            node = node.parent
-    return found
-
-
-def _candidates(src: Source, root: tree_sitter.Node) -> list[Candidate]:
-    """Walk the tree top-down, tracking each container's path from the root. Subtrees
-    without loose tokens (:func:`_loose`) are not walked in Python: a tree-sitter query
-    finds their family pairs (see :func:`_query_candidates`); the walk covers ERROR
-    regions only."""
-    out: list[Candidate] = []
-    clean: dict[int, _Path] = {}  # node id -> its frame path, for subtrees not walked
-    loose = _loose(root)
-    if root.id not in loose:
-        clean[root.id] = None
-        return _query_candidates(src, root, clean, out)
-    stack = [_Frame(root, None)]
-    while stack:
-        f = stack[-1]
-        if f.index >= len(f.kids):
-            stack.pop()
-            continue
-        kid = f.kids[f.index]
-        f.index += 1
-        kind = f.node.type
-        if kind == "ERROR":
-            path = _error_kid(src, f, kid, out)
-        elif kind == "array":
-            path = _push(f.path, _ANY)
-        elif kind == "pair":
-            path = _push(f.path, f.key if f.key is not None else "")
-        else:
-            path = f.path
-        if kid.type == "pair":
-            key = kid.child_by_field_name("key")
-            value = kid.child_by_field_name("value")
-            child = _Frame(kid, path)
-            child.key = _decode_key(src, key) if key is not None else None
-            if (
-                child.key in FAMILY
-                and key is not None
-                and value is not None
-                and not value.is_missing
-                and _is_env(path)
-            ):
-                out.append((child.key or "", key, value))
-            if kid.id not in loose:
-                clean[kid.id] = path
-            else:
-                child.kids = [k for k in kid.children if k != key]
-                stack.append(child)
-        elif kid.type in _CONTAINERS and kid.child_count:
-            if kid.id not in loose:
-                clean[kid.id] = path
-            else:
-                stack.append(_Frame(kid, path))
-    return _query_candidates(src, root, clean, out)
-
-
-_KEYS_QUERY = (
-    "((pair key: (string (string_content) @content) (#any-of? @content {names})) @pair)\n"
-    "((pair key: (string (escape_sequence))) @pair)"
-).format(names=" ".join(f'"{name}"' for name in sorted(FAMILY)))
-
-
-def _query_candidates(
-    src: Source, root: tree_sitter.Node, clean: dict[int, _Path], out: list[Candidate]
-) -> list[Candidate]:
-    """Add the family pairs strictly inside the error-free subtrees ``clean`` (node id ->
-    the path the walk gives that node) to ``out``. A tree-sitter query finds pairs whose
-    key is a family name (or has escapes); each one's path is rebuilt by going up to its
-    subtree root: an array adds ``*``, a pair its key, as the walk does."""
-    if not clean:
-        return out
-    cursor = query_cursor(query("json", _KEYS_QUERY))
-    for _, captures in cursor.matches(root):
-        pair = captures["pair"][0]
-        key = pair.child_by_field_name("key")
-        value = pair.child_by_field_name("value")
-        if key is None or value is None or value.is_missing:
-            continue
-        variable = _decode_key(src, key)
-        if variable not in FAMILY:
-            continue
-        segments: list[str] = []
-        node = pair.parent
-        while node is not None:
-            if node.type == "array":
-                segments.append(_ANY)
-            elif node.type == "pair":
-                outer = node.child_by_field_name("key")
-                segment = _decode_key(src, outer) if outer is not None else None
-                segments.append(segment if segment is not None else "")
-            if node.id in clean:
-                break
-            node = node.parent
-        if node is None:
-            continue  # inside an ERROR region: found by the walk
-        path = _push(clean[node.id], *reversed(segments))
-        if _is_env(path):
-            out.append((variable or "", key, value))
-    return out
 
 
 _VSCODE_VARIABLE = re.compile(r"\$\{[^}]*\}")
@@ -472,67 +249,3 @@ def _extract_in_string(src: Source, cache: DocumentCache, parsed: Parsed) -> lis
     cache.computed = 0
     cache.store(src.text, spans, parsed, contexts)
     return spans
-
-
-def encode_part(quote: str, value: str) -> str | None:
-    """A JSON string body (``"`` -> ``\\"``, ``\\`` -> ``\\\\``, control characters as
-    escapes); ``None`` for any quoting but ``"``."""
-    return json.dumps(value, ensure_ascii=False)[1:-1] if quote == '"' else None
-
-
-def _skip_blank(text: str, i: int, step: int) -> int:
-    while 0 <= i < len(text) and text[i] in " \t\r\n":
-        i += step
-    return i
-
-
-def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
-    """The property, with the commas around it kept valid (and its line when it is
-    alone on it)."""
-    key = span.name_start - 1
-    if text[key : key + 1] != '"':
-        return None
-    ls, le, after = line_bounds(text, key, span.raw_end)
-    j = _skip_blank(text, span.raw_end, 1)
-    own_line = not text[ls:key].strip()
-    if j < len(text) and text[j] == ",":  # remove "K": v, (and the line if it is its own)
-        rest = _skip_blank(text, j + 1, 1)
-        if own_line and not text[j + 1 : le].strip():
-            edit = TextEdit(ls, after, "")
-        else:
-            edit = TextEdit(key, rest if rest <= le else j + 1, "")
-    else:
-        k = _skip_blank(text, key - 1, -1)
-        alone = own_line and not text[span.raw_end : le].strip()
-        if k >= 0 and text[k] == ",":  # the last property: remove the comma before it
-            edit = TextEdit(k, le if alone else span.raw_end, "")
-        else:
-            edit = TextEdit(ls, after, "") if alone else TextEdit(key, span.raw_end, "")
-    return f'Remove the "{span.variable}" property', edit
-
-
-_JSON_KEY = re.compile(r'(?:^|[{,])[ \t]*"([A-Za-z0-9_]*)$')
-_JSON_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|[{}]', re.S)
-_ENV_KEY = re.compile(r'"env"\s*:\s*$')
-
-
-def _in_env_object(text: str) -> bool:
-    """Whether the end of ``text`` (a JSONC prefix) is directly inside an ``"env"``
-    object: the innermost open ``{`` follows ``"env":``."""
-    stack: list[int] = []
-    for m in _JSON_TOKEN.finditer(text):
-        tok = m.group()
-        if tok == "{":
-            stack.append(m.start())
-        elif tok == "}" and stack:
-            stack.pop()
-    return bool(stack) and _ENV_KEY.search(text[: stack[-1]]) is not None
-
-
-def typed_name(text: str, offset: int) -> str | None:
-    """As a key of an ``env`` object."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    m = _JSON_KEY.search(text[line_start:offset])
-    if m is None or not _in_env_object(text[: line_start + m.start(1) - 1]):
-        return None
-    return m.group(1)

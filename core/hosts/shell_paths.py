@@ -3,7 +3,7 @@ the directories its commands create, where ``cd`` takes it, and whether it runs 
 (the shell host's :meth:`~.interface.Host.path_facts`).
 
 Read from the tree-sitter-bash parse (:func:`.bash_parse.parse_bash`); each argument is
-decoded with :func:`.shell.scan_word` as a command word (a glob or brace character, an
+decoded with :func:`.shell_words.scan_word` as a command word (a glob or brace character, an
 expansion: not static). Facts, all on the side of saying less (no false positives):
 
 - ``mkdir [-p|--parents] [-m MODE] [-v] [-Z] DIR...`` and ``install -d DIR...`` (``install
@@ -128,7 +128,7 @@ def certain_values(src: Source, root: tree_sitter.Node) -> Certain:
     appears nowhere else in the script but in ``$NAME``/``${NAME}`` (no ``read NAME``,
     ``unset NAME``, ``for NAME in``, second assignment, ``${NAME:-x}`` ...): from that
     point on ``$NAME`` is certainly that value."""
-    from .shell import scan_word
+    from .shell_words import scan_word
 
     found: dict[str, list[tuple[int, str | None]]] = {}
     for stmt in root.children:
@@ -159,7 +159,7 @@ def _words(src: Source, command: tree_sitter.Node, certain: Certain) -> list[str
     """The static words of a command, name first (``None`` for one that is not static); a
     ``$NAME`` of a :func:`certain_values` variable assigned before the command is read as
     its value."""
-    from .shell import scan_word
+    from .shell_words import scan_word
 
     name = command.child_by_field_name("name")
     at = src.cp(command.start_byte)

@@ -184,11 +184,11 @@ def in_value(text: str, span: ValueSpan, quoted_host: bool) -> QuoteFinding | No
 
 def shell_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
     """The shell host's TL109s (see the module docstring). bash's own word rules
-    (``shell.scan_word``, not tree-sitter's) decide where an unquoted word that starts
+    (``shell_words.scan_word``, not tree-sitter's) decide where an unquoted word that starts
     with a typographic quote ends: a ``(`` or ``)`` there is a syntax error, reported
     alone (every value of the line is silenced); a word cut at a blank is reported with
     the value bash gives; otherwise the quotes are in the value (:func:`in_value`)."""
-    from .shell import scan_word
+    from .shell_words import scan_word
 
     out: list[QuoteFinding] = []
     broken: set[int] = set()  # starts of lines bash cannot parse
