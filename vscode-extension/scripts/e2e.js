@@ -341,7 +341,14 @@ async function framesText(needle, timeout) {
   const valueBox = await textBox('TORCH_LOGS=+dynamo,guards', 'output_code');
   await page.mouse.click(valueBox.x + 4, valueBox.y + valueBox.height / 2);
   await runCommand('TORCH_LOGS: Explain TORCH_LOGS Value at Cursor');
-  const explainText = await framesText('TORCH_LOGS at .env:3', 20000);
+  // (step 5 typed a second TORCH_LOGS line at the end: this one is overwritten, TL502)
+  const deadText = await framesText('TORCH_LOGS at .env:3', 20000);
+  check('Explain on an overwritten value says it never reaches a process', /never reaches a process/.test(deadText), deadText.slice(0, 300));
+  editor = await openFile('.env', 'TORCH_LOGS=+dynamo,guards'); // back from the preview
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+End'); // the line that wins
+  await runCommand('TORCH_LOGS: Explain TORCH_LOGS Value at Cursor');
+  const explainText = await framesText('Effective configuration', 20000);
   check('Explain shows the effective configuration', /torch\._dynamo/.test(explainText) && /DEBUG/.test(explainText), explainText.slice(0, 300));
   await page.screenshot({ path: path.join(out, 'explain.png') });
 
