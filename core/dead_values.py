@@ -23,7 +23,7 @@ from dataclasses import replace
 from . import hosts
 from .analysis import Analysis, Diagnostic, Severity
 from .analysis_cache import AnalysisCache
-from .checker import with_cross_hints, with_host_notes
+from .checker import LineIndex, with_cross_hints, with_host_notes
 from .diagnostic import MORE_PROBLEMS, capped
 from .hosts.base import ValueSpan
 from .hosts.interface import Overwrite
@@ -34,12 +34,6 @@ OVERWRITTEN = "TL502"
 KEPT = frozenset({f"TL10{n}" for n in range(1, 9)} | {"TL201", "TL205", "TL206"})
 
 Entries = list[tuple[ValueSpan, Analysis | None]]
-
-
-def line_of(text: str, offset: int) -> int:
-    """The 1-based line of a document offset (a lone CR, LF or CRLF ends a line)."""
-    head = text[:offset]
-    return head.count("\n") + head.count("\r") - head.count("\r\n") + 1
 
 
 def dead_analysis(analysis: Analysis, span: ValueSpan, message: str) -> Analysis:
@@ -80,6 +74,7 @@ def with_document_hints(
     for i, entry in zip(live, hinted, strict=True):
         out[i] = entry
     out = with_host_notes(host, text, out)  # the dead ones have no analysis here
+    index = LineIndex(text)  # once: a line count per dead value was quadratic
     for i, o in dead.items():
         span, analysis = entries[i]
         if analysis is None or span.value is None:
@@ -87,10 +82,10 @@ def with_document_hints(
         later = entries[o.live][0]
         message = (
             f"this {span.variable} value never reaches a process: {o.why} "
-            f"(line {line_of(text, later.name_start)})"
+            f"(line {index.position(later.name_start)[0] + 1})"
         )
         out[i] = (span, dead_analysis(analysis, span, message))
     return out
 
 
-__all__ = ["KEPT", "OVERWRITTEN", "dead_analysis", "line_of", "overwrites", "with_document_hints"]
+__all__ = ["KEPT", "OVERWRITTEN", "dead_analysis", "overwrites", "with_document_hints"]

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from torch_logs_lsp.core.analysis import Severity
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.dead_values import OVERWRITTEN, line_of
+from torch_logs_lsp.core.checker import LineIndex, findings
+from torch_logs_lsp.core.dead_values import OVERWRITTEN
 from torch_logs_lsp.core.registry import load_registry
 
 REG = load_registry("2.13")
@@ -85,7 +85,8 @@ def test_python_tl501_only_on_the_live_write() -> None:
 
 
 def test_line_of_counts_every_line_break() -> None:
-    assert [line_of("a\r\nb\rc\nd", i) for i in (0, 3, 5, 7)] == [1, 2, 3, 4]
+    index = LineIndex("a\r\nb\rc\nd")  # the line the message names (1-based there)
+    assert [index.position(i)[0] + 1 for i in (0, 3, 5, 7)] == [1, 2, 3, 4]
 
 
 def test_cli_reports_the_hint(tmp_path: Path) -> None:
