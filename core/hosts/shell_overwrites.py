@@ -11,8 +11,10 @@ command can see it (checked against bash 5.2 in the tests, by running the script
   loop's ``do ... done``) with nothing between them but comments and other such
   assignments: no command, function call, pipeline or ``&&``/``||`` list runs in between.
 
-Never when a ``$`` or a backquote appears from the first assignment's end to the second
-statement's end (an expansion may read the first value or run a command), when a
+Never when the second is an append (``+=``), when a ``$`` or a backquote appears from the
+first assignment's end to the second statement's end (an expansion may read the first
+value or run a command: bash expands all the words of ``export X=b Y=`cmd``` before it
+assigns any), when a
 statement between or the second one runs in the background (``&``), or when the two sit
 in different branches of ``if``/``case``/``&&`` or in a condition. ``local``,
 ``readonly`` and ``declare`` are not followed. Offsets are code points.
@@ -115,20 +117,28 @@ def _overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
         last[span.variable] = i
         if before is None:
             continue
-        between = text[spans[before].raw_end : span.raw_end]
-        if "$" in between or "`" in between:
-            continue
+        if text.startswith("+=", span.name_end):
+            continue  # an append reads the value before it
         node, first = node_of(i), node_of(before)
         if node is None or first is None:
             continue
+
+        def expands(container: tree_sitter.Node, start: int = spans[before].raw_end) -> bool:
+            """A ``$`` or backquote from the first value to the end of ``container`` (the
+            command or statement of the second): ``export X=b Y=`cmd``` runs ``cmd``
+            with the first value, since bash expands every word before assigning."""
+            between = text[start : src.cp(container.end_byte)]
+            return "$" in between or "`" in between
+
         parent = node.parent
         if parent is not None and first.parent == parent and _one_command(parent):
-            out.append(Overwrite(before, i, _SAME_COMMAND.format(name=span.variable)))
+            if not expands(parent):
+                out.append(Overwrite(before, i, _SAME_COMMAND.format(name=span.variable)))
             continue
         second_stmt, first_stmt = _statement(node), _statement(first)
         if second_stmt is None or first_stmt is None or second_stmt.parent != first_stmt.parent:
             continue
-        if _runs_in_order(first_stmt, second_stmt):
+        if not expands(second_stmt) and _runs_in_order(first_stmt, second_stmt):
             out.append(Overwrite(before, i, _STATEMENT.format(name=span.variable)))
     return out
 
