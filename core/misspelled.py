@@ -40,6 +40,7 @@ import difflib
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -207,10 +208,20 @@ def near_misses(
     pieces.append(text[at:])
     spans = hosts.extract(host, "".join(pieces))
     assigned = {(span.variable, span.name_start) for span in spans}
-    return [
+    confirmed = [
         miss
         for miss, start in zip(found, starts, strict=True)
         if (miss.suggestion, start) in assigned
+    ]
+    # A name the text mentions anywhere else (``export TORCH_LOG`` on its own line,
+    # ``printenv TORCH_LOG``, ``os.environ["TORCH_LOG"]`` read, a here-document) is the
+    # document's own variable, or one the rename would leave half done: not reported.
+    counts = Counter(miss.name for miss in confirmed)
+    return [
+        miss
+        for miss in confirmed
+        if len(re.findall(rf"(?<![A-Za-z0-9_]){re.escape(miss.name)}(?![A-Za-z0-9_])", text))
+        == counts[miss.name]
     ]
 
 

@@ -57,7 +57,15 @@ CASES = [
         "export TORCH_LOGS_FMT=short TORCH_LOG_OUT=/tmp/l.txt\n",
         [("TORCH_LOGS_FMT", "TORCH_LOGS_FORMAT"), ("TORCH_LOG_OUT", "TORCH_LOGS_OUT")],
     ),
-    ("shell", "torch_logs=dynamo\nexport torch_logs\n", [("torch_logs", "TORCH_LOGS")]),
+    ("shell", "torch_logs=dynamo python t.py\n", [("torch_logs", "TORCH_LOGS")]),
+    # mentioned elsewhere: the script's own variable, or a rename that would leave
+    # `export TORCH_LOG` behind (TORCH_LOGS then not exported: checked with bash)
+    ("shell", "torch_logs=dynamo\nexport torch_logs\n", []),
+    ("shell", "TORCH_LOG=+dynamo\nexport TORCH_LOG\npython t.py\n", []),
+    ("shell", "export TORCH_LOG=/tmp/t.log\nprintenv TORCH_LOG\n", []),
+    ("shell", "export TORCH_LOG=x\npython - <<EOF\nimport os; os.environ['TORCH_LOG']\nEOF\n", []),
+    ("python", 'os.environ["TORCH_LOG"] = "x"\nprint(os.environ["TORCH_LOG"])\n', []),
+    ("dotenv", "TORCH_LOG=a\nTORCH_LOG=b\n", [("TORCH_LOG", "TORCH_LOGS")] * 2),
     ("shell", "env TORCH_TRACES=/tmp/tr python t.py\n", [("TORCH_TRACES", "TORCH_TRACE")]),
     ("shell", "echo $TORCH_LOG\n# export TORCH_LOG=dynamo\nprintf '%s' TORCH_LOG=x\n", []),
     ("dotenv", "TORCH_LOG=perf_hints\n", [("TORCH_LOG", "TORCH_LOGS")]),
