@@ -177,6 +177,16 @@ def test_dotenv_lone_quote_is_offered_but_not_safe():
     assert fixed(text, "dotenv") == text
 
 
+@pytest.mark.parametrize(
+    ("host", "text"), [("dotenv", "TORCH_LOGS=“”\n"), ("shell", "export TORCH_LOGS=“”\n")]
+)
+def test_an_empty_pair_is_offered_but_not_safe(host: str, text: str):
+    # `""` would be an empty TORCH_LOGS: `import torch` crashes (TL001); fresh-user test
+    [(_, safe)] = quote_fixes(host, text)
+    assert not safe
+    assert fixed(text, host) == text
+
+
 # ----------------------------------------------------------------------- launch.json
 
 LAUNCH = (

@@ -334,14 +334,14 @@ def outside_findings(why: str) -> Callable[[str, list[ValueSpan]], list[QuoteFin
 
 
 def verified(host: str, text: str, finding: QuoteFinding) -> bool:
-    """Whether the fix of ``finding`` is safe: it has an intended value, and the edited
+    """Whether the fix of ``finding`` is safe: it has a non-empty intended value, and the edited
     document reads exactly that value for the assignment at ``finding.name_start`` and
     every other assignment as before (read by the host's own extractor)."""
     from . import extract
     from .edits import apply_text_edits
 
-    if finding.intended is None or not finding.edits:
-        return False
+    if not finding.intended or not finding.edits:
+        return False  # (`“”` -> `""`: an empty TORCH_LOGS crashes `import torch`, TL001)
 
     def reading(spans: list[ValueSpan]) -> list[tuple[str, str | None, bool]]:
         return [
