@@ -308,3 +308,20 @@ def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
         "“", '"'
     ).replace("”", '"')
     assert (tmp_path / ".env").read_text(encoding="utf-8") == 'TORCH_LOGS="+dynamo"\n'
+
+
+@pytest.mark.parametrize(
+    ("host", "text"),
+    [
+        ("dotenv", "TORCH_LOGS=“+dynamo”\nTORCH_LOGS=+guards\n"),
+        ("shell", "export TORCH_LOGS=“+dynamo”\nexport TORCH_LOGS=+guards\npython t.py\n"),
+    ],
+)
+def test_an_overwritten_value_gets_tl502_not_tl109(host: str, text: str):
+    # python-dotenv keeps the last value; bash sets the second before any command runs:
+    # the curly-quoted value reaches nothing (fresh-user test)
+    from torch_logs_lsp.core.checker import findings
+
+    # (and no TL106 on the quote characters either: their advice is TL109's)
+    got = [(f.line, f.diagnostic.code) for f in findings(text, host)]
+    assert got == [(0, "TL502"), (1, "TL301")]

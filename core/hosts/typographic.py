@@ -378,6 +378,14 @@ def apply(
     except Exception:  # a bug here must not hide the rest of the document
         log.exception("finding typographic quotes in a %s document failed", host)
         return entries, []
+    # an overwritten value (TL502, :mod:`..dead_values`) reaches nothing: what the host
+    # or torch would do with its characters is not said (a line bash cannot parse is)
+    dead = {
+        id(s) for s, a in entries if a is not None and any(d.code == "TL502" for d in a.diagnostics)
+    }
+    quiet = {
+        id(f) for f in found if f.silenced is None and f.span is not None and id(f.span) in dead
+    }
     silenced = {id(f.silenced) for f in found if f.silenced is not None}
     hidden = {id(f.span): f.hidden for f in found if f.span is not None and f.hidden}
     out: list[tuple[ValueSpan, Analysis | None]] = []
@@ -387,7 +395,7 @@ def apply(
         elif analysis is not None and id(span) in hidden:
             analysis = _without(analysis, hidden[id(span)])
         out.append((span, analysis))
-    return out, [f for f in found if f.message]
+    return out, [f for f in found if f.message and id(f) not in quiet]
 
 
 def _without(analysis: Analysis, hidden: frozenset[int]) -> Analysis:
@@ -402,5 +410,5 @@ def _without(analysis: Analysis, hidden: frozenset[int]) -> Analysis:
                 lo, hi = min(lo, a), max(hi, b)
         return any(lo <= i < max(hi, lo + 1) for i in hidden)
 
-    kept = tuple(d for d in analysis.diagnostics if not touches(d))
+    kept = tuple(d for d in analysis.diagnostics if d.code == "TL502" or not touches(d))
     return replace(analysis, diagnostics=kept, hidden=())
