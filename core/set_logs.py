@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .diagnostic import Diagnostic, Severity
-from .limits import excerpt, quote
+from .diagnostic import Diagnostic, Severity, capped
+from .limits import MAX_DIAGNOSTICS, excerpt, quote
 from .modules import ModuleFinder
 from .registry import Registry, release_tuple
 from .set_logs_call import (
@@ -359,6 +359,9 @@ def check_set_logs(
         # binding the arguments is left, and the call is reported as ignored
         out = [d for d in out if d.code in _BINDING_ERRORS]
         out.append(env_hint(call, call.torch_logs_set))
+    if len(out) > MAX_DIAGNOSTICS:  # one call shows at most 100, then a TL901 summary
+        shown, _ = capped(sorted(out, key=lambda d: (d.start, d.end)))
+        return list(shown)
     return out
 
 

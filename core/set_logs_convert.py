@@ -91,6 +91,9 @@ def set_logs_to_torch_logs(
     :func:`.set_logs_keywords.set_logs_signature` of ``registry``. Never raises."""
     if call.positional or call.unpacked:
         return None
+    names = [kw.name for kw in call.keywords]
+    if len(set(names)) != len(names):
+        return None  # a keyword given twice: Python does not compile the call
     sig = signature if signature is not None else set_logs_signature(registry)
     entries: list[_Entry] = []
     for kw in call.keywords:

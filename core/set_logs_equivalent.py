@@ -65,6 +65,9 @@ def call_equivalent(
         return None, "set_logs takes keywords only: a positional argument raises TypeError"
     if call.unpacked:
         return None, "`*args` / `**kwargs` hide some of its arguments"
+    names = [kw.name for kw in call.keywords]
+    if len(set(names)) != len(names):
+        return None, "a keyword is given twice: Python does not compile this call"
     for kw in call.keywords:
         value, note = keyword_equivalent(kw, registry, signature)
         if value is None and not note.startswith("this value leaves"):

@@ -225,12 +225,15 @@ def call_fixes(
     first: int = 0,
     last: int | None = None,
     safe_only: bool = False,
+    limit: int | None = None,
 ) -> list[CallFix]:
     """The verified quick fixes of the ``set_logs`` diagnostics (TL601, TL602, TL603,
     TL611, TL612, TL613) that touch ``[first, last]`` (document offsets; default: the whole
     document), and the "Rewrite as TORCH_LOGS" refactor of each call there.
     ``safe_only``: only the safe fixes (``torch=`` -> ``all=``, for fix-all), no refactor.
-    Never raises for a well-formed registry."""
+    ``limit``: at most this many calls (the first in the range): each fix re-checks the
+    document, so an editor asking for the whole document (select all, then the quick-fix
+    key) would otherwise wait seconds. Never raises for a well-formed registry."""
     source = _source(host, text)
     module = hosts.host_module(host)
     if source is None or module is None:
@@ -239,9 +242,8 @@ def call_fixes(
     sig = set_logs_signature(registry)
     verified = _Verifier(host, text, registry, finder)
     out: list[CallFix] = []
-    for call in module.set_logs_calls(text):
-        if not _in_range(call.start, call.end, first, end):
-            continue
+    calls = [c for c in module.set_logs_calls(text) if _in_range(c.start, c.end, first, end)]
+    for call in calls[:limit]:
         for d in check_set_logs(call, registry, signature=sig, finder=finder):
             if not _in_range(d.start, d.end, first, end):
                 continue
@@ -322,12 +324,14 @@ def late_write_fixes(
     finder: ModuleFinder | None = None,
     first: int = 0,
     last: int | None = None,
+    limit: int | None = None,
 ) -> list[CallFix]:
     """For each TL501 (``TORCH_LOGS`` set in this process after ``import torch``) touching
-    ``[first, last]``: replace the write with the equivalent ``set_logs(...)`` call
-    (:func:`.set_logs_convert.torch_logs_to_set_logs`), when it is exact and the write is
-    a whole statement. ``entries``: the document's spans with their analyses (with the
-    host's notes). The diagnostics of the fix are in document offsets."""
+    ``[first, last]`` (at most ``limit`` of them, the first): replace the write with the
+    equivalent ``set_logs(...)`` call (:func:`.set_logs_convert.torch_logs_to_set_logs`),
+    when it is exact and the write is a whole statement. ``entries``: the document's spans
+    with their analyses (with the host's notes). The diagnostics of the fix are in
+    document offsets."""
     end = len(text) if last is None else last
     late = [
         (span, d)
@@ -336,6 +340,7 @@ def late_write_fixes(
         for d in analysis.diagnostics
         if d.code == LATE and _in_range(*span.document_range(d.start, d.end), first, end)
     ]
+    late = late[:limit]
     if not late:
         return []
     source = _source(host, text)

@@ -21,6 +21,11 @@ from .diagnostics import SOURCE
 
 log = logging.getLogger(__name__)
 
+#: The calls (and late writes) one code-action request fixes at most, the first in its
+#: range: each fix re-checks the document (~1-70 ms), and a whole-document range (select
+#: all, then the quick-fix key) over 200 calls blocked the server for 15 s.
+MAX_CALLS = 10
+
 
 def _lsp_diagnostic(
     state: DocumentState, d: Diagnostic, sent: Sequence[types.Diagnostic]
@@ -60,8 +65,10 @@ def set_logs_actions(
     fixes = []
     try:
         if "set_logs" in text:
-            fixes += call_fixes(host, text, registry, finder, first, last)
-        fixes += late_write_fixes(host, text, state.entries, registry, finder, first, last)
+            fixes += call_fixes(host, text, registry, finder, first, last, limit=MAX_CALLS)
+        fixes += late_write_fixes(
+            host, text, state.entries, registry, finder, first, last, limit=MAX_CALLS
+        )
     except Exception:  # a bug here must not cost the value fixes
         log.exception("the set_logs fixes of %s failed", state.uri)
         return []
