@@ -464,3 +464,30 @@ def test_no_late_write_fix_when_the_new_call_would_be_ignored():
     )
     assert codes(text) == ["TL501"]
     assert all_fixes(text) == []
+
+
+def test_one_request_fixes_at_most_the_first_calls_of_its_range():
+    # (each fix re-checks the document: a whole-document range over 200 calls took 15 s)
+    from torch_logs_lsp.core.set_logs_fixes import call_fixes
+
+    text = "import logging, torch\n" + "torch._logging.set_logs(dynamo=True)\n" * 30
+    fixes = call_fixes("python", text, load_registry("2.13"), limit=10)
+    lines = {text.count("\n", 0, f.diagnostics[0].start) for f in fixes if f.diagnostics}
+    assert lines == set(range(1, 11))
+
+
+def test_a_repeated_keyword_is_capped_and_has_no_equivalent():
+    from torch_logs_lsp.core.hosts import python
+    from torch_logs_lsp.core.set_logs import check_set_logs
+    from torch_logs_lsp.core.set_logs_equivalent import call_equivalent
+    from torch_logs_lsp.core.set_logs_keywords import set_logs_signature
+
+    reg = load_registry("2.13")
+    text = "import torch\ntorch._logging.set_logs(" + "dynamo=10, " * 300 + ")\n"
+    (call,) = python.set_logs_calls(text)
+    found = check_set_logs(call, reg)
+    assert len(found) == 101 and found[-1].code == "TL901"
+    assert call_equivalent(call, reg, set_logs_signature(reg)) == (
+        None,
+        "a keyword is given twice: Python does not compile this call",
+    )
