@@ -208,6 +208,8 @@ def _name_fixes(
     kind = registry.kind(kw.name)
     if d.code != NOT_A_KEYWORD or has_modules or kind not in ("component", "artifact"):
         return []
+    if call.unpacked or text[kw.name_end : kw.value.start].strip() != "=":
+        return []  # `**kw` may hold a modules=; `x=(True)`: the value's own parentheses
     value = text[kw.value.start : kw.value.end]
     new = "modules={" + f'"{kw.name}": ' + value + "}"
     return [(f"Move into `{new}`", [TextEdit(kw.name_start, kw.value.end, new)], True)]

@@ -491,3 +491,17 @@ def test_a_repeated_keyword_is_capped_and_has_no_equivalent():
         None,
         "a keyword is given twice: Python does not compile this call",
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    ["loop_ordering=(True)", "loop_ordering= ( True ) , dynamo=10", "loop_ordering=True, **kw"],
+)
+def test_no_move_into_modules_that_would_break_the_call(args: str):
+    # (fresh-user test: `modules={"loop_ordering": True}))`, a SyntaxError; `**kw` may
+    # hold a modules= of its own: TypeError, multiple values for keyword argument)
+    from torch_logs_lsp.core.set_logs_fixes import call_fixes
+
+    text = f"import torch\ntorch._logging.set_logs({args})\n"
+    titles = [f.title for f in call_fixes("python", text, load_registry("2.13"))]
+    assert not any(t.startswith("Move into") for t in titles), titles
