@@ -26,7 +26,9 @@ in ``tests/test_set_logs_fixes.py``):
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -215,6 +217,17 @@ def _name_fixes(
     return [(f"Move into `{new}`", [TextEdit(kw.name_start, kw.value.end, new)], True)]
 
 
+def _has_comment(statement: str) -> bool:
+    """Whether Python source ``statement`` holds a comment (by Python's own tokenizer; a
+    text it cannot read counts as one): a fix that rewrites the whole statement would
+    drop it."""
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(statement).readline)
+        return any(t.type == tokenize.COMMENT for t in tokens)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return True
+
+
 def _in_range(start: int, end: int, first: int, last: int) -> bool:
     return start <= last and first <= end
 
@@ -273,6 +286,8 @@ def _refactor(
     names ``set_logs``/``_init_logs`` in the module (later calls would be ignored)."""
     stmt = source.calls.get(call.start)
     if stmt is None or stmt.later_set_logs or call.torch_logs_set is not None:
+        return []
+    if _has_comment(text[stmt.start : stmt.end]):
         return []
     for kw in call.keywords:  # module names: not exact (see the module docstring)
         if isinstance(kw.value, DictValue) and any(
@@ -352,6 +367,8 @@ def late_write_fixes(
     out: list[CallFix] = []
     for span, d in late:
         stmt = source.writes.get(span.name_start)
+        if stmt is not None and _has_comment(text[stmt.start : stmt.end]):
+            continue  # the statement is replaced whole: its comments would be lost
         args = torch_logs_to_set_logs(span.value or "", registry)
         if stmt is None or args is None:
             continue

@@ -505,3 +505,17 @@ def test_no_move_into_modules_that_would_break_the_call(args: str):
     text = f"import torch\ntorch._logging.set_logs({args})\n"
     titles = [f.title for f in call_fixes("python", text, load_registry("2.13"))]
     assert not any(t.startswith("Move into") for t in titles), titles
+
+
+def test_statements_with_comments_are_not_rewritten():
+    # (fresh-user test: the rewrite replaced the whole statement and lost `# keep me`)
+    from torch_logs_lsp.core.set_logs_fixes import call_fixes, late_write_fixes
+
+    reg = load_registry("2.13")
+    text = "import logging, torch\ntorch._logging.set_logs(dynamo=10,  # keep me\n)\n"
+    assert not [f for f in call_fixes("python", text, reg) if "TORCH_LOGS" in f.title]
+    text = 'import os\nimport torch\nos.environ[\n    "TORCH_LOGS"  # key\n] = "+dynamo"\n'
+    entries = check_text(text, "python", reg)
+    assert late_write_fixes("python", text, entries, reg) == []
+    plain = 'import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"  # after\n'
+    assert late_write_fixes("python", plain, check_text(plain, "python", reg), reg)
