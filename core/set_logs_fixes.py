@@ -102,8 +102,9 @@ def _import_edit(source: SetLogsSource, text: str, module: str) -> TextEdit:
 
 
 def _newline(text: str) -> str:
-    """The document's line break (``\\r\\n`` when it has one)."""
-    return "\r\n" if "\r\n" in text else "\n"
+    """The document's line break: CRLF when it has one, else a lone CR when it has one
+    (Python's tokenizer ends a line there too), else LF."""
+    return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
 
 
 def _level(source: SetLogsSource, text: str, name: str) -> tuple[str, list[TextEdit]] | None:

@@ -86,7 +86,7 @@ def tree_for(text: str, known: tree_sitter.Tree | None) -> tree_sitter.Tree:
         return known
     if _parsed and _parsed[0][0] == text:
         return _parsed[0][1]
-    tree = Source(text).parse("python")
+    tree = Source(text, lone_cr_is_lf=True).parse("python")
     _parsed[:] = [(text, tree)]
     return tree
 
@@ -229,8 +229,9 @@ def _import_at(src: Source, root: tree_sitter.Node) -> TextEdit:
         m = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)").match(text, after)
         after = m.end() if m else len(text)
     at = after if first is None else max(after, _line_start(text, first))
-    prefix = "" if at == 0 or text[at - 1] in "\r\n" else "\n"
-    return TextEdit(at, at, prefix + "import logging\n")
+    newline = "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"  # the file's own
+    prefix = "" if at == 0 or text[at - 1] in "\r\n" else newline
+    return TextEdit(at, at, prefix + "import logging" + newline)
 
 
 def _spellings(
@@ -287,7 +288,7 @@ def set_logs_site(
     Never raises on any text."""
     if "set_logs" not in text or not 0 <= offset <= len(text):
         return None
-    src = Source(text)
+    src = Source(text, lone_cr_is_lf=True)
     root = (tree or src.parse("python")).root_node
     stack = _lex(text, _statement_start(root, src, offset), offset)
     entry: _Frame | None = None  # the dict display of ``modules={...}`` holding the cursor

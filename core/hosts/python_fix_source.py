@@ -65,10 +65,13 @@ def _free(src: Source, root: tree_sitter.Node, name: str) -> bool:
     return True
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def _line_end(text: str, offset: int) -> int:
     """The start of the line after ``offset``'s line (``len(text)`` on the last line)."""
-    n = text.find("\n", offset)
-    return len(text) if n < 0 else n + 1
+    m = _LINE_BREAK.search(text, offset)  # LF, CRLF or a lone CR (Python's tokenizer)
+    return len(text) if m is None else m.end()
 
 
 def _imports_at(src: Source, root: tree_sitter.Node) -> int:
@@ -183,7 +186,7 @@ def set_logs_source(
 ) -> SetLogsSource:
     """The spellings of ``text`` (its ``tree``, its ``set_logs`` ``calls`` and its value
     ``spans``) for the fixes; see :class:`~..set_logs_source.SetLogsSource`."""
-    src = Source(text)
+    src = Source(text, lone_cr_is_lf=True)
     root = tree.root_node
     bound, own = _imports(src, root, (*_MODULES, "os"))
     names = {

@@ -253,3 +253,34 @@ def test_values_in_a_modules_dict(marked: str, key: str, typed: str):
 )
 def test_no_value_site_in_other_dicts(marked: str):
     assert site(marked) is None
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_import_logging_goes_after_the_docstring_and_future_with_any_line_end(end: str):
+    # (fresh-user test: in a lone-CR file the completion put it before `from __future__`,
+    # the quick fix after the call; a CRLF file got an LF line)
+    from torch_logs_lsp.core.hosts import python
+    from torch_logs_lsp.core.hosts.edits import apply_text_edits
+    from torch_logs_lsp.core.registry import load_registry
+    from torch_logs_lsp.core.set_logs_fixes import call_fixes
+
+    lines = ['"""Doc."""', "from __future__ import annotations", "import torch", ""]
+    text = end.join([*lines[:3], "torch._logging.set_logs(dynamo=True)", ""])
+    (fix,) = [f for f in call_fixes("python", text, load_registry("2.13")) if "DEBUG" in f.title]
+    fixed = apply_text_edits(text, list(fix.edits))
+    compile(fixed, "t.py", "exec")
+    assert fixed.index("import logging") < fixed.index("set_logs") and "\r\n" not in fixed.replace(
+        end, ""
+    ).replace("\r\n", "")
+    assert fixed.count(end) == text.count(end) + 1  # one more line, with the file's line end
+    typing = end.join([*lines[:3], "torch._logging.set_logs(dynamo=", ""])
+    site = python.set_logs_site(typing, typing.index("dynamo=") + 7)
+    assert site is not None
+    edit = site.levels["DEBUG"].edit
+    assert edit is not None
+    done = apply_text_edits(typing, [edit]).replace(
+        "set_logs(dynamo=", "set_logs(dynamo=logging.DEBUG)"
+    )
+    compile(done, "t.py", "exec")
+    assert done.index("from __future__") < done.index("import logging") < done.index("set_logs")
+    assert ("import logging" + end) in done
