@@ -346,14 +346,22 @@ def set_logs_source(text: str) -> SetLogsSource | None:
 
     if ("set_logs" not in text and "TORCH_LOGS" not in text) or too_deep(text):
         return None
+    global _source_of
+    if _source_of is not None and (_source_of[0] is text or _source_of[0] == text):
+        return _source_of[1]  # (completion asks for each value typed)
     try:
         spans = _spans_of(text)
         calls = set_logs_calls(text)
         tree = _tree_of(text)
-        return source(text, tree, calls, spans) if tree is not None else None
+        found = source(text, tree, calls, spans) if tree is not None else None
     except Exception:  # a bug must not cost the other features
         log.exception("reading the names of a Python module for a fix failed")
         return None
+    _source_of = (text, found)
+    return found
+
+
+_source_of: tuple[str, SetLogsSource | None] | None = None
 
 
 def set_logs_site(text: str, offset: int) -> SetLogsSite | None:

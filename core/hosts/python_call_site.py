@@ -204,55 +204,45 @@ def _line_start(text: str, offset: int) -> int:
     return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
 
 
-def _import_at(src: Source, root: tree_sitter.Node) -> TextEdit:
-    """Where ``import logging`` goes: after the module docstring, ``from __future__``
-    imports and leading comments, before the first other top-level statement."""
-    text = src.text
-    after = 0  # the end of the last statement to keep before the import
-    first: int | None = None
-    statements = 0
-    for child in root.children:
-        if child.type == "comment":
-            continue
-        statements += 1
-        docstring = statements == 1 and child.type == "expression_statement"
-        docstring = docstring and [c.type for c in child.named_children] in (
-            ["string"],
-            ["concatenated_string"],
-        )
-        if docstring or child.type == "future_import_statement":
-            after = src.cp(child.end_byte)
-            continue
-        first = src.cp(child.start_byte)
-        break
-    if after:  # the line after the kept statements
-        m = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)").match(text, after)
-        after = m.end() if m else len(text)
-    at = after if first is None else max(after, _line_start(text, first))
-    newline = "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"  # the file's own
-    prefix = "" if at == 0 or text[at - 1] in "\r\n" else newline
-    return TextEdit(at, at, prefix + "import logging" + newline)
+def _more_follows(text: str, end: int) -> bool:
+    """Whether more of a value follows the word at the cursor (ending at ``end``):
+    ``dynamo=|"info"``, ``guards=|not x``, ``guards=|f(x)``: a completion there would be
+    inserted before it (a SyntaxError or another value), so none is offered."""
+    at = end
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at < len(text) and text[at] not in ",)}#\r\n\\"
 
 
-def _spellings(
-    src: Source, root: tree_sitter.Node, names: dict[str, str], bound: set[str]
-) -> dict[str, Spelling]:
-    """Each offered level name as this document can write it (see :class:`Spelling`)."""
-    module = sorted(n for n, what in names.items() if what == "logging")
+def _spellings(text: str) -> dict[str, Spelling]:
+    """Each offered level name as this document can certainly write it (see
+    :class:`Spelling`), from the same reading of the module as the quick fixes
+    (:func:`.python.set_logs_source`: a name rebound anywhere, or imported only in a
+    function, is not trusted); a level with no certain spelling is not offered."""
+    from .python import set_logs_source
+
+    source = set_logs_source(text)
+    if source is None:
+        return {}
     out: dict[str, Spelling] = {}
     edit: TextEdit | None = None
     for level in LEVEL_ORDER:
-        bare = [n for n, what in names.items() if what == f"logging.{level}"]
+        bare = source.level_names.get(level)
         if bare:
-            out[level] = Spelling(sorted(bare)[0])
-        elif module:
-            out[level] = Spelling(f"{'logging' if 'logging' in module else module[0]}.{level}")
-        elif "logging" in bound:  # bound by something we cannot trust: no second import
-            out[level] = Spelling(f"logging.{level}")
-        else:
-            edit = edit or _import_at(src, root)
+            out[level] = Spelling(bare)
+        elif source.logging:
+            out[level] = Spelling(f"{source.logging}.{level}")
+        elif "logging" in source.free:
+            edit = edit or _import_logging(text, source.imports_at)
             out[level] = Spelling(f"logging.{level}", edit)
     return out
+
+
+def _import_logging(text: str, at: int) -> TextEdit:
+    """``import logging`` at the line start ``at``, with the file's own line end."""
+    newline = "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
+    prefix = "" if at == 0 or text[at - 1] in "\r\n" else newline
+    return TextEdit(at, at, prefix + "import logging" + newline)
 
 
 def _entry_value(
@@ -321,7 +311,9 @@ def set_logs_site(
         if found is None:
             return None
         key, entry_value = found
-        levels = _spellings(src, root, names, set(bound))
+        if _more_follows(text, end):
+            return None
+        levels = _spellings(text)
         return SetLogsSite(
             "value",
             callee.start(),
@@ -351,7 +343,9 @@ def set_logs_site(
     value = _VALUE_BEFORE.search(text, equals[0] + 1, offset)
     if value is None or _BLANKS.fullmatch(text, equals[0] + 1, value.start()) is None:
         return None  # `dynamo=1 + ` and the like: not a name being typed
-    levels = _spellings(src, root, names, set(bound))
+    if _more_follows(text, end):
+        return None
+    levels = _spellings(text)
     return SetLogsSite(
         "value", callee.start(), value.start(), end, value.group(), keyword, given, False, levels
     )

@@ -284,3 +284,34 @@ def test_import_logging_goes_after_the_docstring_and_future_with_any_line_end(en
     compile(done, "t.py", "exec")
     assert done.index("from __future__") < done.index("import logging") < done.index("set_logs")
     assert ("import logging" + end) in done
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "logging = 5\n",
+        "for logging in range(3):\n    pass\n",
+        "def f(logging):\n    pass\n",
+        "def f():\n    import logging\n",
+        "if TYPE_CHECKING:\n    import logging\n",
+        "import logging\ndel logging\n",
+    ],
+)
+def test_no_level_spelling_that_may_name_something_else(module: str):
+    # (fresh-user test: these got `logging.DEBUG`, with or without an added import, and
+    # the completed call raised AttributeError or NameError under torch 2.13)
+    from torch_logs_lsp.core.hosts import python
+
+    text = "import torch\n" + module + "torch._logging.set_logs(dynamo="
+    site = python.set_logs_site(text, len(text))
+    assert site is not None
+    assert not any(s.text.startswith("logging.") for s in site.levels.values()), site.levels
+
+
+@pytest.mark.parametrize("rest", ['"info")', 'b"x")', "not x)", "[1, 2])", "f(x))", "-1)"])
+def test_no_value_completion_in_front_of_a_value(rest: str):
+    # (fresh-user test: `dynamo=|"info"` became `dynamo=logging.DEBUG"info"`)
+    from torch_logs_lsp.core.hosts import python
+
+    text = "import logging, torch\ntorch._logging.set_logs(dynamo=" + rest + "\n"
+    assert python.set_logs_site(text, text.index("=") + 1) is None
