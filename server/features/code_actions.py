@@ -57,8 +57,16 @@ def _lsp_diagnostic(
     d: Diagnostic,
     sent: Sequence[types.Diagnostic],
 ) -> types.Diagnostic:
-    """The client's own diagnostic for ``d`` when it sent it, else an equal one."""
-    rng = state.mapper.range(*span.document_range(d.start, d.end))
+    """The client's own diagnostic for ``d`` (value offsets) when it sent it, else an
+    equal one."""
+    return client_diagnostic(state.mapper.range(*span.document_range(d.start, d.end)), d, sent)
+
+
+def client_diagnostic(
+    rng: types.Range, d: Diagnostic, sent: Sequence[types.Diagnostic]
+) -> types.Diagnostic:
+    """The client's own diagnostic for ``d`` placed at ``rng`` (same code and range) when
+    it sent it in ``context.diagnostics``, else an equal one."""
     for c in sent:
         if str(c.code) == d.code and c.range == rng:
             return c

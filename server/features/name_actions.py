@@ -16,8 +16,7 @@ from torch_logs_lsp.core.hosts.interface import TextEdit
 from torch_logs_lsp.core.misspelled import MISSPELLED_NAME
 
 from ..documents import DocumentState
-from .code_actions import _overlaps, _workspace_edit, wanted
-from .diagnostics import SOURCE
+from .code_actions import _overlaps, _workspace_edit, client_diagnostic, wanted
 
 
 def name_actions(
@@ -40,18 +39,7 @@ def name_actions(
         rng = state.mapper.range(d.start, d.end)
         if not _overlaps(rng, params.range):
             continue
-        own = [c for c in sent if str(c.code) == d.code and c.range == rng]
-        diag = (
-            own[0]
-            if own
-            else types.Diagnostic(
-                range=rng,
-                message=d.message,
-                severity=types.DiagnosticSeverity(int(d.severity)),
-                code=d.code,
-                source=SOURCE,
-            )
-        )
+        diag = client_diagnostic(rng, d, sent)
         new = d.suggestions[0]
         out.append(
             types.CodeAction(

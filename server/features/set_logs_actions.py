@@ -16,8 +16,7 @@ from torch_logs_lsp.core.hosts.interface import TextEdit
 from torch_logs_lsp.core.registry import Registry
 
 from ..documents import DocumentState
-from .code_actions import _overlaps, _workspace_edit, wanted
-from .diagnostics import SOURCE
+from .code_actions import _overlaps, _workspace_edit, client_diagnostic, wanted
 
 log = logging.getLogger(__name__)
 
@@ -31,17 +30,7 @@ def _lsp_diagnostic(
     state: DocumentState, d: Diagnostic, sent: Sequence[types.Diagnostic]
 ) -> types.Diagnostic:
     """The client's own diagnostic for ``d`` (document offsets) when it sent it."""
-    rng = state.mapper.range(d.start, d.end)
-    for c in sent:
-        if str(c.code) == d.code and c.range == rng:
-            return c
-    return types.Diagnostic(
-        range=rng,
-        message=d.message,
-        severity=types.DiagnosticSeverity(int(d.severity)),
-        code=d.code,
-        source=SOURCE,
-    )
+    return client_diagnostic(state.mapper.range(d.start, d.end), d, sent)
 
 
 def set_logs_actions(
