@@ -23,6 +23,7 @@ in different branches of ``if``/``case``/``&&`` or in a condition. ``local``,
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 from ._ts import Source
@@ -46,11 +47,53 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     (a failure gives ``[]``, logged)."""
     if len(spans) < 2 or len({s.variable for s in spans}) == len(spans):
         return []
+    if not _maybe_overwritten(text, spans):
+        return []  # (no parse: the bash parse of a 10,000-line script costs ~35-70 ms)
     try:
         return _overwritten(text, spans)
     except Exception:  # bad input never crashes the checker
         log.exception("finding overwritten shell values failed")
         return []
+
+
+#: A line that runs no command: blank, a comment, or starting with an assignment
+#: (``X=..``, ``export X=..``); any other line between two assignments runs something.
+_QUIET_LINE = re.compile(r"[ \t]*(?:#.*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=.*)?")
+#: The rest of an assignment's line that runs no command: more ``NAME=word``, ``;``, a
+#: comment (``X=a python t.py`` runs a command with the value: not quiet).
+_QUIET_REST = re.compile(r"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=\S*)*[ \t]*;?[ \t]*(?:#.*)?")
+
+
+_REST_OF_LINE = re.compile(r"[^\r\n]*")
+
+
+def _maybe_overwritten(text: str, spans: list[ValueSpan]) -> bool:
+    """A cheap test before any parse: whether some span is followed by another of the
+    same variable on the same line, or with only quiet lines (:data:`_QUIET_LINE`)
+    between them. ``False`` means no span is overwritten (a command, or another
+    statement, stands between every pair); ``True`` only means the parse must decide."""
+    last: dict[str, ValueSpan] = {}
+    for span in spans:
+        before = last.get(span.variable)
+        last[span.variable] = span
+        if before is None:
+            continue
+        between = text[before.raw_end : span.name_start]
+        lines = re.split(r"\r\n|\r|\n", between)
+        # (the first piece ends the first's line: more assignments at most; the last
+        # starts the second's line: the parse judges it)
+        if len(lines) == 1:
+            return True
+        # on another line, the second must be a statement of its own: `X=b cmd` sets X
+        # for cmd only, the first stays for later commands
+        rest = _REST_OF_LINE.match(text, span.raw_end)
+        if (
+            _QUIET_REST.fullmatch(lines[0])
+            and all(_QUIET_LINE.fullmatch(line) for line in lines[1:-1])
+            and (rest is None or _QUIET_REST.fullmatch(rest.group()))
+        ):
+            return True
+    return False
 
 
 def _assignment(src: Source, root: tree_sitter.Node, span: ValueSpan) -> tree_sitter.Node | None:
