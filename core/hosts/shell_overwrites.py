@@ -56,42 +56,49 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
         return []
 
 
-#: A line that runs no command: blank, a comment, or starting with an assignment
-#: (``X=..``, ``export X=..``); any other line between two assignments runs something.
-_QUIET_LINE = re.compile(r"[ \t]*(?:#.*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=.*)?")
 #: The rest of an assignment's line that runs no command: more ``NAME=word``, ``;``, a
 #: comment (``X=a python t.py`` runs a command with the value: not quiet).
 _QUIET_REST = re.compile(r"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=\S*)*[ \t]*;?[ \t]*(?:#.*)?")
 
 
 _REST_OF_LINE = re.compile(r"[^\r\n]*")
+#: After an assignment that is a statement of its own: more assignments, then the end of
+#: the line or an operator (not a command word: ``X=b cmd`` sets X for cmd only).
+_OWN_STATEMENT = re.compile(r"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=\S*)*[ \t]*(?:[;&|#)}]|$)")
+#: Line breaks with only quiet lines between them: blank, a comment, or starting with an
+#: assignment (``X=..``, ``export X=..``); any other line runs something.
+_QUIET_BLOCK = re.compile(
+    r"(?:\r\n|\r|\n)(?:[ \t]*(?:#[^\r\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=[^\r\n]*)?"
+    r"(?:\r\n|\r|\n))*"
+)
 
 
 def _maybe_overwritten(text: str, spans: list[ValueSpan]) -> bool:
     """A cheap test before any parse: whether some span is followed by another of the
-    same variable on the same line, or with only quiet lines (:data:`_QUIET_LINE`)
-    between them. ``False`` means no span is overwritten (a command, or another
-    statement, stands between every pair); ``True`` only means the parse must decide."""
+    same variable on the same line, or with only quiet lines (:data:`_QUIET_BLOCK`)
+    between them, the rest of the first's line quiet and the second a statement of its
+    own (``X=b cmd`` sets X for cmd only: the first stays for later commands). ``False``
+    means no span is overwritten; ``True`` only means the parse must decide. A few
+    regular-expression matches per pair, no slicing (a 10,000-line script: ~1 ms)."""
     last: dict[str, ValueSpan] = {}
     for span in spans:
         before = last.get(span.variable)
         last[span.variable] = span
         if before is None:
             continue
-        between = text[before.raw_end : span.name_start]
-        lines = re.split(r"\r\n|\r|\n", between)
-        # (the first piece ends the first's line: more assignments at most; the last
-        # starts the second's line: the parse judges it)
-        if len(lines) == 1:
-            return True
-        # on another line, the second must be a statement of its own: `X=b cmd` sets X
-        # for cmd only, the first stays for later commands
+        first_end = _REST_OF_LINE.match(text, before.raw_end)
+        end1 = first_end.end() if first_end else before.raw_end
+        if end1 >= span.name_start:
+            return True  # the same line
+        if not _QUIET_REST.fullmatch(text, before.raw_end, end1):
+            continue  # a command after the first, on its line
+        line2 = max(
+            text.rfind("\n", end1, span.name_start), text.rfind("\r", end1, span.name_start)
+        )
+        if not _QUIET_BLOCK.fullmatch(text, end1, line2 + 1):
+            continue  # a command on a line between
         rest = _REST_OF_LINE.match(text, span.raw_end)
-        if (
-            _QUIET_REST.fullmatch(lines[0])
-            and all(_QUIET_LINE.fullmatch(line) for line in lines[1:-1])
-            and (rest is None or _QUIET_REST.fullmatch(rest.group()))
-        ):
+        if rest is None or _OWN_STATEMENT.match(text, span.raw_end, rest.end()):
             return True
     return False
 
@@ -175,6 +182,10 @@ def _overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
 
         parent = node.parent
         if parent is not None and first.parent == parent and _one_command(parent):
+            gap = text[spans[before].raw_end : span.name_start]
+            if "\n" in gap or "\r" in gap:
+                continue  # one command on two lines: tree-sitter-bash's reading after
+                # `X=$(cmd) A=f`, not bash's (a line continuation is not followed either)
             if not expands(parent):
                 out.append(Overwrite(before, i, _SAME_COMMAND.format(name=span.variable)))
             continue

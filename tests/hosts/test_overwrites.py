@@ -17,6 +17,8 @@ from typing import Any
 import json5
 import pytest
 from dotenv import dotenv_values
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.oracles import BASH
 from torch_logs_lsp.core import hosts
@@ -336,3 +338,37 @@ def test_bad_input_never_raises() -> None:
             spans = hosts.extract(host, text)
             module.overwritten(text, spans)
             module.overwritten(text, spans[::-1])  # spans that do not fit: no crash
+
+
+_LINES = st.sampled_from(
+    [
+        "export TORCH_LOGS=+dynamo",
+        "TORCH_LOGS=+guards",
+        "TORCH_LOGS=a TORCH_LOGS=b cmd",
+        "export TORCH_LOGS=x OTHER=1",
+        "TORCH_LOGS=+aot python t.py",
+        "# a comment",
+        "",
+        "OTHER=1",
+        "cmd",
+        "export TORCH_LOGS=+dynamo; cmd",
+        "if true; then TORCH_LOGS=c; fi",
+        "{ TORCH_LOGS=d; TORCH_LOGS=e; }",
+        "X=$(cmd) TORCH_LOGS=f",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINES, min_size=2, max_size=8), st.sampled_from(["\n", "\r\n"]))
+def test_the_textual_test_never_hides_what_the_parse_finds(lines: list[str], end: str):
+    # the cheap test before the bash parse may only say "maybe": whenever the parse finds
+    # an overwritten value, it must have let the parse run
+    from torch_logs_lsp.core.hosts import shell_overwrites
+
+    text = end.join(lines) + end
+    spans = hosts.extract("shell", text)
+    if len(spans) < 2:
+        return
+    if shell_overwrites._overwritten(text, spans):
+        assert shell_overwrites._maybe_overwritten(text, spans)
