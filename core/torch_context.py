@@ -294,6 +294,9 @@ def unpackaged_note(wanted: str, used: str) -> str:
     return f"torch {wanted} is not packaged; using {used} ({releases()[0]}-{releases()[-1]} are)"
 
 
+#: A pin comment however its release is written (:data:`PIN_RE` takes only ``2.13``-like).
+_LOOSE_PIN = re.compile(r"(?:#|//)[ \t]*torch-logs:[ \t]*torch[ \t]*=[ \t]*[^\s,;]*")
+
 #: The code of :func:`pin_diagnostics`.
 UNPACKAGED_PIN = "TL902"
 
@@ -301,10 +304,22 @@ UNPACKAGED_PIN = "TL902"
 def pin_diagnostics(text: str, context: TorchContext) -> list[Diagnostic]:
     """A hint on the pin comment of ``text`` (``# torch-logs: torch=3.0``) when that pin
     chose ``context``'s release and names a release that is not packaged (the packaged
-    one used instead is named). Offsets: code points into ``text``, from the comment's
-    ``#``/``//`` to the end of the release. Empty otherwise (no pin, a setting that
-    overrides it, a packaged release). Never raises."""
-    if not context.how.startswith("pin comment") or "torch-logs:" not in text:
+    one used instead is named), or when it names no release at all (``torch=abc``,
+    ``torch=2``: ignored; what is used instead is named). Offsets: code points into
+    ``text``, from the comment's ``#``/``//`` to the end of the release. Empty otherwise
+    (no pin, a setting that overrides it, a packaged release). Never raises."""
+    if "torch-logs:" not in text:
+        return []
+    if find_pin(text) is None:  # `torch=abc`, `torch=2`: not understood, so ignored
+        loose = _LOOSE_PIN.search(text)
+        if loose is None:
+            return []
+        message = (
+            f"this pin names no release like `2.13`, so it is ignored: the names are "
+            f"checked against {context.how}"
+        )
+        return [Diagnostic(UNPACKAGED_PIN, Severity.HINT, message, loose.start(), loose.end())]
+    if not context.how.startswith("pin comment"):
         return []
     match = PIN_RE.search(text)
     if match is None:
