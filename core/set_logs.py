@@ -358,7 +358,8 @@ def check_set_logs(
         # torch's set_logs returns before reading a value: only what Python raises while
         # binding the arguments is left, and the call is reported as ignored
         out = [d for d in out if d.code in _BINDING_ERRORS]
-        out.append(env_hint(call, call.torch_logs_set))
+        if not out:  # (a TypeError while binding comes first: then nothing is logged)
+            out.append(env_hint(call, call.torch_logs_set))
     if len(out) > MAX_DIAGNOSTICS:  # one call shows at most 100, then a TL901 summary
         shown, _ = capped(sorted(out, key=lambda d: (d.start, d.end)))
         return list(shown)

@@ -311,13 +311,20 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
             where = f" (in `{name}`, called at line {called})"
         elif stmt.start_byte < imported.end_byte or _read_again(rereads(span.variable), span):
             continue
+        effect = "this has no effect in this process"
+        if span.variable == "TORCH_LOGS" and (
+            _read_again(any_reread, span) or (where and any_reread)
+        ):  # (only set_logs is left there: an _init_logs after it would re-read it)
+            effect = (
+                "this configures no logging in this process, and a set_logs(...) call that "
+                "runs after it finds it in os.environ and is ignored"
+            )
         out.append(
             Note(
                 i,
                 LATE,
                 f"{span.variable} is set after `import torch` (line {line}){where}: torch"
-                " reads it once, at import, so this has no effect in this process; set it"
-                " before the import",
+                f" reads it once, at import, so {effect}; set it before the import",
             )
         )
     return out

@@ -260,3 +260,15 @@ def test_many_functions_written_after_the_import_are_all_found() -> None:
     found = codes("\n".join(parts) + "\n")
     assert len(found) == n - 1
     assert ("TL501", 3 + 7 * 3 + 1) not in found and ("TL501", 3 + 8 * 3 + 1) in found
+
+
+def test_a_late_write_before_set_logs_says_the_call_is_ignored() -> None:
+    # (fresh-user test: "no effect in this process" contradicted TL631 on the call: the
+    # write does make set_logs return at once)
+    text = 'import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
+    (alone,) = [f for f in findings(text, "python") if f.diagnostic.code == "TL501"]
+    assert "so this has no effect in this process" in alone.diagnostic.message
+    text += "torch._logging.set_logs(dynamo=10)\n"
+    late, ignored = (f.diagnostic for f in findings(text, "python"))
+    assert (late.code, ignored.code) == ("TL501", "TL631")
+    assert "set_logs(...) call that runs after it finds it in os.environ" in late.message
