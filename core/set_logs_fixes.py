@@ -39,6 +39,7 @@ from .checker import findings
 from .diagnostic import Diagnostic, Severity
 from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits
+from .hosts.interface import line_break
 from .hosts.python_order import LATE
 from .modules import ModuleFinder
 from .registry import Registry
@@ -65,7 +66,7 @@ from .set_logs_call import (
 )
 from .set_logs_convert import set_logs_to_torch_logs, torch_logs_to_set_logs
 from .set_logs_keywords import set_logs_signature
-from .set_logs_source import SetLogsSource
+from .set_logs_source import SetLogsSource, import_edit
 
 QUICKFIX = "quickfix"
 REFACTOR = "refactor.rewrite"
@@ -94,19 +95,6 @@ def _source(host: str, text: str) -> SetLogsSource | None:
     return module.set_logs_source(text) if module is not None else None
 
 
-def _import_edit(source: SetLogsSource, text: str, module: str) -> TextEdit:
-    at = source.imports_at
-    nl = _newline(text)
-    lead = nl if at > 0 and text[at - 1] not in "\n\r" else ""
-    return TextEdit(at, at, f"{lead}import {module}{nl}")
-
-
-def _newline(text: str) -> str:
-    """The document's line break: CRLF when it has one, else a lone CR when it has one
-    (Python's tokenizer ends a line there too), else LF."""
-    return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
-
-
 def _level(source: SetLogsSource, text: str, name: str) -> tuple[str, list[TextEdit]] | None:
     """``name`` (``"DEBUG"``) as the module can write it, with the import it needs."""
     if name in source.level_names:
@@ -114,7 +102,7 @@ def _level(source: SetLogsSource, text: str, name: str) -> tuple[str, list[TextE
     if source.logging is not None:
         return f"{source.logging}.{name}", []
     if "logging" in source.free:
-        return f"logging.{name}", [_import_edit(source, text, "logging")]
+        return f"logging.{name}", [import_edit(text, source.imports_at, "logging")]
     return None
 
 
@@ -305,13 +293,15 @@ def _refactor(
         if "os" not in source.free:
             return []
         environ = "os.environ"
-        edits.append(_import_edit(source, text, "os"))
+        edits.append(import_edit(text, source.imports_at, "os"))
     if init_logs is None:
         if source.torch_at is None:
             return []
         init_logs = "torch._logging._internal._init_logs"
-        edits.append(TextEdit(source.torch_at, source.torch_at, "import torch" + _newline(text)))
-    new = f'{environ}.setdefault("TORCH_LOGS", "{value}"){_newline(text)}{stmt.indent}{init_logs}()'
+        edits.append(TextEdit(source.torch_at, source.torch_at, "import torch" + line_break(text)))
+    new = (
+        f'{environ}.setdefault("TORCH_LOGS", "{value}"){line_break(text)}{stmt.indent}{init_logs}()'
+    )
     edits.append(TextEdit(stmt.start, stmt.end, new))
     if not verified(edits, ()):
         return []
@@ -380,7 +370,7 @@ def late_write_fixes(
                 continue
             callee = "torch._logging.set_logs"
             edits.append(
-                TextEdit(source.torch_at, source.torch_at, "import torch" + _newline(text))
+                TextEdit(source.torch_at, source.torch_at, "import torch" + line_break(text))
             )
         respelled = _respell(args, source, text)
         if respelled is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .hosts.interface import TextEdit, line_break
+
 
 @dataclass(frozen=True)
 class Statement:
@@ -63,4 +65,12 @@ class SetLogsSource:
     writes: dict[int, Statement] = field(default_factory=dict)
 
 
-__all__ = ["SetLogsSource", "Statement"]
+def import_edit(text: str, at: int, module: str) -> TextEdit:
+    """``import <module>`` as a line of its own at ``at`` (a line start, code points:
+    :attr:`SetLogsSource.imports_at`), with the document's own line break."""
+    newline = line_break(text)
+    lead = newline if at > 0 and text[at - 1] not in "\r\n" else ""
+    return TextEdit(at, at, f"{lead}import {module}{newline}")
+
+
+__all__ = ["SetLogsSource", "Statement", "import_edit"]

@@ -216,6 +216,12 @@ def line_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
     return (ls, m.start(), m.end()) if m else (ls, len(text), len(text))
 
 
+def line_break(text: str) -> str:
+    """The document's line break: CRLF when it has one, else a lone CR when it has one
+    (Python's tokenizer and the LSP end a line there too), else LF."""
+    return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
+
+
 def line_before(text: str, offset: int) -> str:
     """The text of ``offset``'s line before it (up to the previous ``\\n``)."""
     return text[text.rfind("\n", 0, offset) + 1 : offset]
@@ -229,6 +235,7 @@ __all__ = [
     "TextEdit",
     "line_before",
     "line_bounds",
+    "line_break",
     "no_notes",
     "no_overwrites",
     "no_path_facts",

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..set_logs_site import LEVEL_ORDER, SetLogsSite, Spelling
+from ..set_logs_source import import_edit
 from ._ts import Source
 from .interface import TextEdit
 from .python_set_logs import _TARGETS, _certain, _imports
@@ -233,16 +234,9 @@ def _spellings(text: str) -> dict[str, Spelling]:
         elif source.logging:
             out[level] = Spelling(f"{source.logging}.{level}")
         elif "logging" in source.free:
-            edit = edit or _import_logging(text, source.imports_at)
+            edit = edit or import_edit(text, source.imports_at, "logging")
             out[level] = Spelling(f"logging.{level}", edit)
     return out
-
-
-def _import_logging(text: str, at: int) -> TextEdit:
-    """``import logging`` at the line start ``at``, with the file's own line end."""
-    newline = "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
-    prefix = "" if at == 0 or text[at - 1] in "\r\n" else newline
-    return TextEdit(at, at, prefix + "import logging" + newline)
 
 
 def _entry_value(
