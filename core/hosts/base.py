@@ -10,6 +10,7 @@ two). Converting to LSP positions happens only in ``torch_logs_lsp.server``.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 
 #: The variables of the TORCH_LOGS family, in the order completion offers them. Hosts
 #: report an assignment of any of these; analysis decides what to do with each.
@@ -300,3 +301,15 @@ def simple_span(
         quote=quote,
         terminated=terminated,
     )
+
+
+def set_again(spans: Sequence[ValueSpan]) -> Iterator[tuple[int, int]]:
+    """``(earlier, later)`` indexes of ``spans`` (in document order) for each span that
+    sets a variable some earlier span set: the candidates of an overwritten value
+    (:meth:`.interface.Host.overwritten`), each earlier span paired with its next one."""
+    last: dict[str, int] = {}
+    for i, span in enumerate(spans):
+        before = last.get(span.variable)
+        last[span.variable] = i
+        if before is not None:
+            yield before, i

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .base import ValueSpan
+from .base import ValueSpan, set_again
 from .interface import Overwrite
 
 _WHY = "python-dotenv keeps only the last {name} of the file"
@@ -22,12 +22,8 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """Each span followed by a later span of the same variable, with no ``$``-reference
     to the variable from the earlier value's end to the later value's end. Never raises."""
     out: list[Overwrite] = []
-    last: dict[str, int] = {}
-    for i, span in enumerate(spans):
-        before = last.get(span.variable)
-        last[span.variable] = i
-        if before is None:
-            continue
+    for before, i in set_again(spans):
+        span = spans[i]
         reference = re.compile(r"\$\{?\s*" + re.escape(span.variable) + r"\b")
         if reference.search(text, spans[before].raw_end, span.raw_end) is None:
             out.append(Overwrite(before, i, _WHY.format(name=span.variable)))

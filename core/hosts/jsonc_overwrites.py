@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from ._ts import Source
-from .base import ValueSpan
+from .base import ValueSpan, set_again
 from .interface import Overwrite
 
 log = logging.getLogger(__name__)
@@ -55,13 +55,8 @@ def _maybe_overwritten(text: str, spans: list[ValueSpan]) -> bool:
     """A cheap test before the parse: whether two spans of one variable have no brace
     between them. ``False`` means none is overwritten, or only with a brace between them
     (a nested object, or a brace in a string): such a pair alone is left unreported."""
-    last: dict[str, ValueSpan] = {}
-    for span in spans:
-        before = last.get(span.variable)
-        last[span.variable] = span
-        if before is None:
-            continue
-        between = text[before.raw_end : span.name_start]
+    for earlier, later in set_again(spans):
+        between = text[spans[earlier].raw_end : spans[later].name_start]
         if "{" not in between and "}" not in between:
             return True
     return False

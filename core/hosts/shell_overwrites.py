@@ -27,7 +27,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ._ts import Source
-from .base import ValueSpan
+from .base import ValueSpan, set_again
 from .bash_parse import parse_bash
 from .interface import Overwrite
 
@@ -80,12 +80,8 @@ def _maybe_overwritten(text: str, spans: list[ValueSpan]) -> bool:
     own (``X=b cmd`` sets X for cmd only: the first stays for later commands). ``False``
     means no span is overwritten; ``True`` only means the parse must decide. A few
     regular-expression matches per pair, no slicing (a 10,000-line script: ~1 ms)."""
-    last: dict[str, ValueSpan] = {}
-    for span in spans:
-        before = last.get(span.variable)
-        last[span.variable] = span
-        if before is None:
-            continue
+    for earlier, later in set_again(spans):
+        before, span = spans[earlier], spans[later]
         first_end = _REST_OF_LINE.match(text, before.raw_end)
         end1 = first_end.end() if first_end else before.raw_end
         if end1 >= span.name_start:
@@ -161,12 +157,8 @@ def _overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
         return nodes[i]
 
     out: list[Overwrite] = []
-    last: dict[str, int] = {}
-    for i, span in enumerate(spans):
-        before = last.get(span.variable)
-        last[span.variable] = i
-        if before is None:
-            continue
+    for before, i in set_again(spans):
+        span = spans[i]
         if text.startswith("+=", span.name_end):
             continue  # an append reads the value before it
         node, first = node_of(i), node_of(before)
