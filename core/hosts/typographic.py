@@ -211,7 +211,6 @@ def shell_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
             inner = None  # straight double quotes would read it differently
         # a lone opening quote made straight would stay open: no fix then
         edits = _replace(positions, text) if close is not None else ()
-        title = "Change the typographic quotes to straight quotes"
         end = (close if close is not None else start) + 1
         if stop in ("(", ")"):
             message = (
@@ -220,20 +219,6 @@ def shell_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
                 "at this line and this command never runs; use straight quotes"
             )
             broken.add(line_start)
-            out.append(
-                QuoteFinding(
-                    start,
-                    end,
-                    Severity.ERROR,
-                    message,
-                    title,
-                    edits,
-                    span.variable,
-                    span.name_start,
-                    inner,
-                    span,
-                )
-            )
         elif close is not None and close >= word.end:
             where = "the blank" if stop in (" ", "\t") else f"`{stop}`"
             message = (
@@ -242,24 +227,25 @@ def shell_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
                 f"{quote(text[start : word.end])} and the rest is another word (before a command: "
                 "the command bash runs); use straight quotes"
             )
-            out.append(
-                QuoteFinding(
-                    start,
-                    end,
-                    Severity.ERROR,
-                    message,
-                    title,
-                    edits,
-                    span.variable,
-                    span.name_start,
-                    inner,
-                    span,
-                )
-            )
         else:
             found = in_value(text, span, True)
             if found is not None:
                 out.append(found)
+            continue
+        out.append(
+            QuoteFinding(
+                start,
+                end,
+                Severity.ERROR,
+                message,
+                "Change the typographic quotes to straight quotes",
+                edits,
+                span.variable,
+                span.name_start,
+                inner,
+                span,
+            )
+        )
     for span in spans:
         if line_bounds(text, span.name_start, span.name_start)[0] not in broken:
             continue
