@@ -155,12 +155,17 @@ def attach(ls: TorchLogsServer, state: DocumentState) -> None:
     state.calls = [d for d in state.calls if d.code != LINKED_CALL] + hints(ls, state)
 
 
+#: Documents that can be neither a launch configuration nor an env file (a refresh per
+#: keystroke in them re-read every workspace folder's launch.json for nothing).
+_NEVER_LINKING = (".py", ".pyi", ".sh", ".bash", ".zsh", ".ksh")
+
+
 def refresh(ls: TorchLogsServer, changed: str | None = None) -> None:
-    """Compute the hints of the open Python documents again (a document ``changed`` that
-    is itself a Python document is not the cause: its own publication covers it) and
+    """Compute the hints of the open Python documents again (not when the document
+    ``changed`` is a Python file, whose own publication covers it, or a shell script) and
     publish those whose hints changed."""
-    if changed is not None and uri_path(changed).endswith((".py", ".pyi")):
-        return  # Python documents do not link other Python documents
+    if changed is not None and uri_path(changed).endswith(_NEVER_LINKING):
+        return  # no launch configuration or env file: typing there changes no hint
     for uri, state in list(ls.states.items()):
         if uri == changed or state.host != "python" or "set_logs" not in state.text:
             continue
