@@ -34,6 +34,7 @@ from .files import SkippedFile
 from .fixer import fix_file
 from .launch_cli import cli_roots, link_findings
 from .registry import Registry, load_registry
+from .set_logs import raising_calls_only_raise
 
 SEVERITY_WORDS = {
     Severity.ERROR: "error",
@@ -155,8 +156,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         path_roots = (os.getcwd(), project_dir(path))
         placed = findings(text, host, registry, context.finder, os.getcwd(), path_roots)
         linked = link_findings(path, host, text, roots, names)  # TL632: a launch config
-        if linked:  # runs it with TORCH_LOGS set
+        if linked:  # runs it with TORCH_LOGS set (not said of a call Python rejects)
             placed = sorted(placed + linked, key=lambda f: (f.start, f.end, f.diagnostic.code))
+            kept = raising_calls_only_raise([f.diagnostic for f in placed if f.span is None])
+            placed = [f for f in placed if f.span is not None or f.diagnostic in kept]
         for f in placed:
             d = f.diagnostic
             column = f.column + 1 - (bom if f.line == 0 else 0)

@@ -373,6 +373,22 @@ _BINDING_ERRORS = frozenset(
 )
 
 
+def raising_calls_only_raise(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """``diagnostics`` (document offsets) without the hints that a call is ignored
+    (``TL631``, and the launch configurations' ``TL632``) on a call that Python already
+    rejects while binding its arguments (a :data:`_BINDING_ERRORS` code inside the call's
+    range): it raises before torch could log anything."""
+    raising = [d for d in diagnostics if d.code in _BINDING_ERRORS]
+    if not raising:
+        return diagnostics
+    return [
+        d
+        for d in diagnostics
+        if d.code not in (IGNORED_CALL, "TL632")
+        or not any(d.start <= r.start and r.end <= d.end for r in raising)
+    ]
+
+
 def env_hint(call: SetLogsCall, where: str) -> Diagnostic:
     """The ``TL631`` information on the whole call: ``TORCH_LOGS`` is set for the process
     (``where``: e.g. ``".env line 3"``), so ``set_logs`` only logs the warning "Using
@@ -401,5 +417,6 @@ __all__ = [
     "UNREGISTERED_KEYWORD",
     "check_set_logs",
     "env_hint",
+    "raising_calls_only_raise",
     "torch_logs_spelling",
 ]

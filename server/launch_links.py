@@ -27,6 +27,7 @@ from lsprotocol import types
 
 from torch_logs_lsp.core.diagnostic import Diagnostic
 from torch_logs_lsp.core.launch_links import LINKED_CALL, LaunchLink, call_hints, read_file
+from torch_logs_lsp.core.set_logs import raising_calls_only_raise
 
 from .documents import DocumentState, uri_path
 from .positions import PositionMapper
@@ -152,7 +153,8 @@ def _related(
 def attach(ls: TorchLogsServer, state: DocumentState) -> None:
     """Put a freshly built document state's ``TL632`` diagnostics with its call
     diagnostics (replacing earlier ones)."""
-    state.calls = [d for d in state.calls if d.code != LINKED_CALL] + hints(ls, state)
+    calls = [d for d in state.calls if d.code != LINKED_CALL] + hints(ls, state)
+    state.calls = raising_calls_only_raise(calls)
 
 
 #: Documents that can be neither a launch configuration nor an env file (a refresh per
@@ -173,7 +175,9 @@ def refresh(ls: TorchLogsServer, changed: str | None = None) -> None:
         new = hints(ls, state)
         if old == new:
             continue
-        state.calls = [d for d in state.calls if d.code != LINKED_CALL] + new
+        state.calls = raising_calls_only_raise(
+            [d for d in state.calls if d.code != LINKED_CALL] + new
+        )
         ls.publish(uri)
 
 

@@ -480,3 +480,16 @@ def test_suggestions_do_not_run_out_over_many_calls():
         check_set_logs(call_of(f"unknown_kw_{i}=1"), R213)
     (d,) = check_set_logs(call_of("graph_braeks=True"), R213)
     assert d.suggestions[:1] == ("graph_breaks",)
+
+
+def test_no_ignored_call_hint_on_a_call_python_rejects():
+    # (final fresh-user test: TL632 said "torch only logs ..." on a call whose TL602
+    # TypeError comes first)
+    from torch_logs_lsp.core.diagnostic import Diagnostic
+    from torch_logs_lsp.core.set_logs import raising_calls_only_raise
+
+    linked = Diagnostic("TL632", Severity.INFORMATION, "ignored", 10, 60)
+    other = Diagnostic("TL632", Severity.INFORMATION, "ignored", 70, 90)
+    raising = Diagnostic("TL602", Severity.ERROR, "TypeError", 30, 43)
+    assert raising_calls_only_raise([linked, raising, other]) == [raising, other]
+    assert raising_calls_only_raise([linked, other]) == [linked, other]
