@@ -24,23 +24,26 @@ _NON_ASCII = re.compile("[^\x00-\x7f]")
 _languages: dict[str, tree_sitter.Language] = {}
 
 
+#: The grammar module of each language name (imported on first parse).
+GRAMMARS: dict[str, str] = {
+    "bash": "tree_sitter_bash",
+    "json": "tree_sitter_json",
+    "python": "tree_sitter_python",
+    "yaml": "tree_sitter_yaml",
+}
+
+
 def _language(name: str) -> tree_sitter.Language:
+    """The tree-sitter language ``name`` (a key of :data:`GRAMMARS`; any other name is
+    bash, as before this table). Raises ``ImportError`` when its grammar is missing."""
     lang = _languages.get(name)
     if lang is None:
+        import importlib
+
         import tree_sitter
 
-        if name == "json":
-            import tree_sitter_json
-
-            lang = tree_sitter.Language(tree_sitter_json.language())
-        elif name == "python":
-            import tree_sitter_python
-
-            lang = tree_sitter.Language(tree_sitter_python.language())
-        else:
-            import tree_sitter_bash
-
-            lang = tree_sitter.Language(tree_sitter_bash.language())
+        grammar = importlib.import_module(GRAMMARS.get(name, "tree_sitter_bash"))
+        lang = tree_sitter.Language(grammar.language())
         _languages[name] = lang
     return lang
 

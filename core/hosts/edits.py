@@ -21,6 +21,7 @@ from functools import lru_cache
 from ..value_edits import splice
 from . import extract, host_module
 from .base import ValueSpan
+from .embedded import LAYER
 from .interface import TextEdit
 
 
@@ -38,7 +39,10 @@ def encode_part(host: str, quote: str, value: str) -> str | None:
 
 def encode_value(host: str, value: str, quote: str | None) -> list[str]:
     """Candidate raw texts (quotes included) for a whole value, the span's own quoting
-    (``quote``, as in :class:`ValueSpan`) first."""
+    (``quote``, as in :class:`ValueSpan`) first; none for a value inside embedded code
+    (a layered quote, see :mod:`.embedded`: its quotes are not the document's)."""
+    if quote is not None and LAYER in quote:
+        return []
     order = ["", "'", '"']
     if quote is not None:  # the span's own first (a Python ``"""`` too)
         order = [quote, *(q for q in order if q != quote)]

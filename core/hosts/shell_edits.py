@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from .base import ValueSpan
+from .embedded import LAYER, encode_layers
 from .interface import TextEdit, line_before, line_bounds
 
 _SHELL_PLAIN = re.compile(r"[\w+\-.,/:@%=^]")
@@ -16,7 +17,10 @@ def encode_part(quote: str, value: str) -> str | None:
     """``value`` as the body of a part quoted with ``quote``: unquoted words escape with
     ``\\`` everything but letters, digits and ``_+-.,/:@%=^`` (``None`` for a newline,
     which would be a line continuation); ``"..."`` escapes ``$ ` " \\``; ``'...'``
-    writes ``'`` as ``'\\''``."""
+    writes ``'`` as ``'\\''``. A layered quote (shell code inside a shell string, see
+    :mod:`.embedded`) encodes through each layer."""
+    if LAYER in quote:
+        return encode_layers(quote, value, encode_part)
     if quote == "'":
         return value.replace("'", "'\\''")
     if quote == '"':

@@ -75,7 +75,7 @@ echo "bytecode included for: ${compiled[*]:-none}; generated-code tables for: ${
 # Smoke test with this machine's Python when it can load the target's wheels.
 if [ "$TARGET" = linux-x64 ] && [ "$(uname -m)" = x86_64 ] && [ "$(uname -s)" = Linux ]; then
   PYTHONPATH="$OUT" PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 "$PY" -c '
-import tree_sitter, tree_sitter_bash, tree_sitter_json, tree_sitter_python, pygls, lsprotocol
+import tree_sitter, tree_sitter_bash, tree_sitter_json, tree_sitter_python, tree_sitter_yaml, pygls, lsprotocol
 import torch_logs_lsp.server.app as app
 app.create_server()
 print("bundled server imports fine:", app.VERSION, "pygls", __import__("importlib.metadata").metadata.version("pygls"))
