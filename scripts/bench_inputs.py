@@ -106,6 +106,62 @@ def gen_python_calls(lines: int, calls: int) -> str:
     return "\n".join(out[: lines - len(called)] + called) + "\n"
 
 
+def gen_compose(lines: int) -> str:
+    """A Compose file of about ``lines`` lines: services with ``environment:`` in the map
+    and the list form, one value in four with a typo, and unrelated keys between."""
+    out = ["services:"]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [f"  svc{i}:", f"    image: registry.example.com/train:{i}", "    environment:"]
+        if i % 2:
+            out += [f'      TORCH_LOGS: "+dynamo,guards{typo}"', f"      OTHER_{i}: x"]
+        else:
+            out += [f"      - TORCH_LOGS=recompiles{typo}", f"      - OTHER_{i}=x"]
+        out += ["    command: python train.py", "    volumes:", f"      - ./data{i}:/data"]
+    return "\n".join(out[:lines]) + "\n"
+
+
+def gen_workflow(lines: int) -> str:
+    """A GitHub Actions workflow of about ``lines`` lines: jobs with a job-level ``env:``
+    and ``run:`` blocks that set the variable for one command (one in four a typo)."""
+    out = ["name: train", "on: [push]", "env:", "  TORCH_LOGS_FORMAT: short", "jobs:"]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [
+            f"  job{i}:",
+            "    runs-on: ubuntu-latest",
+            "    env:",
+            f"      TORCH_LOGS: +dynamo{typo}",
+            "    steps:",
+            "      - uses: actions/checkout@v4",
+            "      - run: |",
+            f'          echo "job {i}"',
+            f"          TORCH_LOGS=recompiles{typo} python train.py --seed {i}",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
+def gen_dockerfile(lines: int) -> str:
+    """A Dockerfile of about ``lines`` lines: ``ENV`` and ``RUN`` lines (continuations
+    too), one value in four with a typo."""
+    out = ["# syntax=docker/dockerfile:1", "FROM python:3.12"]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [
+            f'ENV TORCH_LOGS="+dynamo{typo}" OTHER_{i}=x',
+            f"RUN pip install pkg{i} && \\",
+            f"    TORCH_LOGS=recompiles{typo} python -c 'print({i})'",
+            f"COPY file{i} /app/",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
 INPUTS = {
     "shell-10k": ("run.sh", lambda: gen_shell(10_000)),
     "launch-2000": (".vscode/launch.json", lambda: gen_launch(2_000)),
@@ -116,6 +172,9 @@ INPUTS = {
     "py-10k": ("module.py", lambda: gen_python(10_000, 0)),
     "py-100": ("train.py", lambda: gen_python(10_000, 100)),
     "py-calls": ("configure.py", lambda: gen_python_calls(10_000, 100)),
+    "compose-5000": ("compose.yaml", lambda: gen_compose(5_000)),
+    "workflow-5000": (".github/workflows/train.yml", lambda: gen_workflow(5_000)),
+    "docker-2000": ("Dockerfile", lambda: gen_dockerfile(2_000)),
     # one long value each (issue 11): also measured through the core and the CLI
     **{
         name: (f"{name}.env", lambda make=make: f"TORCH_LOGS={make()}\n")
