@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
 HOST = "jsonc"
+DESCRIPTION = "launch.json/tasks.json/*.code-workspace/devcontainer.json files"
 COMMENT = "//"
 NEVER_SET: str | None = None  # VS Code's lenient parser may still read such a string
 STRIPS_TRAILING_BLANKS = False
