@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import hosts
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import findings, iter_files, read_document
 from .cli_torch import (
@@ -130,8 +131,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         if os.path.normpath(os.path.abspath(raw)) not in found:
             print(
-                f"torch-logs: {shown(raw)}: "
-                "not a .env, launch.json/tasks.json, shell or Python file; skipped",
+                f"torch-logs: {shown(raw)}: not one of {hosts.describe_kinds('or')}; skipped",
                 file=sys.stderr,
             )
     fixed = 0
@@ -264,9 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="torch-logs", description="Check and explain PyTorch TORCH_LOGS values."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser(
-        "check", help="check .env, launch.json/tasks.json, shell and Python files"
-    )
+    check = sub.add_parser("check", help=f"check {hosts.describe_kinds('and')}")
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--show-hints", action="store_true", help="also print hints")

@@ -37,6 +37,7 @@ def test_check_examples_flags_the_done_when_list():
         ".vscode/launch.json:17:31: TL107",
         ".vscode/launch.json:17:39: TL107",
         ".vscode/launch.json:35:37: TL201 unknown name `Dynamo`",
+        "containers/.devcontainer/devcontainer.json:7:28: TL201 unknown name `gards`",
         "scripts/train.sh:8:27: TL102",
         "scripts/train.sh:11:12: TL301",
         "scripts/debug_compile:3:12: TL002",
@@ -65,6 +66,7 @@ def test_check_examples_flags_the_done_when_list():
     # correct values and computed values are not reported
     clean_rows = ("train.sh:14:", "train.sh:16:", "debug_compile:5:")
     clean_rows += ("train.py:8:", "train.py:9:", "train.py:23:")  # right or computed
+    clean_rows += ("devcontainer.json:8:", "devcontainer.json:11:", "devcontainer.json:12:")
     clean_rows += ("train_set_logs.py:14:", "train_set_logs.py:26:", "ignored_set_logs.py:5:")
     for clean in ("examples/.env", *clean_rows):
         assert clean not in proc.stdout
@@ -212,7 +214,7 @@ def test_wrong_python_is_a_usage_error(tmp_path: Path):
 
 def test_fifo_and_unsupported_files_do_not_block(tmp_path: Path):
     os.mkfifo(tmp_path / "fifo.env")
-    (tmp_path / "Dockerfile").write_text("ENV TORCH_LOGS=aot_g\n")
+    (tmp_path / "notes.txt").write_text("TORCH_LOGS=aot_g\n")  # a kind no host reads
     (tmp_path / "ok.env").write_text("TORCH_LOGS=dynamo\n")
     proc = subprocess.run(
         [
@@ -221,7 +223,7 @@ def test_fifo_and_unsupported_files_do_not_block(tmp_path: Path):
             "torch_logs_lsp.core.cli",
             "check",
             str(tmp_path),
-            str(tmp_path / "Dockerfile"),
+            str(tmp_path / "notes.txt"),
         ],
         capture_output=True,
         text=True,
@@ -229,7 +231,7 @@ def test_fifo_and_unsupported_files_do_not_block(tmp_path: Path):
         check=False,
     )
     assert proc.returncode == 0
-    assert "Dockerfile: not a .env" in proc.stderr
+    assert "notes.txt: not one of shell scripts, .env files," in proc.stderr
 
 
 def test_bom_is_not_counted_in_columns(tmp_path: Path):
@@ -347,3 +349,21 @@ def test_a_file_named_twice_is_checked_once(tmp_path: Path):
     )
     assert proc.stdout == "a.env:1:18: TL104 trailing comma; remove it\n"
     assert proc.stderr == "1 file(s) checked: 1 error(s)\n"
+
+
+def test_kinds_named_from_the_host_table(tmp_path: Path):
+    """The skipped-file message and the help of ``check`` list every host's DESCRIPTION."""
+    from torch_logs_lsp.core.hosts import HOST_KINDS, describe_kinds, host_module
+
+    descriptions = [getattr(host_module(kind), "DESCRIPTION", "") for kind in HOST_KINDS]
+    assert all(descriptions) and len(set(descriptions)) == len(descriptions)
+    assert "devcontainer.json" in describe_kinds("or")
+    other = tmp_path / "notes.txt"
+    other.write_text("TORCH_LOGS=+dynamo\n")
+    proc = run("check", str(other))
+    assert proc.returncode == 0
+    line = f"torch-logs: {other}: not one of {describe_kinds('or')}; skipped\n"
+    assert proc.stderr.startswith(line)
+    assert describe_kinds("or").endswith(f" or {descriptions[-1]}")
+    help_text = "".join(run("--help").stdout.split())  # argparse wraps the line
+    assert "".join(f"check {describe_kinds('and')}".split()) in help_text

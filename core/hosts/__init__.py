@@ -17,7 +17,15 @@ from .base import FAMILY, ValueSpan
 from .incremental import DocumentCache
 from .interface import Host
 
-__all__ = ["FAMILY", "HOST_KINDS", "ValueSpan", "detect_host", "extract", "host_module"]
+__all__ = [
+    "FAMILY",
+    "HOST_KINDS",
+    "ValueSpan",
+    "describe_kinds",
+    "detect_host",
+    "extract",
+    "host_module",
+]
 
 #: The host kinds, each the name of the module in this package that reads it, in the
 #: order their detection rules are tried (a name claimed by two goes to the first).
@@ -41,6 +49,16 @@ def host_module(kind: str) -> Host | None:
     if module is None and kind in HOST_KINDS:
         module = _modules[kind] = cast(Host, importlib.import_module(f"{__name__}.{kind}"))
     return module
+
+
+def describe_kinds(conjunction: str) -> str:
+    """Every host's :attr:`~.interface.Host.DESCRIPTION` in :data:`HOST_KINDS` order, as
+    an English list joined by ``conjunction`` (``"and"``, ``"or"``): ``"shell scripts,
+    .env files, ... or Python files"``."""
+    names = [m.DESCRIPTION for m in map(host_module, HOST_KINDS) if m is not None]
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
 
 
 def _basename(path: str) -> str:

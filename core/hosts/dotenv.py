@@ -30,6 +30,7 @@ from .interface import (
 from .typographic import kept_findings
 
 HOST = "dotenv"
+DESCRIPTION = ".env files"
 COMMENT = "#"
 NEVER_SET: str | None = "python-dotenv cannot read this line and skips it"
 STRIPS_TRAILING_BLANKS = True

@@ -81,6 +81,9 @@ class Host(Protocol):
 
     #: The host kind: the module's name, and :attr:`ValueSpan.host` of its spans.
     HOST: str
+    #: The files this host reads, as a plural noun phrase for the CLI's messages
+    #: (``".env files"``); :func:`~torch_logs_lsp.core.hosts.describe_kinds` lists them all.
+    DESCRIPTION: str
     #: What starts a comment to the end of the line (``"#"``, ``"//"``): pin comments
     #: (``# torch-logs: torch=2.4``) are written with it.
     COMMENT: str

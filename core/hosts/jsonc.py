@@ -1,4 +1,5 @@
-"""The JSONC host: VS Code ``launch.json``, ``tasks.json`` and ``*.code-workspace``.
+"""The JSONC host: VS Code ``launch.json``, ``tasks.json``, ``*.code-workspace`` and dev
+container configurations (``devcontainer.json``, ``.devcontainer.json``).
 
 The document is parsed with tree-sitter-json, which accepts ``//`` and ``/* */`` comments
 and recovers from trailing commas and unfinished input with ERROR nodes. Tree-sitter finds
@@ -14,6 +15,14 @@ Reported pairs are ``env`` entries where VS Code reads them:
   a workspace);
 - the same inside a platform block: ``configurations[*].linux.env``,
   ``tasks[*].windows.options.env``, ``osx.options.env``, ...
+- the top-level ``containerEnv`` and ``remoteEnv`` objects of a ``devcontainer.json``
+  (the dev container spec, https://containers.dev/implementors/json_reference/). Their
+  values may reference variables (``${localEnv:X}``, ``${containerEnv:X}``,
+  ``${localWorkspaceFolder}``, the spec's "Variables in devcontainer.json") substituted
+  by the tool: such a value is not static (``value=None``), like VS Code's ``${env:X}``.
+  A ``remoteEnv`` value ``null`` unsets the variable (the spec's schema allows string or
+  null there): no span. Their processes run in the container, so their paths are not
+  judged here (:func:`path_facts`).
 """
 
 from __future__ import annotations
@@ -25,8 +34,8 @@ from ._ts import Parsed, Source, edit_tree, query, query_cursor
 from .base import ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
 from .interface import (
+    PathFacts,
     no_notes,
-    no_path_facts,
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
@@ -43,15 +52,21 @@ if TYPE_CHECKING:
     import tree_sitter
 
 HOST = "jsonc"
+DESCRIPTION = "launch.json/tasks.json/*.code-workspace/devcontainer.json files"
 COMMENT = "//"
 NEVER_SET: str | None = None  # VS Code's lenient parser may still read such a string
 STRIPS_TRAILING_BLANKS = False
 
 
+_NAMES = ("launch.json", "tasks.json", "devcontainer.json", ".devcontainer.json")
+
+
 def detect_name(name: str) -> bool:
-    """``launch.json``, ``tasks.json``, ``*.code-workspace``."""
+    """``launch.json``, ``tasks.json``, ``*.code-workspace``, ``devcontainer.json`` and
+    ``.devcontainer.json`` (found in ``.devcontainer/``, ``.devcontainer/<name>/`` or the
+    workspace root)."""
     lower = name.lower()
-    return lower in ("launch.json", "tasks.json") or lower.endswith(".code-workspace")
+    return lower in _NAMES or lower.endswith(".code-workspace")
 
 
 def detect_content(name: str, head: str) -> bool:
@@ -63,8 +78,22 @@ notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 quote_findings = outside_findings("outside a string they make the file invalid JSON")
-path_facts = no_path_facts
 set_logs_site = no_set_logs_site
+
+
+#: A ``"containerEnv":`` or ``"remoteEnv":`` key: the document is a dev container
+#: configuration (launch.json, tasks.json and workspaces have no such key).
+_CONTAINER_KEY = re.compile(r'"(?:containerEnv|remoteEnv)"\s*:')
+_IN_CONTAINER = "a dev container configuration (its processes run in the container)"
+
+
+def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+    """Nothing for a VS Code launch or task configuration (its paths are judged here);
+    for a dev container configuration (a ``containerEnv``/``remoteEnv`` key anywhere in
+    ``text``: a textual test, so a file that only mentions one loses path checks, never
+    gains a finding) every span runs elsewhere."""
+    facts = PathFacts(runs_elsewhere=_IN_CONTAINER) if _CONTAINER_KEY.search(text) else PathFacts()
+    return [facts] * len(spans)
 
 
 def may_hold_values(text: str) -> bool:

@@ -1,5 +1,6 @@
 """Where the jsonc host finds candidate values: ``"NAME": value`` pairs of an ``env``
-object of a launch/task configuration (also under ``linux``/``windows``/``osx``), found in
+object of a launch/task configuration (also under ``linux``/``windows``/``osx``), or of
+the top-level ``containerEnv``/``remoteEnv`` object of a ``devcontainer.json``, found in
 tree-sitter-json's tree, including trees with errors (half-typed JSON, trailing commas);
 see :mod:`.jsonc`."""
 
@@ -16,6 +17,9 @@ if TYPE_CHECKING:
 
 
 _PLATFORMS = frozenset({"linux", "windows", "osx"})
+#: The top-level objects of a ``devcontainer.json`` that set environment variables in the
+#: container (the dev container spec, containers.dev/implementors/json_reference/).
+CONTAINER_ENVS = frozenset({"containerEnv", "remoteEnv"})
 _ANY = "*"  # an array element in a path
 
 
@@ -44,7 +48,8 @@ def _push(path: _Path, *segments: str) -> _Path:
 
 
 def _is_env(path: _Path) -> bool:
-    """Whether an object at ``path`` is an ``env`` object that VS Code reads."""
+    """Whether an object at ``path`` is an ``env`` object that VS Code reads, or the
+    top-level ``containerEnv``/``remoteEnv`` of a dev container configuration."""
     tail: list[str] = []  # the last (at most 6) segments, innermost first
     while path is not None and len(tail) < 6:
         tail.append(path[0])
@@ -54,6 +59,8 @@ def _is_env(path: _Path) -> bool:
     def rest_is(i: int, *want: str) -> bool:  # tail[i:] (outward) matches ``want``
         return tail[i : i + len(want)] == list(want)
 
+    if len(tail) == 1 and at_root and tail[0] in CONTAINER_ENVS:
+        return True  # devcontainer.json
     if not rest_is(0, "env"):
         return False
     i = 2 if len(tail) > 1 and tail[1] in _PLATFORMS else 1
@@ -89,6 +96,13 @@ class _Frame:
 Candidate = tuple[str, "tree_sitter.Node", "tree_sitter.Node"]  # variable, key, value
 
 
+def _unsets(path: _Path, value: tree_sitter.Node) -> bool:
+    """Whether ``value`` is a ``null`` in a devcontainer's ``remoteEnv``, which unsets the
+    variable (the spec's schema, ``schemas/devContainer.base.schema.json``, allows string
+    or null there): no value is set, so no span."""
+    return value.type == "null" and path is not None and path[0] == "remoteEnv" and path[1] is None
+
+
 def _error_kid(src: Source, f: _Frame, kid: tree_sitter.Node, out: list[Candidate]) -> _Path:
     """Follow loose tokens in an ERROR node (``"key" : {`` left open by the user typing);
     return the path for ``kid``'s own children."""
@@ -103,7 +117,7 @@ def _error_kid(src: Source, f: _Frame, kid: tree_sitter.Node, out: list[Candidat
             if kind in ("{", "["):
                 f.opened.append(_push(here, key, *([_ANY] if kind == "[" else [])))
                 return here
-            if key in FAMILY and not kid.is_missing and _is_env(here):
+            if key in FAMILY and not kid.is_missing and _is_env(here) and not _unsets(here, kid):
                 out.append((key, key_node, kid))
             return _push(here, key)
     if kind == ":":
@@ -179,6 +193,7 @@ def _candidates(src: Source, root: tree_sitter.Node) -> list[Candidate]:
                 and value is not None
                 and not value.is_missing
                 and _is_env(path)
+                and not _unsets(path, value)
             ):
                 out.append((child.key or "", key, value))
             if kid.id not in loose:
@@ -234,6 +249,6 @@ def _query_candidates(
         if node is None:
             continue  # inside an ERROR region: found by the walk
         path = _push(clean[node.id], *reversed(segments))
-        if _is_env(path):
+        if _is_env(path) and not _unsets(path, value):
             out.append((variable or "", key, value))
     return out

@@ -50,12 +50,13 @@ def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
 
 _JSON_KEY = re.compile(r'(?:^|[{,])[ \t]*"([A-Za-z0-9_]*)$')
 _JSON_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|[{}]', re.S)
-_ENV_KEY = re.compile(r'"env"\s*:\s*$')
+_ENV_KEY = re.compile(r'"(?:env|containerEnv|remoteEnv)"\s*:\s*$')
 
 
 def _in_env_object(text: str) -> bool:
     """Whether the end of ``text`` (a JSONC prefix) is directly inside an ``"env"``
-    object: the innermost open ``{`` follows ``"env":``."""
+    object (or a devcontainer's ``"containerEnv"``/``"remoteEnv"``): the innermost open
+    ``{`` follows such a key."""
     stack: list[int] = []
     for m in _JSON_TOKEN.finditer(text):
         tok = m.group()
@@ -67,7 +68,7 @@ def _in_env_object(text: str) -> bool:
 
 
 def typed_name(text: str, offset: int) -> str | None:
-    """As a key of an ``env`` object."""
+    """As a key of an ``env`` (or ``containerEnv``/``remoteEnv``) object."""
     line_start = text.rfind("\n", 0, offset) + 1
     m = _JSON_KEY.search(text[line_start:offset])
     if m is None or not _in_env_object(text[: line_start + m.start(1) - 1]):

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
 HOST = "shell"
+DESCRIPTION = "shell scripts"
 COMMENT = "#"
 NEVER_SET: str | None = "bash stops with a syntax error (unexpected end of file)"
 STRIPS_TRAILING_BLANKS = False

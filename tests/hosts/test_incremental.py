@@ -23,6 +23,11 @@ SEEDS = {
         '    {"env": {"TORCH_LOGS": "x", "TORCH_TRACE": null},},\n  ],\n'
         '  "tasks": [{"options": {"env": {"TORCH_LOGS": "+inductor"}}}]\n}\n'
     ),
+    "jsonc-devcontainer": (
+        '{\n  "image": "x",\n  "containerEnv": {"TORCH_LOGS": "+dynamo,gards", "A": "1"},\n'
+        '  "remoteEnv": {"TORCH_TRACE": null, "TORCH_LOGS_OUT": "${localEnv:X}/o"},\n'
+        '  "build": {"args": {"TORCH_LOGS": "no"}},\n}\n'
+    ),
     "shell": (
         '#!/bin/bash\nexport TORCH_LOGS="+dynamo,aot_g"\nTORCH_LOGS=+inductor python t.py\n'
         "declare -x TORCH_LOGS=guards\nenv -i TORCH_LOGS=x TORCH_TRACE=$'/t' run\n"
@@ -45,7 +50,7 @@ SEEDS = {
         "env[\"TORCH_LOGS\"] = '''+inductor''' \"x\"\n"
     ),
 }
-HOST_OF = {"shell-clean": "shell"}
+HOST_OF = {"shell-clean": "shell", "jsonc-devcontainer": "jsonc"}
 
 _pieces = st.sampled_from(
     [
@@ -56,6 +61,8 @@ _pieces = st.sampled_from(
         "declare -i ",
         "\r\n",
         '"env": {',
+        '"remoteEnv": {',
+        "null",
         "+dynamo,",
         "aot_g",
         "${X}",
@@ -119,14 +126,16 @@ def test_incremental_equals_fresh(
 @pytest.mark.parametrize("host", sorted(SEEDS))
 def test_small_edit_reuses_spans(host: str) -> None:
     text = SEEDS[host] * 20
+    kind = HOST_OF.get(host, host)
     cache = DocumentCache()
-    first = hosts.extract(host, text, cache)
+    first = hosts.extract(kind, text, cache)
+    assert first
     at = len(text) // 2
     text = text[:at] + " " + text[at:]
-    assert hosts.extract(host, text, cache) == hosts.extract(host, text)
+    assert hosts.extract(kind, text, cache) == hosts.extract(kind, text)
     # JSON values that are not strings are read again (their extent can grow with text
     # typed after them); everything else away from the edit is reused.
-    reusable = [s for s in first if host != "jsonc" or s.quote == '"']
+    reusable = [s for s in first if kind != "jsonc" or s.quote == '"']
     assert cache.reused >= len(reusable) - 12, (cache.reused, cache.computed, len(first))
 
 

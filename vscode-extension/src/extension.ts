@@ -30,6 +30,7 @@ import {
   resolveInterpreter,
 } from './interpreter';
 import { RestartQueue } from './restartQueue';
+import { DOCUMENT_SELECTOR } from './selector';
 import {
   ExtensionSettings,
   needsRestart,
@@ -50,13 +51,6 @@ const VIRTUAL_SCHEME = 'torch-logs';
 /** Custom request (proposed): the torch release and interpreter the server uses for a document. */
 const STATUS_REQUEST = 'torchLogs/status';
 
-const SCHEMES = ['file', 'untitled'];
-export const DOCUMENT_SELECTOR: { scheme: string; language?: string; pattern?: string }[] = [
-  ...['dotenv', 'shellscript', 'python'].flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
-  ...['**/.env', '**/.env.*', '**/*.env', '**/.vscode/launch.json', '**/.vscode/tasks.json', '**/*.code-workspace'].map(
-    (pattern) => ({ scheme: 'file', pattern }),
-  ),
-];
 
 /** Minimal shape of the Python extension's public API (`environments` part) that we use. */
 interface PythonApi {

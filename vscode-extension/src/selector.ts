@@ -1,0 +1,52 @@
+/**
+ * Which documents the language client sends to the server (no `vscode` import, so the unit
+ * tests can read it). The server decides the file kind from the path and the text, never from
+ * the language id alone; a document of no kind it reads, or one that names no TORCH_LOGS-family
+ * variable, costs one substring search there (no parse).
+ */
+
+export interface DocumentFilter {
+  scheme: string;
+  language?: string;
+  pattern?: string;
+}
+
+/** Schemes of the documents served: files and untitled editors (never git:, vscode-vfs:, ...). */
+export const SCHEMES = ['file', 'untitled'];
+
+/**
+ * Languages served in every scheme. `dockerfile` is VS Code's own id; `dockercompose` is the
+ * Docker extension's id for compose files and `github-actions-workflow` the GitHub Actions
+ * extension's id for workflows (without those extensions both are `yaml`).
+ */
+export const LANGUAGES = [
+  'dotenv',
+  'shellscript',
+  'python',
+  'dockerfile',
+  'yaml',
+  'dockercompose',
+  'github-actions-workflow',
+];
+
+/**
+ * Files served by name whatever their language: env files, VS Code launch/task/workspace
+ * files, and dev container configurations (`.devcontainer/devcontainer.json`,
+ * `.devcontainer/<name>/devcontainer.json`, `.devcontainer.json`; VS Code opens them as
+ * `jsonc` with the Dev Containers extension and may open them as `json` without it, so the
+ * filter names no language).
+ */
+export const PATTERNS = [
+  '**/.env',
+  '**/.env.*',
+  '**/*.env',
+  '**/.vscode/launch.json',
+  '**/.vscode/tasks.json',
+  '**/*.code-workspace',
+  '**/{devcontainer.json,.devcontainer.json}',
+];
+
+export const DOCUMENT_SELECTOR: DocumentFilter[] = [
+  ...LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
+  ...PATTERNS.map((pattern) => ({ scheme: 'file', pattern })),
+];

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+
+import { DOCUMENT_SELECTOR, LANGUAGES, PATTERNS } from '../src/selector';
+
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+  activationEvents: string[];
+};
+
+test('every language is served in files and untitled editors, and only there', () => {
+  for (const language of ['dotenv', 'shellscript', 'python', 'dockerfile', 'yaml', 'dockercompose', 'github-actions-workflow']) {
+    const schemes = DOCUMENT_SELECTOR.filter((f) => f.language === language).map((f) => f.scheme);
+    assert.deepEqual(schemes.sort(), ['file', 'untitled'], language);
+  }
+  assert.ok(DOCUMENT_SELECTOR.every((f) => f.scheme === 'file' || f.scheme === 'untitled'));
+  assert.ok(DOCUMENT_SELECTOR.every((f) => (f.language === undefined) !== (f.pattern === undefined)));
+});
+
+test('devcontainer.json is served by name, whatever its language', () => {
+  const filter = DOCUMENT_SELECTOR.find((f) => f.pattern?.includes('devcontainer'));
+  assert.deepEqual(filter, { scheme: 'file', pattern: '**/{devcontainer.json,.devcontainer.json}' });
+  for (const pattern of ['**/.env', '**/.vscode/launch.json', '**/.vscode/tasks.json', '**/*.code-workspace']) {
+    assert.ok(PATTERNS.includes(pattern), pattern);
+  }
+});
+
+test('activation: every served language but plain yaml; no activation by YAML files', () => {
+  // An unrelated YAML file (any Kubernetes manifest) must not start a Python process; once
+  // the server runs, YAML documents are sent and cost it one substring search.
+  for (const language of LANGUAGES.filter((l) => l !== 'yaml')) {
+    assert.ok(manifest.activationEvents.includes(`onLanguage:${language}`), language);
+  }
+  assert.ok(!manifest.activationEvents.includes('onLanguage:yaml'));
+  assert.ok(!manifest.activationEvents.some((e) => /ya?ml|workflows|Dockerfile|devcontainer/i.test(e) && e.startsWith('workspaceContains:')));
+  assert.ok(manifest.activationEvents.includes('onLanguage:jsonc')); // devcontainer.json, launch.json
+});
