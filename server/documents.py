@@ -26,18 +26,6 @@ from .positions import PositionMapper
 
 log = logging.getLogger(__name__)
 
-#: Editor languageIds that name a host kind; used only when the URI and the content
-#: say nothing (untitled documents).
-LANGUAGE_HOSTS = {
-    "dotenv": "dotenv",
-    "properties": None,
-    "shellscript": "shell",
-    "sh": "shell",
-    "bash": "shell",
-    "zsh": "shell",
-    "python": "python",
-}
-
 
 def uri_path(uri: str) -> str:
     """The path part of a URI, percent-decoded (``file:///a/.env`` -> ``/a/.env``)."""
@@ -56,7 +44,7 @@ def detect(uri: str, text: str, language_id: str | None) -> str | None:
     """Host kind of a document: from its path and content first, the languageId last."""
     kind = hosts.detect_host(uri_path(uri), text[:256])
     if kind is None and language_id:
-        kind = LANGUAGE_HOSTS.get(language_id)
+        kind = hosts.host_for_language(language_id)
     return kind
 
 

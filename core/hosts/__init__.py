@@ -24,6 +24,7 @@ __all__ = [
     "describe_kinds",
     "detect_host",
     "extract",
+    "host_for_language",
     "host_module",
 ]
 
@@ -59,6 +60,15 @@ def describe_kinds(conjunction: str) -> str:
     if len(names) < 2:
         return "".join(names)
     return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
+
+
+def host_for_language(language_id: str) -> str | None:
+    """The host kind whose :attr:`~.interface.Host.LANGUAGE_IDS` has the editor languageId
+    ``language_id``, or ``None``."""
+    for module in map(host_module, HOST_KINDS):
+        if module is not None and language_id in module.LANGUAGE_IDS:
+            return module.HOST
+    return None
 
 
 def _basename(path: str) -> str:

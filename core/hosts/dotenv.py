@@ -31,6 +31,7 @@ from .typographic import kept_findings
 
 HOST = "dotenv"
 DESCRIPTION = ".env files"
+LANGUAGE_IDS: tuple[str, ...] = ("dotenv",)
 COMMENT = "#"
 NEVER_SET: str | None = "python-dotenv cannot read this line and skips it"
 STRIPS_TRAILING_BLANKS = True

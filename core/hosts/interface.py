@@ -84,6 +84,9 @@ class Host(Protocol):
     #: The files this host reads, as a plural noun phrase for the CLI's messages
     #: (``".env files"``); :func:`~torch_logs_lsp.core.hosts.describe_kinds` lists them all.
     DESCRIPTION: str
+    #: Editor languageIds of this host's documents (LSP ``TextDocumentItem.languageId``),
+    #: used only for a document whose URI and content say nothing (an untitled one).
+    LANGUAGE_IDS: tuple[str, ...]
     #: What starts a comment to the end of the line (``"#"``, ``"//"``): pin comments
     #: (``# torch-logs: torch=2.4``) are written with it.
     COMMENT: str

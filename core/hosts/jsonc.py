@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 HOST = "jsonc"
 DESCRIPTION = "launch.json/tasks.json/*.code-workspace/devcontainer.json files"
+LANGUAGE_IDS: tuple[str, ...] = ()
 COMMENT = "//"
 NEVER_SET: str | None = None  # VS Code's lenient parser may still read such a string
 STRIPS_TRAILING_BLANKS = False

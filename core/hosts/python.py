@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 HOST = "python"
 DESCRIPTION = "Python files"
+LANGUAGE_IDS: tuple[str, ...] = ("python",)
 COMMENT = "#"
 NEVER_SET: str | None = None  # Python refuses to run the file; nothing to add
 STRIPS_TRAILING_BLANKS = False

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 HOST = "shell"
 DESCRIPTION = "shell scripts"
+LANGUAGE_IDS: tuple[str, ...] = ("shellscript", "sh", "bash", "zsh")
 COMMENT = "#"
 NEVER_SET: str | None = "bash stops with a syntax error (unexpected end of file)"
 STRIPS_TRAILING_BLANKS = False
