@@ -13,11 +13,12 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from .yaml_encode import UNSURE
+
 if TYPE_CHECKING:
     from .yaml_scalars import Scalar
 
 _HEADER = re.compile(r"([|>])(?:([1-9])([-+])?|([-+])([1-9])?)?([ \t]+(?:#[^\r\n]*)?)?")
-_UNSURE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
 def _lines(text: str, i: int) -> list[tuple[int, int, int]]:
@@ -40,6 +41,36 @@ def _spaces(text: str, start: int, end: int) -> int:
     while j < end and text[j] == " ":
         j += 1
     return j - start
+
+
+def next_token_ok(text: str, i: int, n: int = -2) -> bool:
+    """Whether what follows a scalar from offset ``i`` is fine for both PyYAML and the
+    spec as far as the scalar is concerned: no tab in the whitespace and comment lines up
+    to the next token (PyYAML rejects one; YAML 1.2 does not) and, unless ``n`` is -2,
+    that token on a new line indented at most ``n`` columns (a more indented line after a
+    block scalar is an error)."""
+    j = i
+    size = len(text)
+    line_start = i
+    new_line = i == 0 or text[i - 1] in "\r\n"
+    while j < size:
+        c = text[j]
+        if c == "\t":
+            return False
+        if c in "\r\n":
+            j += 1
+            line_start = j
+            new_line = True
+            continue
+        if c == " ":
+            j += 1
+            continue
+        if c == "#" and (j == line_start or text[j - 1] in " \t"):
+            while j < size and text[j] not in "\r\n":
+                j += 1
+            continue
+        return n == -2 or not new_line or j - line_start <= n
+    return True
 
 
 def decode_block(text: str, start: int, indent: int) -> Scalar:
@@ -73,17 +104,17 @@ def decode_block(text: str, start: int, indent: int) -> Scalar:
         if sp == e - s and sp <= width:
             kept.append((-1, s, k))
             continue
-        if sp < width or (
-            width == 0 and text.startswith(("---", "..."), s) and text[s + 3 : s + 4] in "\r\n \t"
-        ):
+        marker = width == 0 and text.startswith(("---", "..."), s)
+        if sp < width or (marker and text[s + 3 : s + 4] in "\r\n \t"):
             stop = e
+            unsure = unsure or not next_token_ok(text, s, -2 if marker else n)
             break
         kept.append((s + width, e, k))
     out = _assemble(kind, chomp, kept, text)
     if out is None:
         return Scalar(None, (), (), body, body, kind, True)
     value, starts, ends, content_end = out
-    if unsure or _UNSURE.search(text, start, stop) is not None:
+    if unsure or UNSURE.search(text, start, stop) is not None:
         return Scalar(None, (), (), body, max(content_end, body), kind, True)
     return Scalar(value, starts, ends, body, max(content_end, body), kind, True)
 

@@ -23,16 +23,14 @@ around it) or ``"\\n"`` (a lone CR).
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
-from .yaml_block_scalars import decode_block
+from .yaml_block_scalars import decode_block, next_token_ok
+from .yaml_encode import UNSURE, encode_part, plain_is_string
+
+__all__ = ["Scalar", "decode_scalar", "encode_part", "plain_is_string"]
 
 _BREAKS = "\r\n"
-#: Code points a YAML 1.1 and a YAML 1.2 loader both reject in a document (tab, LF, CR
-#: and NEL are fine), plus NEL/LS/PS (line breaks in YAML 1.1 only).
-_UNSURE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
-
 _ESCAPES = {
     "0": "\0",
     "a": "\a",
@@ -224,8 +222,22 @@ def _escaped_break(text: str, out: _Out, i: int, stop: int) -> int:
         return j
 
 
+def _clean_end(text: str, start: int, i: int) -> bool:
+    """Whether a flow scalar at ``[start, i)`` is followed by what may follow it on its
+    line (a comment, ``,``, ``]``, ``}``, the line's end, or ``:`` after a one-line key),
+    with no tab in the whitespace up to the next token (PyYAML rejects a tab there; YAML
+    1.2 does not)."""
+    j = i
+    while j < len(text) and text[j] == " ":
+        j += 1
+    follows = "\t\r\n,]}" + ("" if "\n" in text[start:i] or "\r" in text[start:i] else ":")
+    if j < len(text) and text[j] not in follows and not (text[j] == "#" and j > i):
+        return False
+    return next_token_ok(text, i)
+
+
 def _unsure(text: str, start: int, end: int) -> bool:
-    return _UNSURE.search(text, start, end) is not None
+    return UNSURE.search(text, start, end) is not None
 
 
 def decode_scalar(text: str, start: int, end: int, indent: int = -1) -> Scalar:
@@ -279,7 +291,7 @@ def _plain(text: str, start: int, end: int) -> Scalar:
         nxt += 1
     while nxt < len(text) and text[nxt] not in "\r\n":
         nxt += 1
-    if _unsure(text, start, nxt) or "\t" in text[ce:after] or "\ufeff" in text[start:nxt]:
+    if _unsure(text, start, nxt) or not _clean_end(text, start, ce) or "\ufeff" in text[start:nxt]:
         # PyYAML: a tab after a plain scalar is an error; a BOM is content there, where
         # tree-sitter-yaml ends the scalar
         out = None
@@ -289,7 +301,7 @@ def _plain(text: str, start: int, end: int) -> Scalar:
 def _quoted(text: str, start: int, end: int, quote: str) -> Scalar:
     out, close = _flow(text, start + 1, end, quote)
     if close is not None:
-        if _unsure(text, start + 1, close):
+        if _unsure(text, start + 1, close) or not _clean_end(text, start, close + 1):
             out = None
         return _result(out, start + 1, close, quote, True)
     # Unterminated (being typed): the rest of the line.
@@ -302,136 +314,3 @@ def _quoted(text: str, start: int, end: int, quote: str) -> Scalar:
     if _unsure(text, start + 1, line_end):
         out = None
     return _result(out, start + 1, line_end, quote, False)
-
-
-# PyYAML's implicit resolvers (yaml/resolver.py, PyYAML 6.0, YAML 1.1 types), each with
-# the first characters it is tried for; matched with ``re.match`` as there (``$`` also
-# matches before a final newline, as there).
-_RESOLVERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "yYnNtTfFoO",
-        re.compile(
-            r"""^(?:yes|Yes|YES|no|No|NO
-                |true|True|TRUE|false|False|FALSE
-                |on|On|ON|off|Off|OFF)$""",
-            re.X,
-        ),
-    ),
-    (
-        "-+0123456789.",
-        re.compile(
-            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
-                |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-                |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
-                |[-+]?\.(?:inf|Inf|INF)
-                |\.(?:nan|NaN|NAN))$""",
-            re.X,
-        ),
-    ),
-    (
-        "-+0123456789",
-        re.compile(
-            r"""^(?:[-+]?0b[0-1_]+
-                |[-+]?0[0-7_]+
-                |[-+]?(?:0|[1-9][0-9_]*)
-                |[-+]?0x[0-9a-fA-F_]+
-                |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
-            re.X,
-        ),
-    ),
-    ("<", re.compile(r"^(?:<<)$")),
-    (
-        "~nN",
-        re.compile(
-            r"""^(?: ~
-                |null|Null|NULL
-                | )$""",
-            re.X,
-        ),
-    ),
-    (
-        "0123456789",
-        re.compile(
-            r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
-                |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
-                 (?:[Tt]|[ \t]+)[0-9][0-9]?
-                 :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
-                 (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
-            re.X,
-        ),
-    ),
-    ("=", re.compile(r"^(?:=)$")),
-)
-
-
-def plain_is_string(value: str) -> bool:
-    """Whether a plain scalar whose decoded text is ``value`` loads as a string.
-
-    Uses the YAML 1.1 implicit types of PyYAML's ``SafeLoader`` (``yaml.resolver``):
-    null (``~``, ``null``, empty), bool (``yes``/``no``/``on``/``off``/``true``/``false``
-    in three casings), int (incl. ``0x``, ``0b``, octal ``017``, ``1_000``, sexagesimal
-    ``1:30``), float (incl. ``.inf``, ``.nan``, ``1.``), timestamp, merge ``<<`` and value
-    ``=``: all of these are not strings. A YAML 1.2 core-schema loader reads fewer as
-    non-strings (``yes``, ``on``, ``017``, ``1:30`` are strings there).
-    """
-    first = value[:1]
-    if first == "":
-        return False  # null
-    return not any(first in firsts and rx.match(value) for firsts, rx in _RESOLVERS)
-
-
-_PLAIN_BAD_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` \t")
-_PLAIN_BAD = re.compile(r"[,\[\]{}\r\n\t\x85\ufeff]|: |:$| #")
-
-
-def encode_part(quote: str, value: str) -> str | None:
-    """``value`` written as the body of a scalar quoted with ``quote`` (without the quotes),
-    or ``None`` when that style cannot hold it.
-
-    ``""`` (plain): only text that reads back as the same string both as a block mapping
-    value and in flow context: no leading indicator or space, no ``": "``, ``" #"``,
-    flow indicator, line break or tab, no trailing space or ``:``, and not a null, bool,
-    number or timestamp (:func:`plain_is_string`). ``"'"``: quotes doubled; ``None`` for a
-    line break. ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
-    other control characters. ``"|"``/``">"``: ``None`` (block scalars are not edited in
-    place). ``None`` too for a character YAML cannot hold (a lone surrogate, U+FFFE/U+FFFF
-    unescaped).
-    """
-    if any(0xD800 <= ord(c) < 0xE000 for c in value):
-        return None
-    if quote == "":
-        if (
-            not value
-            or value[0] in _PLAIN_BAD_FIRST
-            or value[-1] == " "
-            or value.startswith(("---", "..."))
-            or _PLAIN_BAD.search(value)
-            or _UNSURE.search(value)
-            or not plain_is_string(value)
-        ):
-            return None
-        return value
-    if quote == "'":
-        if _UNSURE.search(value) or any(c in value for c in "\r\n\x85\ufeff"):
-            return None
-        return value.replace("'", "''")
-    if quote == '"':
-        return "".join(_dq_char(c) for c in value)
-    return None
-
-
-def _dq_char(c: str) -> str:
-    if c == "\\":
-        return "\\\\"
-    if c == '"':
-        return '\\"'
-    if c == "\n":
-        return "\\n"
-    if c == "\t":
-        return "\\t"
-    cp = ord(c)
-    if cp < 0x20 or 0x7F <= cp <= 0x9F:
-        return f"\\x{cp:02x}"
-    if c in "\u2028\u2029\ufeff\ufffe\uffff":
-        return f"\\u{cp:04x}"
-    return c

@@ -184,7 +184,7 @@ def test_quoted_scalars_match_pyyaml(quote: str, body: st.DataObject) -> None:
     comment=st.booleans(),
 )
 def test_plain_scalars_match_pyyaml(first: str, rest: list[tuple[str, str]], comment: bool) -> None:
-    text = "k: " + first.strip() + "".join(b + "  " + line for b, line in rest)
+    text = "k: " + (first.strip() or "x") + "".join(b + "  " + line for b, line in rest)
     text += " # c\n" if comment else "\n"
     sc = roundtrip(text)
     if sc is not None and sc.value is not None:
@@ -385,3 +385,35 @@ def test_plain_is_string_agrees_with_pyyaml(value: str) -> None:
 )
 def test_plain_is_string_examples(value: str, is_str: bool) -> None:
     assert plain_is_string(value) is is_str
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "indent"),
+    [
+        ("- |\n a\n", (0,), 0),  # n of a sequence entry: the column of its "-"
+        ("k:\n  - >-\n    a\n    b\n", ("k", 0), 2),
+        ("k:\n- |+\n  a\n\n", ("k", 0), 0),
+        ("|\n a\n", (), -1),
+    ],
+)
+def test_block_scalar_indent_is_the_parent_column(
+    text: str, path: tuple[int | str, ...], indent: int
+) -> None:
+    want: Any = yaml.safe_load(text)
+    for p in path:
+        want = want[p]
+    sc = decode_scalar(text, text.index("|" if "|" in text else ">"), len(text), indent)
+    check_offsets(text, sc)
+    assert sc.value == want
+
+
+def test_keys_and_flow_values() -> None:
+    text = "'TORCH_LOGS': [\"+dynamo\", inductor]\n"
+    key = decode_scalar(text, 0, 12)
+    assert key.value == "TORCH_LOGS" and (key.content_start, key.content_end) == (1, 11)
+    assert decode_scalar(text, 15, 24).value == "+dynamo"
+    assert decode_scalar(text, 26, 34).value == "inductor"
+    # A multi-line scalar cannot be an implicit key: the document is invalid.
+    text = "k: a\n  b: c\n"
+    assert loaded(text) is Exception
+    assert decode_scalar(text, 3, 8, 0).value is None
