@@ -10,7 +10,7 @@ lines indented by at least the content indentation. Line breaks (CRLF, CR, LF) b
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from .yaml_encode import UNSURE
@@ -21,19 +21,17 @@ if TYPE_CHECKING:
 _HEADER = re.compile(r"([|>])(?:([1-9])([-+])?|([-+])([1-9])?)?([ \t]+(?:#[^\r\n]*)?)?")
 
 
-def _lines(text: str, i: int) -> list[tuple[int, int, int]]:
-    """The lines from offset ``i`` (a line start) to the end: (start, end before the
+def _lines(text: str, i: int) -> Iterator[tuple[int, int, int]]:
+    """The lines from offset ``i`` (a line start) on, lazily: (start, end before the
     break, end after the break)."""
-    out = []
     n = len(text)
     while i < n:
         j = i
         while j < n and text[j] not in "\r\n":
             j += 1
         k = j + 2 if text.startswith("\r\n", j) else j + 1 if j < n else j
-        out.append((i, j, k))
+        yield i, j, k
         i = k
-    return out
 
 
 def _spaces(text: str, start: int, end: int) -> int:
@@ -94,12 +92,11 @@ def decode_block(text: str, start: int, indent: int) -> Scalar:
     digit = m.group(2) or m.group(5)
     chomp = m.group(3) or m.group(4) or ""
     n = max(indent, -1)
-    lines = _lines(text, body)
-    width, unsure = _width(text, lines, n, int(digit) if digit else 0)
+    width, unsure = _width(text, _lines(text, body), n, int(digit) if digit else 0)
     # Each line of the scalar: (content start or -1 for an empty line, end, break end).
     kept: list[tuple[int, int, int]] = []
     stop = len(text)  # the end of the line after the scalar (NEL there could continue it)
-    for s, e, k in lines:
+    for s, e, k in _lines(text, body):
         sp = _spaces(text, s, e)
         if sp == e - s and sp <= width:
             kept.append((-1, s, k))
@@ -119,7 +116,9 @@ def decode_block(text: str, start: int, indent: int) -> Scalar:
     return Scalar(value, starts, ends, body, max(content_end, body), kind, True)
 
 
-def _width(text: str, lines: list[tuple[int, int, int]], n: int, digit: int) -> tuple[int, bool]:
+def _width(
+    text: str, lines: Iterator[tuple[int, int, int]], n: int, digit: int
+) -> tuple[int, bool]:
     """The content indentation (columns) and whether the spec and PyYAML may differ."""
     if digit:
         # PyYAML reads the indicator from at least column 1 (at top level ``|2`` is

@@ -23,6 +23,7 @@ around it) or ``"\\n"`` (a lone CR).
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from .yaml_block_scalars import decode_block, next_token_ok
@@ -236,8 +237,14 @@ def _clean_end(text: str, start: int, i: int) -> bool:
     return next_token_ok(text, i)
 
 
+#: A document marker at a line start: it may not appear inside a flow scalar.
+_MARKER = re.compile(r"(?<=[\r\n])(?:---|\.\.\.)(?=[ \t\r\n]|$)")
+
+
 def _unsure(text: str, start: int, end: int) -> bool:
-    return UNSURE.search(text, start, end) is not None
+    return (
+        UNSURE.search(text, start, end) is not None or _MARKER.search(text, start, end) is not None
+    )
 
 
 def decode_scalar(text: str, start: int, end: int, indent: int = -1) -> Scalar:
@@ -260,10 +267,17 @@ def decode_scalar(text: str, start: int, end: int, indent: int = -1) -> Scalar:
             return Scalar("", (), (), start, start, "", True)
         first = text[start]
         if first in "|>":
-            return decode_block(text, start, indent)
-        if first in "'\"":
-            return _quoted(text, start, end, first)
-        return _plain(text, start, end)
+            sc = decode_block(text, start, indent)
+        elif first in "'\"":
+            sc = _quoted(text, start, end, first)
+        else:
+            sc = _plain(text, start, end)
+        j = start
+        while j > 0 and text[j - 1] in " \t\r\n":
+            j -= 1
+        if "\t" in text[j:start]:  # PyYAML rejects a tab between tokens; YAML 1.2 does not
+            return sc._replace(value=None, starts=(), ends=())
+        return sc
     except Exception:  # pragma: no cover - a bug must not take the host down
         return Scalar(None, (), (), start, end, "", True)
 
@@ -291,7 +305,12 @@ def _plain(text: str, start: int, end: int) -> Scalar:
         nxt += 1
     while nxt < len(text) and text[nxt] not in "\r\n":
         nxt += 1
-    if _unsure(text, start, nxt) or not _clean_end(text, start, ce) or "\ufeff" in text[start:nxt]:
+    if (
+        _unsure(text, start, ce)
+        or UNSURE.search(text, ce, nxt)
+        or not _clean_end(text, start, ce)
+        or "\ufeff" in text[start:nxt]
+    ):
         # PyYAML: a tab after a plain scalar is an error; a BOM is content there, where
         # tree-sitter-yaml ends the scalar
         out = None
