@@ -3,22 +3,34 @@
 Pure Python (no tree-sitter here): the YAML host finds a scalar's range with
 tree-sitter-yaml and hands it to :func:`decode_scalar`. Follows the YAML 1.2.2 spec,
 chapters 6-8. Where a YAML 1.1 loader (PyYAML's ``SafeLoader``, the test oracle) and the
-spec read the same text differently, the value is ``None`` ("not static here"), never a
-guess. Such places: a tab inside or after a plain scalar (PyYAML: error), the YAML 1.1
-line breaks NEL/LS/PS (U+0085, U+2028, U+2029) inside a scalar, ``\\u`` escapes of
-surrogates (PyYAML: a lone surrogate), a block scalar whose leading empty lines are more
-indented than its first line (spec: error; PyYAML: another indentation), and characters
-both reject (C0/C1 controls but tab/LF/CR/NEL, DEL, surrogates, U+FFFE/U+FFFF).
+spec read the text differently, or a loader rejects it, the value is ``None`` ("not
+static here"), never a guess:
+
+- a tab inside a plain scalar or in the whitespace just before or after a scalar
+  (PyYAML rejects a tab between tokens; YAML 1.2 does not);
+- NEL, LS, PS (U+0085, U+2028, U+2029: line breaks in YAML 1.1 only) in the scalar or in
+  the line after a plain or block scalar; a BOM in or after a plain scalar (PyYAML reads
+  it as content, tree-sitter-yaml as a separator);
+- ``\\u``/``\\U`` escapes of surrogates (PyYAML: a lone surrogate) or beyond U+10FFFF,
+  an invalid escape;
+- block scalars whose leading empty lines are more indented than the first content
+  line (spec: error; PyYAML: a wider indentation), and at top level an indentation
+  indicator or content at column 0 (PyYAML never reads column 0);
+- characters both reject (C0/C1 controls but tab/LF/CR/NEL, DEL, surrogates,
+  U+FFFE/U+FFFF), a document marker line inside a flow scalar, or an invalid
+  continuation: text after a closing quote, ``:`` after a multi-line scalar, a
+  non-comment line after a block scalar indented more than its parent.
 
 Offsets are code points into the document. Every decoded code point maps to the range
 of source it came from (ascending, non-overlapping, inside ``[content_start,
-content_end]``): an escape maps to the whole escape, ``''`` to both quotes, a line break
-to its one or two (CRLF) code points. A folded line break (a break that becomes a space,
-or the first of ``n`` newlines from ``n + 1`` breaks) maps to the whole run it replaced:
-the stripped trailing whitespace, the breaks and the stripped leading whitespace of the
-next line. Exception: a range of width 1 may hold a line break (``\\n`` or a lone ``\\r``)
-while the decoded code point is ``" "`` (a single ``\\n`` folded with no whitespace
-around it) or ``"\\n"`` (a lone CR).
+content_end]``): an escape maps to the whole escape, ``''`` to both quotes, a kept line
+break to its one or two (CRLF) code points, a newline from an empty line of a block
+scalar to that whole line. A folded line break of a flow scalar (a break that becomes a
+space, or the first of ``n`` newlines from ``n + 1`` breaks) maps to the whole run it
+replaced: the stripped trailing whitespace, the breaks and the stripped leading
+whitespace of the next line; in a folded block scalar (``>``) to its break(s). Exception
+to "a range of width 1 holds the decoded character": a lone ``\\n`` or ``\\r`` may be
+read as ``" "`` (folded) or ``"\\n"`` (a lone CR).
 """
 
 from __future__ import annotations
