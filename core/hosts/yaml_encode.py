@@ -87,7 +87,7 @@ def plain_is_string(value: str) -> bool:
     return not any(first in firsts and rx.match(value) for firsts, rx in _RESOLVERS)
 
 
-_PLAIN_BAD_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` \t")
+_PLAIN_BAD_FIRST = frozenset("?:,[]{}#&*!|>'\"%@` \t")
 _PLAIN_BAD = re.compile(r"[,\[\]{}\r\n\t\x85\ufeff]|: |:$| #")
 
 
@@ -96,7 +96,8 @@ def encode_part(quote: str, value: str) -> str | None:
     or ``None`` when that style cannot hold it.
 
     ``""`` (plain): only text that reads back as the same string both as a block mapping
-    value and in flow context: no leading indicator or space, no ``": "``, ``" #"``,
+    value and in flow context: no leading indicator (but ``-`` before a non-space: TORCH_LOGS
+    values like ``-dynamo``) or space, no ``": "``, ``" #"``,
     flow indicator, line break or tab, no trailing space or ``:``, and not a null, bool,
     number or timestamp (:func:`plain_is_string`). ``"'"``: quotes doubled; ``None`` for a
     line break. ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
@@ -110,6 +111,7 @@ def encode_part(quote: str, value: str) -> str | None:
         if (
             not value
             or value[0] in _PLAIN_BAD_FIRST
+            or value[:2] in ("-", "- ")
             or value[-1] == " "
             or value.startswith(("---", "..."))
             or _PLAIN_BAD.search(value)

@@ -356,6 +356,7 @@ def test_encode_part_round_trips(value: str) -> None:
 def test_encode_part_examples() -> None:
     assert encode_part("", "inductor") == "inductor"
     assert encode_part("", "+dynamo,inductor") is None  # a flow indicator
+    assert encode_part("", "-dynamo") == "-dynamo" and encode_part("", "- x") is None
     assert encode_part("", "yes") is None and encode_part("", "1:30") is None
     assert encode_part("'", "it's") == "it''s"
     assert encode_part('"', 'a"\\\n\t\x01') == 'a\\"\\\\\\n\\t\\x01'
@@ -431,3 +432,28 @@ def test_keys_and_flow_values() -> None:
     text = "k: a\n  b: c\n"
     assert loaded(text) is Exception
     assert decode_scalar(text, 3, 8, 0).value is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("a: 1\nk: 'induc\nj: 2\n", "induc"), ('k: "a\\tb', "a\tb"), ("k: 'a'\nj: 'b\nl: 'c'\n", "b")],
+)
+def test_unterminated_quote_from_tree_sitter_error(text: str, value: str) -> None:
+    """tree-sitter-yaml gives an open quote as an ERROR node from the quote to the line
+    end, its first child the quote token; either range decodes the same."""
+    src = Source(text)
+    errors: list[Any] = []
+
+    def walk(node: Any) -> None:
+        if node.type == "ERROR" and any(c.type in ("'", '"') for c in node.children):
+            errors.append(node)
+        for c in node.children:
+            walk(c)
+
+    walk(src.parse("yaml").root_node)
+    (err,) = errors
+    (quote,) = [c for c in err.children if c.type in ("'", '"')]
+    for start, end in ((quote.start_byte, quote.end_byte), (quote.start_byte, err.end_byte)):
+        sc = decode_scalar(text, src.cp(start), src.cp(end))
+        assert (sc.value, sc.terminated, sc.quote) == (value, False, quote.type)
+        check_offsets(text, sc)
