@@ -409,6 +409,7 @@ def test_plain_is_string_examples(value: str, is_str: bool) -> None:
         ("k:\n  - >-\n    a\n    b\n", ("k", 0), 2),
         ("k:\n- |+\n  a\n\n", ("k", 0), 0),
         ("|\n a\n", (), -1),
+        ("- k: |\n   x\n  j: 1\n", (0, "k"), 2),  # a mapping in a sequence: its column
     ],
 )
 def test_block_scalar_indent_is_the_parent_column(
