@@ -1,0 +1,146 @@
+"""Writing a value as the body of a YAML scalar, and which plain scalars are strings;
+part of :mod:`.yaml_scalars` (which re-exports both functions)."""
+
+from __future__ import annotations
+
+import re
+
+#: Code points not decoded here: those a YAML 1.1 and a YAML 1.2 loader both reject (C0
+#: controls but tab/LF/CR, DEL, C1 controls, surrogates, U+FFFE/U+FFFF) and NEL, LS, PS
+#: (line breaks in YAML 1.1 only).
+UNSURE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+# PyYAML's implicit resolvers (yaml/resolver.py, PyYAML 6.0, YAML 1.1 types), each with
+# the first characters it is tried for; matched with ``re.match`` as there (``$`` also
+# matches before a final newline, as there).
+_RESOLVERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "yYnNtTfFoO",
+        re.compile(
+            r"""^(?:yes|Yes|YES|no|No|NO
+                |true|True|TRUE|false|False|FALSE
+                |on|On|ON|off|Off|OFF)$""",
+            re.X,
+        ),
+    ),
+    (
+        "-+0123456789.",
+        re.compile(
+            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+                |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+                |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+                |[-+]?\.(?:inf|Inf|INF)
+                |\.(?:nan|NaN|NAN))$""",
+            re.X,
+        ),
+    ),
+    (
+        "-+0123456789",
+        re.compile(
+            r"""^(?:[-+]?0b[0-1_]+
+                |[-+]?0[0-7_]+
+                |[-+]?(?:0|[1-9][0-9_]*)
+                |[-+]?0x[0-9a-fA-F_]+
+                |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
+            re.X,
+        ),
+    ),
+    ("<", re.compile(r"^(?:<<)$")),
+    (
+        "~nN",
+        re.compile(
+            r"""^(?: ~
+                |null|Null|NULL
+                | )$""",
+            re.X,
+        ),
+    ),
+    (
+        "0123456789",
+        re.compile(
+            r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+                |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+                 (?:[Tt]|[ \t]+)[0-9][0-9]?
+                 :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+                 (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
+            re.X,
+        ),
+    ),
+    ("=", re.compile(r"^(?:=)$")),
+)
+
+
+def plain_is_string(value: str) -> bool:
+    """Whether a plain scalar whose decoded text is ``value`` loads as a string.
+
+    Uses the YAML 1.1 implicit types of PyYAML's ``SafeLoader`` (``yaml.resolver``):
+    null (``~``, ``null``, empty), bool (``yes``/``no``/``on``/``off``/``true``/``false``
+    in three casings), int (incl. ``0x``, ``0b``, octal ``017``, ``1_000``, sexagesimal
+    ``1:30``), float (incl. ``.inf``, ``.nan``, ``1.``), timestamp, merge ``<<`` and value
+    ``=``: all of these are not strings. A YAML 1.2 core-schema loader reads fewer as
+    non-strings (``yes``, ``on``, ``017``, ``1:30`` are strings there).
+    """
+    first = value[:1]
+    if first == "":
+        return False  # null
+    return not any(first in firsts and rx.match(value) for firsts, rx in _RESOLVERS)
+
+
+_PLAIN_BAD_FIRST = frozenset("?:,[]{}#&*!|>'\"%@` \t")
+_PLAIN_BAD = re.compile(r"[,\[\]{}\r\n\t\x85\ufeff]|: |:$| #")
+
+
+def encode_part(quote: str, value: str) -> str | None:
+    """``value`` written as the body of a scalar quoted with ``quote`` (without the quotes),
+    or ``None`` when that style cannot hold it.
+
+    ``""`` (plain): only text that reads back as the same string both as a block mapping
+    value and in flow context: no leading indicator (but ``-`` before a non-space: TORCH_LOGS
+    values like ``-dynamo``) or space, no ``": "``, ``" #"``,
+    flow indicator, line break or tab, no trailing space or ``:``, and not a null, bool,
+    number or timestamp (:func:`plain_is_string`). ``"'"``: quotes doubled; ``None`` for a
+    line break. ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
+    other control characters. ``"|"``/``">"``: ``None`` (block scalars are not edited in
+    place). ``None`` too for a character YAML cannot hold (a lone surrogate, U+FFFE/U+FFFF
+    unescaped).
+    """
+    if any(0xD800 <= ord(c) < 0xE000 for c in value):
+        return None
+    if quote == "":
+        if (
+            not value
+            or value[0] in _PLAIN_BAD_FIRST
+            or value[:2] in ("-", "- ")
+            or value[-1] == " "
+            or value.startswith(("---", "..."))
+            or _PLAIN_BAD.search(value)
+            or UNSURE.search(value)
+            or not plain_is_string(value)
+        ):
+            return None
+        return value
+    if quote == "'":
+        if UNSURE.search(value) or any(c in value for c in "\r\n\x85\ufeff"):
+            return None
+        return value.replace("'", "''")
+    if quote == '"':
+        return "".join(_dq_char(c) for c in value)
+    return None
+
+
+def _dq_char(c: str) -> str:
+    if c == "\\":
+        return "\\\\"
+    if c == '"':
+        return '\\"'
+    if c == "\n":
+        return "\\n"
+    if c == "\t":
+        return "\\t"
+    cp = ord(c)
+    if cp < 0x20 or 0x7F <= cp <= 0x9F:
+        return f"\\x{cp:02x}"
+    if c in "\u2028\u2029\ufeff\ufffe\uffff":
+        return f"\\u{cp:04x}"
+    return c
