@@ -11,80 +11,30 @@ import re
 UNSURE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
-# PyYAML's implicit resolvers (yaml/resolver.py, PyYAML 6.0, YAML 1.1 types), each with
-# the first characters it is tried for; matched with ``re.match`` as there (``$`` also
-# matches before a final newline, as there).
-_RESOLVERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "yYnNtTfFoO",
-        re.compile(
-            r"""^(?:yes|Yes|YES|no|No|NO
-                |true|True|TRUE|false|False|FALSE
-                |on|On|ON|off|Off|OFF)$""",
-            re.X,
-        ),
-    ),
-    (
-        "-+0123456789.",
-        re.compile(
-            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
-                |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-                |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
-                |[-+]?\.(?:inf|Inf|INF)
-                |\.(?:nan|NaN|NAN))$""",
-            re.X,
-        ),
-    ),
-    (
-        "-+0123456789",
-        re.compile(
-            r"""^(?:[-+]?0b[0-1_]+
-                |[-+]?0[0-7_]+
-                |[-+]?(?:0|[1-9][0-9_]*)
-                |[-+]?0x[0-9a-fA-F_]+
-                |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
-            re.X,
-        ),
-    ),
-    ("<", re.compile(r"^(?:<<)$")),
-    (
-        "~nN",
-        re.compile(
-            r"""^(?: ~
-                |null|Null|NULL
-                | )$""",
-            re.X,
-        ),
-    ),
-    (
-        "0123456789",
-        re.compile(
-            r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
-                |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
-                 (?:[Tt]|[ \t]+)[0-9][0-9]?
-                 :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
-                 (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
-            re.X,
-        ),
-    ),
-    ("=", re.compile(r"^(?:=)$")),
-)
-
-
 def plain_is_string(value: str) -> bool:
     """Whether a plain scalar whose decoded text is ``value`` loads as a string.
 
-    Uses the YAML 1.1 implicit types of PyYAML's ``SafeLoader`` (``yaml.resolver``):
+    Asks PyYAML's resolver (``yaml.resolver.Resolver``, the one ``SafeLoader`` uses: YAML
+    1.1 implicit types):
     null (``~``, ``null``, empty), bool (``yes``/``no``/``on``/``off``/``true``/``false``
     in three casings), int (incl. ``0x``, ``0b``, octal ``017``, ``1_000``, sexagesimal
     ``1:30``), float (incl. ``.inf``, ``.nan``, ``1.``), timestamp, merge ``<<`` and value
     ``=``: all of these are not strings. A YAML 1.2 core-schema loader reads fewer as
     non-strings (``yes``, ``on``, ``017``, ``1:30`` are strings there).
     """
-    first = value[:1]
-    if first == "":
-        return False  # null
-    return not any(first in firsts and rx.match(value) for firsts, rx in _RESOLVERS)
+    if value in _STRINGS:
+        return _STRINGS[value]
+    import yaml  # PyYAML: its resolver is the reference for these types (imported on first use)
+
+    tag = yaml.resolver.Resolver().resolve(yaml.nodes.ScalarNode, value, (True, False))
+    if len(_STRINGS) < 4096:
+        _STRINGS[value] = tag == _STR
+    return tag == _STR
+
+
+_STR = "tag:yaml.org,2002:str"
+#: Answers already given (a document's values repeat).
+_STRINGS: dict[str, bool] = {}
 
 
 _PLAIN_BAD_FIRST = frozenset("?:,[]{}#&*!|>'\"%@` \t")
