@@ -132,20 +132,20 @@ def _heredoc_code(text: str, doc: lines.Heredoc) -> EmbeddedCode | None:
         if program not in _SHELLS:
             return None
     end = chars[-1] + 1 if chars else doc.start
-    return EmbeddedCode(body, chars, [i + 1 for i in chars], end, "")
+    return EmbeddedCode(body, chars, [i + 1 for i in chars], end, words.CODE)
 
 
 def _sub_code(line: EmbeddedCode, start: int, end: int) -> EmbeddedCode:
     """``line[start:end]`` as code of its own."""
     stop = line.ends[end - 1] if end > start else line.starts[start]
     return EmbeddedCode(
-        line.text[start:end], line.starts[start:end], line.ends[start:end], stop, line.quote
+        line.text[start:end], line.starts[start:end], line.ends[start:end], stop, words.CODE
     )
 
 
 def _json_strings(line: EmbeddedCode, start: int) -> list[tuple[EmbeddedCode, int]]:
     """The strings of the JSON array at ``line.text[start:]``, decoded, as code (document
-    offsets, quote ``'"'``) with the index of each opening quote."""
+    offsets, quote :data:`~.dockerfile_words.JSON`) with the index of each opening quote."""
     out = []
     text = line.text
     i = start
@@ -155,7 +155,7 @@ def _json_strings(line: EmbeddedCode, start: int) -> list[tuple[EmbeddedCode, in
             starts = [line.starts[a] for a in s.starts]
             ends = [line.ends[b - 1] for b in s.ends]
             end = line.starts[s.content_end] if s.content_end < len(text) else line.end
-            out.append((EmbeddedCode(s.value, starts, ends, end, '"'), i))
+            out.append((EmbeddedCode(s.value, starts, ends, end, words.JSON), i))
             i = s.raw_end
         else:
             i += 1
@@ -197,7 +197,7 @@ def _json_env(strings: list[tuple[EmbeddedCode, int]]) -> list[ValueSpan]:
                     last,
                     first,
                     last,
-                    None,
+                    words.JSON,
                 )
             )
     return out

@@ -236,13 +236,26 @@ def span(host: str, line: EmbeddedCode, pair: Pair, escape: str) -> ValueSpan | 
     )
 
 
+#: The quote of shell code written verbatim in a ``RUN``/``CMD`` line or a heredoc (the
+#: outer layer of its values' quotes, see :mod:`.embedded`).
+CODE = "code"
+#: The quote of a JSON string of the exec form (``["env", "TORCH_LOGS=..."]``).
+JSON = "json"
+
+
 def encode_part(quote: str, value: str) -> str | None:
-    """``value`` as the body of a part quoted with ``quote`` in an ``ENV`` value, a
-    ``RUN`` line or a JSON string of a Dockerfile, written the same for either escape token
-    (``\\`` or a backtick; the document's is not known here): verbatim when that reads
-    back unchanged, else ``None``. No line break or control character anywhere; ``'...'``:
-    no ``'``; ``"..."``: none of ``" $ \\ ```; unquoted (and ``RUN`` code): neither these,
-    ``'`` nor blanks."""
+    """``value`` as the body of a part quoted with ``quote`` in a Dockerfile: :data:`CODE`
+    verbatim (no line break); :data:`JSON` with JSON's escapes; in an ``ENV``/``ARG``
+    value written the same for either escape token (``\\`` or a backtick; the document's
+    is not known here): verbatim when that reads back unchanged, else ``None``. No line
+    break or control character; ``'...'``: no ``'``; ``"..."``: none of ``" $ \\ ```;
+    unquoted: neither these, ``'`` nor blanks."""
+    if quote == CODE:
+        return None if "\n" in value or "\r" in value else value
+    if quote == JSON:
+        import json
+
+        return json.dumps(value, ensure_ascii=False)[1:-1]
     if any(c < " " or c == "\x7f" for c in value):
         return None
     if quote == "'":
