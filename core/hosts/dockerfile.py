@@ -47,7 +47,9 @@ from .typographic import kept_findings
 
 HOST = "dockerfile"
 COMMENT = "#"
-NEVER_SET: str | None = "the build stops at this instruction"
+#: An unclosed quote: BuildKit cannot decode an ENV/ARG value, ``/bin/sh`` cannot read the
+#: ``RUN``/``CMD`` code; either way the instruction fails.
+NEVER_SET: str | None = "the instruction fails (BuildKit or /bin/sh cannot read it)"
 STRIPS_TRAILING_BLANKS = True
 
 _BASES = ("dockerfile", "containerfile")

@@ -65,6 +65,16 @@ def test_unclosed_quote_is_not_terminated():
     assert host.NEVER_SET is not None
 
 
+def test_unclosed_quote_in_a_saved_file_is_tl108():
+    from torch_logs_lsp.core.checker import check_text
+
+    text = "FROM x\nRUN TORCH_LOGS='+dyn python x.py\n"
+    ((_, analysis),) = check_text(text, "dockerfile")
+    (diag,) = analysis.diagnostics
+    assert diag.code == "TL108"
+    assert diag.message.startswith("the closing ' is missing: the instruction fails")
+
+
 def test_values_continue_over_lines_with_offsets():
     # the continued line keeps its indentation: here a word of its own
     text = "FROM x\nENV TORCH_LOGS=+dyn\\\n# a comment\n\namo,\\  \r\naot \\\n  TORCH_TRACE=/t\n"
@@ -294,3 +304,14 @@ def test_bad_input_never_raises():
     ]:
         spans = extract("dockerfile", "FROM x\n" + text)
         check_spans("FROM x\n" + text, spans)
+
+
+def test_cli_reports_the_overwritten_env_as_tl502():
+    from torch_logs_lsp.core.checker import check_text
+
+    text = "FROM x\nENV TORCH_LOGS=aot_g\nENV TORCH_LOGS=+dynamo\nRUN python x.py\n"
+    found = check_text(text, "dockerfile")
+    assert [(s.value, [d.code for d in a.diagnostics]) for s, a in found] == [
+        ("aot_g", ["TL201", "TL502"]),  # as for a shell script
+        ("+dynamo", []),
+    ]
