@@ -15,8 +15,9 @@ parser directives, line continuations with the escape token, heredocs), then:
 - the JSON form (``RUN ["env", "TORCH_LOGS=+dynamo", "python", "x.py"]``): the values
   after ``NAME=`` in the operands of ``env``, and the script of ``["sh", "-c", "..."]``.
 
-Not read: ``ONBUILD`` (runs in another build), a ``RUN`` whose heredoc comes with other
-words (the shell gets a rebuilt script), files of a ``# syntax=`` frontend other than
+A ``RUN`` whose heredocs come with other words (``RUN TORCH_LOGS=x python3 <<EOF``) runs
+the script BuildKit rebuilds from them (the command line, each body and terminator).
+Not read: ``ONBUILD`` (runs in another build), files of a ``# syntax=`` frontend other than
 ``docker/dockerfile``. All offsets are **code points into the document**.
 """
 
@@ -137,6 +138,31 @@ def _heredoc_code(text: str, doc: lines.Heredoc) -> EmbeddedCode | None:
     return EmbeddedCode(body, chars, [i + 1 for i in chars], end, words.CODE)
 
 
+def _rebuilt(
+    text: str, command: EmbeddedCode, docs: tuple[lines.Heredoc, ...]
+) -> EmbeddedCode | None:
+    """The script BuildKit gives ``/bin/sh -c`` for a ``RUN`` whose heredocs come with
+    other words: the command, then for each heredoc a line break, its body and its
+    terminator (``dispatchRun``); ``None`` when a heredoc is not terminated (the
+    Dockerfile cannot be parsed)."""
+    parts = [command.text]
+    starts, ends = list(command.starts), list(command.ends)
+    for doc in docs:
+        if not doc.terminated or doc.start == 0:
+            return None
+        name_at = doc.end
+        while doc.chomp and text[name_at : name_at + 1] == "\t":
+            name_at += 1
+        if text[name_at : name_at + len(doc.name)] != doc.name:
+            return None
+        parts += ["\n", text[doc.start : doc.end], doc.name]
+        starts += [doc.start - 1, *range(doc.start, doc.end)]
+        starts += range(name_at, name_at + len(doc.name))
+        ends += [doc.start, *range(doc.start + 1, doc.end + 1)]
+        ends += range(name_at + 1, name_at + len(doc.name) + 1)
+    return EmbeddedCode("".join(parts), starts, ends, ends[-1], words.CODE)
+
+
 def _sub_code(line: EmbeddedCode, start: int, end: int) -> EmbeddedCode:
     """``line[start:end]`` as code of its own."""
     stop = line.ends[end - 1] if end > start else line.starts[start]
@@ -230,13 +256,11 @@ def _command_spans(
     if not shell_ok or args >= end:
         return "run", []
     if ins.heredocs:
-        doc = ins.heredocs[0]
-        only = lines.heredoc_names(line.text[args:end])
-        if ins.keyword != "run" or only is None or len(only) != 1:
-            return "run", []
-        if not re.fullmatch(r"\d*<<-?[\t\n\f\r ]*[^<]*", line.text[args:end]):
-            return "run", []  # other words: BuildKit gives the shell a rebuilt script
-        code = _heredoc_code(text, doc)
+        m = lines.HEREDOC.match(line.text, args, end)
+        if m is not None and len(lines.unquoted_words(m.group(3)) or []) == 1:
+            code = _heredoc_code(text, ins.heredocs[0])  # the heredoc alone: the script
+        else:
+            code = _rebuilt(text, _sub_code(line, args, end), ins.heredocs)
         return "run", shell_spans(HOST, code) if code is not None else []
     return "run", shell_spans(HOST, _sub_code(line, args, end))
 

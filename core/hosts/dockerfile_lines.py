@@ -31,7 +31,8 @@ GO_SPACE = frozenset(
 #: ``reWhitespace`` of parser.go: what separates an instruction from its arguments.
 WHITESPACE = re.compile(r"[\t\v\f\r ]+")
 _DIRECTIVE = re.compile(r"([a-zA-Z][a-zA-Z0-9]*)[\t\n\f\r ]*=[\t\n\f\r ]*(.+?)[\t\n\f\r ]*\Z")
-_HEREDOC = re.compile(r"(\d*)<<(-?)[\t\n\f\r ]*([^<]*)\Z")
+#: ``reHeredoc`` (Go's ``\\d`` and ``\\s`` are ASCII only).
+HEREDOC = re.compile(r"([0-9]*)<<(-?)[\t\n\f\r ]*([^<]*)\Z")
 _HEREDOC_COMMANDS = frozenset({"add", "copy", "run"})
 
 
@@ -183,10 +184,10 @@ def heredoc_names(line: str) -> list[tuple[str, bool]] | None:
         return None
     out = []
     for word in words:
-        m = _HEREDOC.match(word)
+        m = HEREDOC.match(word)
         if m is None or not m.group(3):
             continue
-        name = _unquoted_words(m.group(3))
+        name = unquoted_words(m.group(3))
         if name is None:
             return None
         if len(name) == 1:
@@ -244,7 +245,7 @@ def _double_close(line: str, i: int) -> int:
     return -1
 
 
-def _unquoted_words(rest: str) -> list[str] | None:
+def unquoted_words(rest: str) -> list[str] | None:
     """``rest`` split into words with quotes and backslash escapes removed; ``None`` for
     an unclosed quote or a ``$``."""
     words: list[str] = []

@@ -142,7 +142,10 @@ def test_heredoc_body_is_the_script():
         "FROM x\nRUN <<EOF\nset -e\nTORCH_LOGS=+dynamo python a.py\nEOF\n"
         "RUN <<-EOT\n\tTORCH_TRACE=/t python b.py\n\tEOT\n"
         "RUN <<EOF\n#!/usr/bin/env python3\nimport os; os.environ['TORCH_LOGS'] = 'x'\nEOF\n"
-        "RUN python3 <<EOF\nTORCH_LOGS=q\nEOF\n"
+        "RUN python3 <<EOF\nTORCH_LOGS=q\nEOF\n"  # stdin of python3: not shell
+        "RUN cat <<EOF >/etc/x\nTORCH_LOGS=r\nEOF\n"  # data
+        "RUN TORCH_LOGS=+dynamo python3 <<-EOF \\\n  && TORCH_TRACE=/u true\n"
+        "\timport torch\n\tEOF\n"
         "ENV TORCH_LOGS_OUT=/o\n"
     )
     spans = extract("dockerfile", text)
@@ -150,6 +153,8 @@ def test_heredoc_body_is_the_script():
     assert [(s.variable, s.value) for s in spans] == [
         ("TORCH_LOGS", "+dynamo"),
         ("TORCH_TRACE", "/t"),
+        ("TORCH_LOGS", "+dynamo"),  # the command line of the script BuildKit rebuilds
+        ("TORCH_TRACE", "/u"),
         ("TORCH_LOGS_OUT", "/o"),
     ]
 

@@ -178,6 +178,7 @@ def test_heredoc_and_json_form_agree() -> None:
         "FROM x\nRUN <<EOF\nTORCH_LOGS=+dynamo python a.py\nEOF\n"
         'RUN ["env", "-i", "TORCH_LOGS=+dynamo", "python", "x.py"]\n'
         "RUN <<-EOT\n\tTORCH_LOGS=aot python b.py\n\tEOT\nENV TORCH_TRACE=/t\n"
+        "RUN TORCH_LOGS=+dynamo python3 <<-EOF && cat <<'X'\n\timport torch\n\tEOF\nx\nX\n"
     )
     commands = dockerfile.parse_string(text)
     ours = lines.read(text)
@@ -193,4 +194,5 @@ def test_heredoc_and_json_form_agree() -> None:
         ("TORCH_LOGS", "+dynamo"),
         ("TORCH_LOGS", "aot"),
         ("TORCH_TRACE", "/t"),
+        ("TORCH_LOGS", "+dynamo"),
     ]
