@@ -196,3 +196,46 @@ def test_heredoc_and_json_form_agree() -> None:
         ("TORCH_TRACE", "/t"),
         ("TORCH_LOGS", "+dynamo"),
     ]
+
+
+@st.composite
+def run_lines(draw: st.DrawFn) -> str:
+    """A Dockerfile of RUN lines (shell form) whose shell words are quoted in random
+    ways, with line continuations inside the words."""
+    from torch_logs_lsp.core.hosts import shell
+
+    escape = draw(st.sampled_from(["\\", "`"]))
+    out = ["# escape=`\n" if escape == "`" else "", "FROM x\n"]
+    for _ in range(draw(st.integers(1, 3))):
+        value = "".join(draw(st.lists(CHARS.filter(lambda c: c != "\t"), max_size=8)))
+        quote = draw(st.sampled_from(["", "'", '"']))
+        body = shell.encode_part(quote, value)
+        if body is None:
+            continue
+        flags = draw(st.sampled_from(["", "--mount=type=cache,target=/r ", "--network=none "]))
+        name = draw(st.sampled_from(NAMES))
+        line = f"RUN {flags}A=🙂 {name}={quote}{body}{quote} python x.py"
+        out.append(_continue(draw, line, 4 + len(flags), escape) + "\n")
+    return "".join(out)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run_lines())
+def test_run_code_is_what_buildkit_passes_to_the_shell(text: str) -> None:
+    """The code of each RUN is BuildKit's (continuations removed), and its values are
+    the shell host's reading of that code, mapped back into the document."""
+    from torch_logs_lsp.core.hosts import shell
+
+    commands = [c for c in dockerfile.parse_string(text) if c.cmd.lower() == "run"]
+    ours = lines.read(text)
+    assert ours is not None
+    runs = [i for i in ours.instructions if i.keyword == "run"]
+    assert [i.line.text[i.args :] for i in runs] == [c.value[0] for c in commands]
+    assert [c.flags for c in commands] == [tuple(i.line.text[4 : i.args].split()) for i in runs]
+    spans = host.extract(text)
+    check_spans(text, spans)
+    expected = [s.value for c in commands for s in shell.extract(c.value[0])]
+    assert [s.value for s in spans] == expected
+    for span in spans:
+        if span.value:  # each code point maps to its own source in the RUN line
+            assert all(text[a] not in "\r\n" for a in span.char_starts)
