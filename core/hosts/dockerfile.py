@@ -367,11 +367,12 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
 
 
 _NAME_LINE = re.compile(
-    r"^[ \t]*(?i:env|arg)[ \t]+(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*([A-Za-z_][A-Za-z0-9_]*)?$"
+    r"^[ \t]*(?i:env|arg|run)[ \t]+(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*"
+    r"([A-Za-z_][A-Za-z0-9_]*)?$"
 )
 
 
 def typed_name(text: str, offset: int) -> str | None:
-    """After ``ENV `` or ``ARG `` (and after earlier ``NAME=value`` pairs of it)."""
+    """After ``ENV ``, ``ARG `` or ``RUN `` (and after earlier ``NAME=value`` words)."""
     m = _NAME_LINE.match(line_before(text, offset))
     return None if m is None else m.group(1) or ""

@@ -268,7 +268,9 @@ def test_typed_name():
     assert host.typed_name("FROM x\nENV TORCH_L", 18) == "TORCH_L"
     assert host.typed_name("FROM x\nenv A=1 ", 15) == ""
     assert host.typed_name("FROM x\nARG ", 11) == ""
-    assert host.typed_name("FROM x\nRUN ", 11) is None
+    assert host.typed_name("FROM x\nRUN A=1 TORCH", 20) == "TORCH"
+    assert host.typed_name("FROM x\nRUN echo ", 16) is None
+    assert host.typed_name("FROM x\nCOPY ", 12) is None
 
 
 @pytest.mark.parametrize(
