@@ -284,7 +284,7 @@ def _read(text: str) -> tuple[Found, ...]:
             for pair in found:
                 span = words.span(HOST, ins.line, pair, doc.escape)
                 if span is not None:
-                    w = words._doc_range(ins.line, pair.word.start, pair.word.end)
+                    w = words.doc_range(ins.line, pair.word.start, pair.word.end)
                     out.append(Found(span, kw, index, stage, w, count))
         elif kw in ("run", "cmd", "entrypoint") and names_family(ins.line.text + "".join(
             text[h.start : h.end] for h in ins.heredocs

@@ -178,7 +178,7 @@ def split_command(line: str, escape: str) -> tuple[str, int | None]:
 def heredoc_names(line: str) -> list[tuple[str, bool]] | None:
     """The heredocs a logical line opens, as BuildKit's ``heredocsFromLine`` finds them:
     ``(name, chomp)`` for each word ``<<NAME``/``<<-NAME``/``<<"NAME"``; ``None`` when a
-    word cannot be read here (BuildKit's shell lexer expands it or fails)."""
+    name has an unclosed quote (BuildKit fails)."""
     words = _raw_words(line)
     if words is None:
         return None
@@ -197,15 +197,14 @@ def heredoc_names(line: str) -> list[tuple[str, bool]] | None:
 
 def _raw_words(line: str) -> list[str] | None:
     """Words split on unquoted blanks, quotes and escapes kept (``ProcessWords`` with
-    ``RawQuotes`` and ``RawEscapes``; ``<<`` keeps the blanks after it); ``None`` for an
-    unclosed quote (BuildKit then finds no heredoc) or a ``$`` (expansion not read)."""
+    ``RawQuotes``, ``RawEscapes`` and ``SkipUnsetEnv``: ``$X`` stays as written; ``<<``
+    keeps the blanks after it); ``[]`` for an unclosed quote (BuildKit then finds no
+    heredoc)."""
     words: list[str] = []
     cur: list[str] = []
     i, n = 0, len(line)
     while i < n:
         c = line[i]
-        if c == "$":
-            return None
         if c in "'\"":
             close = line.find(c, i + 1) if c == "'" else _double_close(line, i + 1)
             if close < 0:
@@ -246,16 +245,14 @@ def _double_close(line: str, i: int) -> int:
 
 
 def unquoted_words(rest: str) -> list[str] | None:
-    """``rest`` split into words with quotes and backslash escapes removed; ``None`` for
-    an unclosed quote or a ``$``."""
+    """``rest`` split into words with quotes and backslash escapes removed (``$X`` stays:
+    ``SkipUnsetEnv``); ``None`` for an unclosed quote (BuildKit fails)."""
     words: list[str] = []
     cur: list[str] = []
     started = False
     i, n = 0, len(rest)
     while i < n:
         c = rest[i]
-        if c == "$":
-            return None
         if c == "'":
             close = rest.find("'", i + 1)
             if close < 0:

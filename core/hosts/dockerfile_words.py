@@ -189,7 +189,7 @@ def pairs(keyword: str, line: str, start: int, escape: str) -> tuple[list[Pair],
     return out, len(found)
 
 
-def _doc_range(line: EmbeddedCode, a: int, b: int) -> tuple[int, int]:
+def doc_range(line: EmbeddedCode, a: int, b: int) -> tuple[int, int]:
     """Document offsets of the line's ``[a, b)`` (an empty range: the point before ``a``,
     or after the previous code point at the end)."""
     if a < b:
@@ -212,12 +212,12 @@ def span(host: str, line: EmbeddedCode, pair: Pair, escape: str) -> ValueSpan | 
     name = text[pair.name_start : name_end]
     if name not in FAMILY:
         return None
-    name_start, name_stop = _doc_range(line, pair.name_start, name_end)
+    name_start, name_stop = doc_range(line, pair.name_start, name_end)
     if name_stop - name_start != len(name):
         return None
     d = decode(text, pair.value_start, pair.value_end, escape)
-    raw_start, raw_end = _doc_range(line, pair.value_start, pair.value_end)
-    content_start, content_end = _doc_range(line, *d.content)
+    raw_start, raw_end = doc_range(line, pair.value_start, pair.value_end)
+    content_start, content_end = doc_range(line, *d.content)
     static = d.value is not None
     return ValueSpan(
         variable=name,

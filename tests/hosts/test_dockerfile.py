@@ -162,6 +162,8 @@ def test_heredoc_body_is_the_script():
 def test_heredoc_lines_are_not_instructions():
     text = "FROM x\nCOPY <<EOF /etc/env\nENV TORCH_LOGS=no\nEOF\nENV TORCH_LOGS=yes\n"
     assert [s.value for s in extract("dockerfile", text)] == ["yes"]
+    text = "FROM x\nRUN cat $HOME <<$E >/x\nENV TORCH_LOGS=no\n$E\nENV TORCH_LOGS=yes\n"
+    assert [s.value for s in extract("dockerfile", text)] == ["yes"]
 
 
 def test_json_form_env_operands_and_sh_c():

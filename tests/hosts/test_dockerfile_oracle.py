@@ -179,6 +179,7 @@ def test_heredoc_and_json_form_agree() -> None:
         'RUN ["env", "-i", "TORCH_LOGS=+dynamo", "python", "x.py"]\n'
         "RUN <<-EOT\n\tTORCH_LOGS=aot python b.py\n\tEOT\nENV TORCH_TRACE=/t\n"
         "RUN TORCH_LOGS=+dynamo python3 <<-EOF && cat <<'X'\n\timport torch\n\tEOF\nx\nX\n"
+        "RUN cat $HOME <<$E >/x\nENV TORCH_LOGS=no\n$E\n"  # $E: no expansion in the name
     )
     commands = dockerfile.parse_string(text)
     ours = lines.read(text)
