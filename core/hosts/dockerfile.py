@@ -47,6 +47,8 @@ from .json_strings import scan_string
 from .typographic import kept_findings
 
 HOST = "dockerfile"
+DESCRIPTION = "Dockerfiles"
+LANGUAGE_IDS: tuple[str, ...] = ("dockerfile",)
 COMMENT = "#"
 #: An unclosed quote: BuildKit cannot decode an ENV/ARG value, ``/bin/sh`` cannot read the
 #: ``RUN``/``CMD`` code; either way the instruction fails.

@@ -26,10 +26,11 @@ def plain_is_string(value: str) -> bool:
         return _STRINGS[value]
     import yaml  # PyYAML: its resolver is the reference for these types (imported on first use)
 
-    tag = yaml.resolver.Resolver().resolve(yaml.nodes.ScalarNode, value, (True, False))
+    tag: str = yaml.resolver.Resolver().resolve(yaml.nodes.ScalarNode, value, (True, False))
+    is_str = tag == _STR
     if len(_STRINGS) < 4096:
-        _STRINGS[value] = tag == _STR
-    return tag == _STR
+        _STRINGS[value] = is_str
+    return is_str
 
 
 _STR = "tag:yaml.org,2002:str"
