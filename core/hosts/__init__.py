@@ -21,15 +21,16 @@ __all__ = ["FAMILY", "HOST_KINDS", "ValueSpan", "detect_host", "extract", "host_
 
 #: The host kinds, each the name of the module in this package that reads it, in the
 #: order their detection rules are tried (a name claimed by two goes to the first).
-HOST_KINDS: tuple[str, ...] = ("shell", "dotenv", "jsonc", "python")
+HOST_KINDS: tuple[str, ...] = ("shell", "dotenv", "jsonc", "python", "yaml")
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dotenv, jsonc, python, shell
+    from . import dotenv, jsonc, python, shell, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
     _JSONC: Host = jsonc
     _PYTHON: Host = python
+    _YAML: Host = yaml
 
 _modules: dict[str, Host] = {}
 
