@@ -31,10 +31,11 @@ from .yaml_tree import (
     ACTIONS,
     GITLAB,
     GITLAB_GLOBAL,
+    MAPPINGS,
     SCALARS,
     SEQUENCES,
     column,
-    document_of,
+    flavour_at,
     get,
     inner,
     items,
@@ -43,7 +44,6 @@ from .yaml_tree import (
     path,
     scalar,
     string,
-    top_mapping,
 )
 
 if TYPE_CHECKING:
@@ -90,28 +90,42 @@ def _defaults_shell(src: Source, mapping: tree_sitter.Node | None) -> str | None
     return string(src, get(src, mapping_of(get(src, defaults, "run")), "shell"))
 
 
-def _actions_step_is_shell(src: Source, pair: tree_sitter.Node, keys: list[str]) -> bool:
-    """Whether the step holding the ``run:`` pair (at key path ``keys``) runs bash/sh."""
-    step = pair.parent
-    shell = string(src, get(src, step, "shell"))
+def _mappings_around(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The mapping nodes holding ``node``, innermost first."""
+    out = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type in MAPPINGS:
+            out.append(parent)
+        parent = parent.parent
+    return out
+
+
+def _actions_step_is_shell(
+    src: Source, pair: tree_sitter.Node, keys: list[str], jobs: dict[int, bool]
+) -> bool:
+    """Whether the step holding the ``run:`` pair (at key path ``keys``) runs bash/sh;
+    ``jobs`` remembers the answer for a step without ``shell:`` by job node id."""
+    around = _mappings_around(pair)  # step, job, jobs, workflow (or step, runs, action)
+    shell = string(src, get(src, around[0], "shell"))
     if shell is not None:
         return _shell_ok(shell)
-    if keys[:1] == ["runs"]:
+    if keys[:1] == ["runs"] or len(around) < 4:
         return False  # a composite action's step must name its shell
-    top = {key_of(src, p): p for p in top_mapping(document_of(pair))}
-    jobs = mapping_of(top["jobs"].child_by_field_name("value")) if "jobs" in top else None
-    job = mapping_of(get(src, jobs, keys[1]))
-    for where in (job, _top_map(top)):
+    job, workflow = around[1], around[3]
+    known = jobs.get(job.id)
+    if known is None:
+        known = jobs[job.id] = _job_shell_ok(src, job, workflow)
+    return known
+
+
+def _job_shell_ok(src: Source, job: tree_sitter.Node, workflow: tree_sitter.Node) -> bool:
+    """Whether a step of ``job`` without its own ``shell:`` runs bash/sh."""
+    for where in (job, workflow):
         shell = _defaults_shell(src, where)
         if shell is not None:
             return _shell_ok(shell)
     return _runner_is_posix(src, get(src, job, "runs-on"))
-
-
-def _top_map(top: dict[str | None, tree_sitter.Node]) -> tree_sitter.Node | None:
-    for pair in top.values():
-        return pair.parent
-    return None
 
 
 def _gha_code(code: EmbeddedCode) -> tuple[EmbeddedCode, list[tuple[int, int]]]:
@@ -201,12 +215,13 @@ def code_spans(src: Source, root: tree_sitter.Node, flavours: dict[int, str]) ->
     ``root`` (see the module docstring); ``flavours``: each document's flavour by node id.
     Unordered."""
     out: list[ValueSpan] = []
+    jobs: dict[int, bool] = {}
     for _, captures in query_cursor(query("yaml", _CODE_QUERY)).matches(root):
         pair, value = captures["p"][0], captures["v"][0]
         if not names_family(src.text[src.cp(value.start_byte) : src.cp(value.end_byte)]):
             continue
         key = key_of(src, pair)
-        flavour = flavours.get(document_of(pair).id)
+        flavour = flavour_at(flavours, pair)
         keys = [*path(src, pair), key or ""]
         if flavour == ACTIONS and key == "run":
             step = len(keys) == 5 and keys[0] == "jobs" and keys[2:4] == ["steps", "*"]
@@ -214,7 +229,7 @@ def code_spans(src: Source, root: tree_sitter.Node, flavours: dict[int, str]) ->
             found = inner(value)
             if not step or found.node is None or found.tagged or found.node.type not in SCALARS:
                 continue
-            if _actions_step_is_shell(src, pair, keys):
+            if _actions_step_is_shell(src, pair, keys, jobs):
                 out.extend(_code_spans(src, found.node, column(src, pair), True))
         elif flavour == GITLAB and key in ("script", "before_script", "after_script"):
             job = len(keys) == 2 and (keys[0] not in GITLAB_GLOBAL or keys[0] == "default")

@@ -29,7 +29,7 @@ from .yaml_tree import (
     SCALARS,
     SEQUENCES,
     column,
-    document_of,
+    flavour_at,
     get,
     inner,
     items,
@@ -212,7 +212,7 @@ def env_spans(src: Source, root: tree_sitter.Node, flavours: dict[int, str]) -> 
         key = key_of(src, pair)
         if key not in ENV_KEYS:
             continue
-        flavour = flavours.get(document_of(pair).id, "generic")
+        flavour = flavour_at(flavours, pair)
         found = inner(value)
         node = found.node
         if node is None or found.tagged or found.alias:

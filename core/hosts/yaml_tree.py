@@ -67,9 +67,12 @@ def string(src: Source, value: tree_sitter.Node | None) -> str | None:
     """The string a ``flow_node``/``block_node`` holds when it is an untagged scalar that
     decodes (a plain scalar as written: keys and the flavour's words), else ``None``."""
     found = inner(value)
-    if found.node is None or found.tagged or found.node.type not in SCALARS:
+    node = found.node
+    if node is None or found.tagged or node.type not in SCALARS:
         return None
-    return scalar(src, found.node).value
+    if node.type == "plain_scalar" and node.start_point[0] == node.end_point[0]:
+        return src.text[src.cp(node.start_byte) : src.cp(node.end_byte)]  # verbatim
+    return scalar(src, node).value
 
 
 def key_of(src: Source, pair: tree_sitter.Node) -> str | None:
@@ -111,6 +114,14 @@ def items(sequence: tree_sitter.Node) -> list[tree_sitter.Node]:
         elif kid.type == "flow_node":
             out.append(kid)
     return out
+
+
+def flavour_at(flavours: dict[int, str], node: tree_sitter.Node) -> str:
+    """The flavour of the document holding ``node`` (``flavours``: by document node id)."""
+    if len(flavours) == 1:
+        for only in flavours.values():
+            return only
+    return flavours.get(document_of(node).id, GENERIC)
 
 
 def document_of(node: tree_sitter.Node) -> tree_sitter.Node:
