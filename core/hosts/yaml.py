@@ -7,7 +7,8 @@ from every decoded code point to its source. A document's flavour comes from its
 top-level keys (:func:`.yaml_tree.flavour`: the file name is not known to ``extract``)
 and decides the ``$`` rules and what a number means (:mod:`.yaml_values`). Where values
 live: :mod:`.yaml_places` (``env``/``environment``/``variables`` entries) and
-:mod:`.yaml_ci` (``run:`` steps and GitLab scripts, read by the shell host).
+:mod:`.yaml_ci` (``run:`` steps and GitLab scripts, read by the shell host); a quote
+left open while typing: :mod:`.yaml_open`.
 A document is parsed afresh on every call (measured: see ``tests/hosts/test_yaml_host.py``).
 All offsets are code points into the document.
 """
@@ -87,6 +88,11 @@ def _extract(text: str) -> list[ValueSpan]:
     root = src.parse("yaml").root_node
     flavours = {doc.id: flavour(src, doc) for doc in root.named_children}
     spans = env_spans(src, root, flavours) + code_spans(src, root, flavours)
+    if root.has_error:  # a quote left open while typing: found in the text
+        from .yaml_open import open_spans
+
+        first = next(iter(flavours.values()), "generic")
+        spans += open_spans(text, first, {s.name_start for s in spans})
     spans.sort(key=lambda s: s.name_start)
     out: list[ValueSpan] = []
     for span in spans:

@@ -118,7 +118,7 @@ def decode_scalar(text: str, start: int, end: int, indent: int = -1) -> Scalar:
                     continue
                 return Scalar("".join(chars), tuple(starts), tuple(ends), start + 1, i, quote, True)
             if c in "\r\n":
-                break
+                break  # (the placeholder reads one line only)
             if quote == '"' and c == "\\":
                 e = text[i + 1 : i + 2]
                 if e in _SIMPLE_ESCAPES:
@@ -140,7 +140,10 @@ def decode_scalar(text: str, start: int, end: int, indent: int = -1) -> Scalar:
             starts.append(i)
             ends.append(i + 1)
             i += 1
-        return Scalar(None, (), (), start + 1, i, quote, False)
+        terminated = i < end  # stopped at a line break: a multi-line scalar (not read)
+        if terminated:
+            return Scalar(None, (), (), start + 1, i, quote, True)
+        return Scalar("".join(chars), tuple(starts), tuple(ends), start + 1, i, quote, False)
     body = text[start:end]
     if "\n" in body or "\r" in body:
         return Scalar(None, (), (), start, end, "", True)

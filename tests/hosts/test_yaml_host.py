@@ -278,6 +278,29 @@ def test_broken_yaml_never_raises() -> None:
         check_spans(broken, extract("yaml", broken))
 
 
+@pytest.mark.parametrize(
+    ("text", "value", "quote"),
+    [
+        ('env:\n  A: 1\n  TORCH_LOGS: "+dyn\n  B: 2\n', "+dyn", '"'),
+        ('env:\n  TORCH_LOGS: "+dyn', "+dyn", '"'),  # the whole document is an ERROR
+        ("on: push\nenv:\n  TORCH_LOGS: '+dynamo,\r\n", "+dynamo,", "'"),
+        ('services:\n  a:\n    environment:\n    - "TORCH_LOGS=+dyn\n    - B=1\n', "+dyn", '"'),
+    ],
+)
+def test_a_quote_left_open_while_typing(text: str, value: str, quote: str) -> None:
+    spans = extract("yaml", text)
+    check_spans(text, spans)
+    assert [(s.variable, s.value, s.quote, s.terminated) for s in spans] == [
+        ("TORCH_LOGS", value, quote, False)
+    ]
+    assert text[spans[0].content_start : spans[0].content_end] == value
+
+
+def test_an_open_quote_elsewhere_is_not_a_value() -> None:
+    for text in ('other:\n  TORCH_LOGS: "+dyn\n', 'env:\n  - TORCH_LOGS: "x\n  B: [\n'):
+        assert extract("yaml", text) == [], text
+
+
 def test_no_family_name_is_not_parsed() -> None:
     assert not yaml.may_hold_values("env:\n  A: 1\n")
     assert extract("yaml", "env: [") == []

@@ -9,6 +9,7 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp.conftest import open_and_wait
 from tests.lsp.test_code_actions import actions, apply, change
+from tests.lsp.test_server import complete
 
 URI = "file:///work/project/.github/workflows/train.yml"
 STEP = '        run: echo "🙂"; TORCH_LOGS=aot_g python train.py'
@@ -65,3 +66,19 @@ async def test_quick_fix_in_the_run_step(vscode: LanguageClient):
     new = apply(WORKFLOW, URI, action.edit)
     assert new == WORKFLOW.replace("TORCH_LOGS=aot_g ", "TORCH_LOGS=aot_graphs ")
     assert await change(vscode, URI, new, 2) == []
+
+
+async def test_completion_while_typing_in_compose(vscode: LanguageClient):
+    uri = "file:///work/project/compose.yaml"
+    text = 'services:\n  train:\n    environment:\n      TORCH_LOGS: "+dyn\n      TORCH_\n'
+    await open_and_wait(vscode, uri, text)
+    result = await complete(vscode, uri, 3, 23)  # the quote is still open
+    assert isinstance(result, types.CompletionList)
+    by_label = {i.label: i for i in result.items}
+    assert "dynamo" in by_label
+    edit = by_label["dynamo"].text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert (edit.range.start.character, edit.range.end.character) == (20, 23)
+    names = await complete(vscode, uri, 4, 12)  # a key under environment:
+    assert isinstance(names, types.CompletionList)
+    assert {"TORCH_LOGS_OUT", "TORCH_TRACE"} <= {i.label for i in names.items}
