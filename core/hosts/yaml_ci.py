@@ -21,6 +21,7 @@ All offsets are code points into the document.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,8 @@ from .yaml_tree import (
 
 if TYPE_CHECKING:
     import tree_sitter
+
+log = logging.getLogger(__name__)
 
 HOST = "yaml"
 _KEY = "(flow_node [(plain_scalar) (double_quote_scalar) (single_quote_scalar)] @k)"
@@ -107,6 +110,8 @@ def _actions_step_is_shell(
     """Whether the step holding the ``run:`` pair (at key path ``keys``) runs bash/sh;
     ``jobs`` remembers the answer for a step without ``shell:`` by job node id."""
     around = _mappings_around(pair)  # step, job, jobs, workflow (or step, runs, action)
+    if not around:
+        return False
     shell = string(src, get(src, around[0], "shell"))
     if shell is not None:
         return _shell_ok(shell)
@@ -217,22 +222,36 @@ def code_spans(src: Source, root: tree_sitter.Node, flavours: dict[int, str]) ->
     out: list[ValueSpan] = []
     jobs: dict[int, bool] = {}
     for _, captures in query_cursor(query("yaml", _CODE_QUERY)).matches(root):
-        pair, value = captures["p"][0], captures["v"][0]
-        if not names_family(src.text[src.cp(value.start_byte) : src.cp(value.end_byte)]):
-            continue
-        key = key_of(src, pair)
-        flavour = flavour_at(flavours, pair)
-        keys = [*path(src, pair), key or ""]
-        if flavour == ACTIONS and key == "run":
-            step = len(keys) == 5 and keys[0] == "jobs" and keys[2:4] == ["steps", "*"]
-            step = step or (keys[:3] == ["runs", "steps", "*"] and len(keys) == 4)
-            found = inner(value)
-            if not step or found.node is None or found.tagged or found.node.type not in SCALARS:
-                continue
-            if _actions_step_is_shell(src, pair, keys, jobs):
-                out.extend(_code_spans(src, found.node, column(src, pair), True))
-        elif flavour == GITLAB and key in ("script", "before_script", "after_script"):
-            job = len(keys) == 2 and (keys[0] not in GITLAB_GLOBAL or keys[0] == "default")
-            if job or (keys == [key] and key != "script"):  # global before/after_script
-                out.extend(_scripts(src, value, column(src, pair)))
+        try:
+            _code_place(src, captures["p"][0], captures["v"][0], flavours, jobs, out)
+        except Exception:  # one odd place (an ERROR region) costs only its own spans
+            log.exception("yaml: shell code could not be read")
     return out
+
+
+def _code_place(
+    src: Source,
+    pair: tree_sitter.Node,
+    value: tree_sitter.Node,
+    flavours: dict[int, str],
+    jobs: dict[int, bool],
+    out: list[ValueSpan],
+) -> None:
+    """Add the spans of one ``run:``/``script:`` pair's code, when it is one."""
+    if not names_family(src.text[src.cp(value.start_byte) : src.cp(value.end_byte)]):
+        return
+    key = key_of(src, pair)
+    flavour = flavour_at(flavours, pair)
+    keys = [*path(src, pair), key or ""]
+    if flavour == ACTIONS and key == "run":
+        step = len(keys) == 5 and keys[0] == "jobs" and keys[2:4] == ["steps", "*"]
+        step = step or (keys[:3] == ["runs", "steps", "*"] and len(keys) == 4)
+        found = inner(value)
+        if not step or found.node is None or found.tagged or found.node.type not in SCALARS:
+            return
+        if _actions_step_is_shell(src, pair, keys, jobs):
+            out.extend(_code_spans(src, found.node, column(src, pair), True))
+    elif flavour == GITLAB and key in ("script", "before_script", "after_script"):
+        job = len(keys) == 2 and (keys[0] not in GITLAB_GLOBAL or keys[0] == "default")
+        if job or (keys == [key] and key != "script"):  # global before/after_script
+            out.extend(_scripts(src, value, column(src, pair)))

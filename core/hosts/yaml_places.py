@@ -18,6 +18,7 @@ are code points into the document.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from ._ts import Source, query, query_cursor
@@ -42,6 +43,8 @@ from .yaml_values import expand, non_string
 
 if TYPE_CHECKING:
     import tree_sitter
+
+log = logging.getLogger(__name__)
 
 HOST = "yaml"
 ENV_KEYS = ("env", "environment", "variables")
@@ -208,38 +211,51 @@ def env_spans(src: Source, root: tree_sitter.Node, flavours: dict[int, str]) -> 
     ``flavours``: the flavour of each document node (by node id). Unordered."""
     out: list[ValueSpan] = []
     for _, captures in query_cursor(query("yaml", _ENV_QUERY)).matches(root):
-        pair, value = captures["p"][0], captures["v"][0]
-        key = key_of(src, pair)
-        if key not in ENV_KEYS:
-            continue
-        flavour = flavour_at(flavours, pair)
-        found = inner(value)
-        node = found.node
-        if node is None or found.tagged or found.alias:
-            continue
-        if node.type in MAPPINGS:
-            for entry in pairs(node):
-                variable = key_of(src, entry)
-                name = _key_range(src, entry) if variable in FAMILY else None
-                if variable is None or name is None:
-                    continue
-                span = value_span(
-                    src,
-                    flavour,
-                    variable,
-                    name,
-                    entry.child_by_field_name("value"),
-                    column(src, entry),
-                )
-                if span is not None:
-                    out.append(span)
-        elif node.type in SEQUENCES:
-            for item in items(node):
-                span = None
-                if key == "environment":
-                    span = _list_item(src, flavour, item)
-                elif key == "env":
-                    span = _named_item(src, flavour, item)
-                if span is not None:
-                    out.append(span)
+        try:
+            _entries(src, captures["p"][0], captures["v"][0], flavours, out)
+        except Exception:  # one odd place (an ERROR region) costs only its own spans
+            log.exception("yaml: an environment entry could not be read")
     return out
+
+
+def _entries(
+    src: Source,
+    pair: tree_sitter.Node,
+    value: tree_sitter.Node,
+    flavours: dict[int, str],
+    out: list[ValueSpan],
+) -> None:
+    """Add the spans of the environment mapping or list ``value`` (of ``pair``)."""
+    key = key_of(src, pair)
+    if key not in ENV_KEYS:
+        return
+    flavour = flavour_at(flavours, pair)
+    found = inner(value)
+    node = found.node
+    if node is None or found.tagged or found.alias:
+        return
+    if node.type in MAPPINGS:
+        for entry in pairs(node):
+            variable = key_of(src, entry)
+            name = _key_range(src, entry) if variable in FAMILY else None
+            if variable is None or name is None:
+                continue
+            span = value_span(
+                src,
+                flavour,
+                variable,
+                name,
+                entry.child_by_field_name("value"),
+                column(src, entry),
+            )
+            if span is not None:
+                out.append(span)
+    elif node.type in SEQUENCES:
+        for item in items(node):
+            span = None
+            if key == "environment":
+                span = _list_item(src, flavour, item)
+            else:  # Kubernetes env, Azure Pipelines variables
+                span = _named_item(src, flavour, item)
+            if span is not None:
+                out.append(span)

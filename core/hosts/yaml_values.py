@@ -22,6 +22,9 @@ A value that is not known before the tool runs is ``None`` (never diagnosed).
   expanded ... Double $$ are reduced to a single $, which allows for escaping the
   $(VAR_NAME) syntax"; any other ``$`` stays.
 - Generic YAML: who reads it is unknown, so any ``$`` makes the value unknown.
+- Kubernetes and generic YAML: ``{{ ... }}`` is a template (a Helm chart's
+  ``"{{ .Values.logs }}"``, an Ansible/Jinja variable) filled in before anything reads
+  the value: unknown.
 
 Non-strings: a plain scalar that YAML resolves to a number, a boolean or null
 (:func:`.yaml_scalars.plain_is_string`). Compose, GitHub Actions and GitLab turn a
@@ -95,6 +98,8 @@ def expand(
     ``raw``: a GitLab variable with ``expand: false``."""
     if flavour == ACTIONS:
         return (None, (), ()) if "${{" in value else (value, starts, ends)
+    if flavour not in (COMPOSE, GITLAB) and "{{" in value:
+        return None, (), ()  # a template (Helm, Ansible/Jinja) fills it in first
     if flavour == KUBERNETES:
         return _unescape_dollars(value, starts, ends, "(")
     if flavour == COMPOSE:

@@ -255,6 +255,22 @@ def test_generic_yaml_other_keys_and_tags() -> None:
     ]
 
 
+def test_templates_merge_keys_and_named_variables() -> None:
+    text = (
+        "base: &base {TORCH_LOGS_OUT: /tmp/base}\n"
+        'env:\n  <<: *base\n  TORCH_LOGS: "{{ .Values.logs }}"\n'
+        "  TORCH_TRACE: '{{ trace_dir }}/t'\n"
+        "variables:\n  - name: TORCH_LOGS_FORMAT\n    value: short\n"
+    )
+    assert values(text) == [
+        ("TORCH_LOGS", None),  # a Helm / Jinja template fills it in first
+        ("TORCH_TRACE", None),
+        ("TORCH_LOGS_FORMAT", "short"),  # Azure Pipelines' list of named variables
+    ]
+    compose = "services:\n  a:\n    environment:\n      TORCH_LOGS_FORMAT: '{{x}}'\n"
+    assert values(compose) == [("TORCH_LOGS_FORMAT", "{{x}}")]  # Compose has no templates
+
+
 def test_crlf_and_emoji_before_the_value() -> None:
     text = "# 🙂\r\nenv:\r\n  TORCH_LOGS: 🙂 +dynamo\r\n  TORCH_TRACE: '/tmp/🙂'\r\n"
     assert read(text) == [
