@@ -22,7 +22,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ._ts import Source, query, query_cursor
-from .base import FAMILY, ValueSpan
+from .base import FAMILY, ValueSpan, names_family
 from .yaml_scalars import plain_is_string
 from .yaml_tree import (
     GITLAB,
@@ -156,6 +156,8 @@ def _list_item(src: Source, flavour: str, item: tree_sitter.Node) -> ValueSpan |
     node = found.node
     if node is None or found.tagged or found.alias or node.type not in SCALARS:
         return None
+    if not names_family(src.text[src.cp(node.start_byte) : src.cp(node.end_byte)]):
+        return None
     sc = scalar(src, node, column(src, item))
     value = sc.value
     if value is None or "=" not in value:
@@ -226,6 +228,8 @@ def _entries(
     out: list[ValueSpan],
 ) -> None:
     """Add the spans of the environment mapping or list ``value`` (of ``pair``)."""
+    if not names_family(src.text[src.cp(value.start_byte) : src.cp(value.end_byte)]):
+        return  # (most environments of a large file set other variables)
     key = key_of(src, pair)
     if key not in ENV_KEYS:
         return

@@ -5,7 +5,9 @@ scalars, shell code in CI steps, edits, and a differential test against PyYAML."
 from __future__ import annotations
 
 import json
+import logging
 import os
+import random
 import subprocess
 import sys
 import time
@@ -315,6 +317,24 @@ def test_a_quote_left_open_while_typing(text: str, value: str, quote: str) -> No
 def test_an_open_quote_elsewhere_is_not_a_value() -> None:
     for text in ('other:\n  TORCH_LOGS: "+dyn\n', 'env:\n  - TORCH_LOGS: "x\n  B: [\n'):
         assert extract("yaml", text) == [], text
+
+
+def test_mutated_documents_keep_the_span_invariants(caplog: pytest.LogCaptureFixture) -> None:
+    """Seeded random edits of the documents above: spans stay valid and no place is
+    skipped for an exception (each would be logged)."""
+    rnd = random.Random(14)
+    pieces = [*" \t\n\r-:#'\"|>{}[],&*!%@`$\\=🙂é", "TORCH_LOGS", "\n  ", "${{", "}}", "$$"]
+    caplog.set_level(logging.ERROR, logger="torch_logs_lsp")
+    for _ in range(400):
+        text = rnd.choice([WORKFLOW, COMPOSE, POD, GITLAB])
+        for _ in range(rnd.randint(1, 4)):
+            i = rnd.randrange(len(text) + 1)
+            if rnd.random() < 0.5:
+                text = text[:i] + rnd.choice(pieces) + text[i:]
+            else:
+                text = text[:i] + text[i + rnd.randint(1, 5) :]
+        check_spans(text, extract("yaml", text), exact_name=False)
+    assert not caplog.records
 
 
 def test_no_family_name_is_not_parsed() -> None:
