@@ -36,6 +36,7 @@ from .yaml_tree import (
     SCALARS,
     SEQUENCES,
     column,
+    entry_indent,
     flavour_at,
     get,
     inner,
@@ -211,7 +212,7 @@ def _scripts(src: Source, value: tree_sitter.Node, indent: int) -> list[ValueSpa
     out: list[ValueSpan] = []
     if node.type in SEQUENCES:
         for item in items(node):
-            out.extend(_scripts(src, item, column(src, item)))
+            out.extend(_scripts(src, item, entry_indent(src, item)))
     return out
 
 

@@ -30,6 +30,7 @@ from .yaml_tree import (
     SCALARS,
     SEQUENCES,
     column,
+    entry_indent,
     flavour_at,
     get,
     inner,
@@ -158,7 +159,7 @@ def _list_item(src: Source, flavour: str, item: tree_sitter.Node) -> ValueSpan |
         return None
     if not names_family(src.text[src.cp(node.start_byte) : src.cp(node.end_byte)]):
         return None
-    sc = scalar(src, node, column(src, item))
+    sc = scalar(src, node, entry_indent(src, item))
     value = sc.value
     if value is None or "=" not in value:
         return None

@@ -58,6 +58,15 @@ def column(src: Source, node: tree_sitter.Node) -> int:
     return start - (src.text.rfind("\n", 0, start) + 1)
 
 
+def entry_indent(src: Source, node: tree_sitter.Node) -> int:
+    """The indentation of the block collection entry holding value ``node``: the column
+    of a sequence item's ``-``, else of ``node`` itself (a mapping pair: its key)."""
+    parent = node.parent
+    if parent is not None and parent.type == "block_sequence_item":
+        return column(src, parent)
+    return column(src, node)
+
+
 def scalar(src: Source, node: tree_sitter.Node, indent: int = -1) -> Scalar:
     """The decoded scalar of a scalar node (see :mod:`.yaml_scalars`)."""
     return decode_scalar(src.text, src.cp(node.start_byte), src.cp(node.end_byte), indent)

@@ -239,6 +239,17 @@ def test_gitlab_variables_and_scripts() -> None:
     ]
 
 
+def test_gitlab_block_script_items() -> None:
+    text = (
+        "build:\n  script:\n  - |\n    echo one\n    TORCH_LOGS=+dynamo python a.py\n"
+        "  - >-\n    TORCH_TRACE=/tmp/t python b.py\n"
+    )
+    spans = extract("yaml", text)
+    check_spans(text, spans)
+    assert [(s.variable, s.value) for s in spans][:1] == [("TORCH_LOGS", "+dynamo")]
+    assert text[spans[0].content_start : spans[0].content_end] == "+dynamo"
+
+
 def test_generic_yaml_other_keys_and_tags() -> None:
     text = (
         "containerEnv:\n  TORCH_LOGS: nope\n"
