@@ -59,9 +59,14 @@ def open_spans(text: str, flavour: str, taken: set[int]) -> list[ValueSpan]:
             found = text.find(stop, quote_at)
             if found >= 0:
                 line_end = min(line_end, found)
-        sc = decode_scalar(text, quote_at, line_end)
-        if sc.terminated:
+        if decode_scalar(text, quote_at, line_end).terminated:
             continue
+        # The line read as if its quote were closed at its end (the decoder's own answer
+        # for an open quote may have no value): the same offsets, one quote added.
+        quote = text[quote_at]
+        sc = decode_scalar(text[:line_end] + quote, quote_at, line_end + 1)
+        if not sc.terminated or sc.content_end != line_end:
+            continue  # a `\` at the end escapes the added quote: not read
         indent = len(m.group("lead")) + (0 if not item else 1)
         parent = _parent(text, m.start(), indent)
         if parent is None or (item and parent != "environment"):
@@ -89,7 +94,7 @@ def open_spans(text: str, flavour: str, taken: set[int]) -> list[ValueSpan]:
                 line_end,
                 quote_at if not item else content_start,
                 line_end,
-                m.group("iq") or m.group("q"),
+                quote,
                 False,
             )
         )
