@@ -503,6 +503,7 @@ def _entry(draw: st.DrawFn) -> tuple[str, str, str]:
     return variable, key, written
 
 
+@pytest.mark.oracle
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_entry(), min_size=1, max_size=4, unique_by=lambda e: e[0]), st.booleans())
 def test_decoded_values_equal_pyyaml(entries: list[tuple[str, str, str]], crlf: bool) -> None:
@@ -515,6 +516,42 @@ def test_decoded_values_equal_pyyaml(entries: list[tuple[str, str, str]], crlf: 
     got = {s.variable: s.value for s in spans}
     want = {k: (None if "$" in v else v) for k, v in loaded.items()}
     assert got == want
+
+
+_EDIT_ALPHABET = st.characters(
+    codec="utf-8",
+    categories=("L", "N", "P", "S", "Zs"),
+    exclude_characters="\x85\u2028\u2029\ufeff\u00a0${}",
+)
+
+
+@pytest.mark.oracle
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(_EDIT_ALPHABET, min_size=1, max_size=10),
+    st.text(_EDIT_ALPHABET, max_size=10),
+    st.sampled_from(["plain", "'", '"']),
+)
+def test_value_edits_read_back_with_pyyaml(old: str, new: str, style: str) -> None:
+    """A value fix (:func:`value_edit`) written into a YAML scalar reads, with PyYAML,
+    exactly the new value, and the entry after it is unchanged."""
+    if style == "plain" and _plain_ok(old):
+        written = old
+    elif style == "'":
+        written = "'" + old.replace("'", "''") + "'"
+    else:
+        written = json.dumps(old, ensure_ascii=False)
+    text = f"env:\n  TORCH_LOGS: {written}\n  B: keep\n"
+    loaded = pyyaml.safe_load(text)["env"]
+    assume(loaded["TORCH_LOGS"] == old)
+    (span,) = extract("yaml", text)
+    assume(span.value == old and new != old)
+    edits = value_edit("yaml", text, span, new)
+    assert edits is not None, (text, new)
+    fixed = text
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        fixed = fixed[: edit.start] + edit.new_text + fixed[edit.end :]
+    assert pyyaml.safe_load(fixed)["env"] == {"TORCH_LOGS": new, "B": "keep"}, fixed
 
 
 @pytest.mark.oracle
