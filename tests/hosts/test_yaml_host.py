@@ -481,9 +481,9 @@ _ALPHABET = st.characters(
 
 
 def _plain_ok(value: str) -> bool:
-    from torch_logs_lsp.core.hosts.yaml_scalars import encode_part
+    from torch_logs_lsp.core.hosts.yaml_scalars import encode_part, plain_is_string
 
-    return value == value.strip() and encode_part("", value) == value
+    return value == value.strip() and encode_part("", value) == value and plain_is_string(value)
 
 
 @st.composite
