@@ -52,9 +52,11 @@ def encode_part(quote: str, value: str) -> str | None:
     flow indicator, line break or tab, no trailing space or ``:``, and not a null, bool,
     number or timestamp (:func:`plain_is_string`). ``"'"``: quotes doubled; ``None`` for a
     line break. ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
-    other control characters. ``"|"``/``">"``: ``None`` (block scalars are not edited in
-    place). ``None`` too for a character YAML cannot hold (a lone surrogate, U+FFFE/U+FFFF
-    unescaped).
+    other control characters. ``"|"``/``">"`` (a part of a line of a block scalar, e.g.
+    shell code in a ``run: |`` step): the value itself, since a block scalar's line is
+    literal; ``None`` for a line break or a tab (they would change the lines' shape: the
+    caller re-reads every edit anyway). ``None`` too for a character YAML cannot hold (a
+    lone surrogate, U+FFFE/U+FFFF unescaped).
     """
     if any(0xD800 <= ord(c) < 0xE000 for c in value):
         return None
@@ -77,6 +79,10 @@ def encode_part(quote: str, value: str) -> str | None:
         return value.replace("'", "''")
     if quote == '"':
         return "".join(_dq_char(c) for c in value)
+    if quote in ("|", ">"):
+        if UNSURE.search(value) or any(c in value for c in "\r\n\t\x85\ufeff"):
+            return None
+        return value
     return None
 
 

@@ -37,13 +37,15 @@ from torch_logs_lsp.core import hosts
         ("/w/train.py", "#!/bin/bash\n", "python"),
         ("/w/stub.pyi", "", None),
         ("/w/settings.json", "", None),
-        ("/w/environment.yml", "", None),
+        ("/w/environment.yml", "", "yaml"),
+        ("/w/.github/workflows/CI.YML", "", "yaml"),
+        ("/w/compose.yaml.bak", "", None),
         ("/w/.envrc.bak", "", None),
         # .env.<suffix>: a source or data file by its last suffix is not a .env file
         ("/w/.env.py", "", "python"),  # a Python module, as its suffix says
         ("/w/.env.d.ts", "", None),
         ("/w/.ENV.JSON", "", None),
-        ("/w/.env.example.yaml", "", None),
+        ("/w/.env.example.yaml", "", "yaml"),  # YAML, not a .env file
         ("/w/.env.mjs", "", None),
         ("/w/.env.md", "", None),
         ("/w/.env.example", "", "dotenv"),
@@ -61,14 +63,16 @@ def test_detect_host(path: str, text: str, expected: str | None) -> None:
 
 
 def test_dispatch() -> None:
-    assert hosts.HOST_KINDS == ("shell", "dotenv", "jsonc", "python", "dockerfile")
+    assert hosts.HOST_KINDS == ("shell", "dotenv", "jsonc", "python", "dockerfile", "yaml")
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
     doc = '{"configurations": [{"env": {"TORCH_LOGS": "a"}}]}'
     assert [s.value for s in hosts.extract("jsonc", doc)] == ["a"]
     escaped = '{"configurations": [{"env": {"TORCH\\u005fLOGS": "a"}}]}'
     assert [s.value for s in hosts.extract("jsonc", escaped)] == ["a"]
-    assert hosts.extract("yaml", "TORCH_LOGS: a") == []
+    assert hosts.extract("yaml", "TORCH_LOGS: a") == []  # not under env:
+    assert [s.value for s in hosts.extract("yaml", "env:\n  TORCH_LOGS: a\n")] == ["a"]
+    assert hosts.extract("toml", "TORCH_LOGS: a") == []
     assert hosts.extract("shell", "OTHER=1") == []
 
 
@@ -87,6 +91,7 @@ def test_detection_imports_no_parser() -> None:
         "import sys; from torch_logs_lsp.core import hosts; "
         "assert hosts.detect_host('/w/run.sh', '') == 'shell'; "
         "assert hosts.detect_host('/w/x', '#!/bin/sh') == 'shell'; "
+        "assert hosts.detect_host('/w/ci.yml', '') == 'yaml'; "
         "assert 'tree_sitter' not in sys.modules, sorted(sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

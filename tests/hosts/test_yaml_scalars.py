@@ -350,7 +350,12 @@ def test_encode_part_round_trips(value: str) -> None:
             if path[0] == "k" and len(path) == 1:
                 sc = roundtrip(text)
                 assert sc is not None and sc.value == value
-    assert encode_part("|", value) is None and encode_part(">", value) is None
+    for block in ("|", ">"):  # a part of a block scalar's line: literal, one line only
+        body = encode_part(block, value)
+        if body is not None:
+            assert "\n" not in body and body == value
+            if value[:1] not in ("", " ", "#"):
+                assert loaded(f"k: {block}-\n  {body}\n", ("k",)) == value
 
 
 def test_encode_part_examples() -> None:

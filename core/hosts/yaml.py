@@ -1,0 +1,103 @@
+"""The YAML host: environment values in Compose files, GitHub Actions workflows, GitLab
+CI files, Kubernetes manifests and any other YAML, and the shell code of CI steps.
+
+tree-sitter-yaml finds the structure (it recovers from half-typed YAML with ERROR
+nodes); each scalar is decoded from the document text (:mod:`.yaml_scalars`) with a map
+from every decoded code point to its source. A document's flavour comes from its
+top-level keys (:func:`.yaml_tree.flavour`: the file name is not known to ``extract``)
+and decides the ``$`` rules and what a number means (:mod:`.yaml_values`). Where values
+live: :mod:`.yaml_places` (``env``/``environment``/``variables`` entries) and
+:mod:`.yaml_ci` (``run:`` steps and GitLab scripts, read by the shell host); a quote
+left open while typing: :mod:`.yaml_open`.
+A document is parsed afresh on every call (measured: see ``tests/hosts/test_yaml_host.py``).
+All offsets are code points into the document.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ._ts import Source
+from .base import ValueSpan, names_family
+from .incremental import DocumentCache
+from .interface import (
+    no_notes,
+    no_overwrites,
+    no_set_logs_calls,
+    no_set_logs_site,
+    no_set_logs_source,
+    runs_elsewhere,
+)
+from .typographic import kept_findings
+from .yaml_edits import encode_part as encode_part
+from .yaml_edits import removal as removal
+from .yaml_edits import typed_name as typed_name
+
+log = logging.getLogger(__name__)
+
+HOST = "yaml"
+DESCRIPTION = "YAML files (Compose, CI workflows, Kubernetes)"
+LANGUAGE_IDS: tuple[str, ...] = ("yaml", "dockercompose", "github-actions-workflow")
+COMMENT = "#"
+NEVER_SET: str | None = None  # what a reader does with a broken file varies
+STRIPS_TRAILING_BLANKS = True  # a plain scalar ends before its trailing blanks
+
+
+def detect_name(name: str) -> bool:
+    """``*.yml`` and ``*.yaml`` (any case)."""
+    return name.lower().endswith((".yml", ".yaml"))
+
+
+def detect_content(name: str, head: str) -> bool:
+    """Never: known by its name."""
+    return False
+
+
+may_hold_values = names_family
+notes = no_notes
+overwritten = no_overwrites
+set_logs_calls = no_set_logs_calls
+set_logs_source = no_set_logs_source
+set_logs_site = no_set_logs_site
+# A typographic quote is an ordinary character of a YAML scalar: the value keeps it (the
+# fix removes it; straight quotes around part of a scalar would be kept as characters).
+quote_findings = kept_findings(False)
+path_facts = runs_elsewhere("a CI or container YAML file (runs on another machine)")
+
+
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+    """The value spans of a YAML document in document order: environment entries
+    (:mod:`.yaml_places`) and assignments in CI shell code (:mod:`.yaml_ci`). Offsets
+    are code points into ``text``. ``cache`` is not used (every call parses afresh).
+    Never raises: a document the parser or a decoder fails on gives ``[]`` (logged)."""
+    if cache is not None:
+        cache.reset()
+    if not names_family(text):
+        return []
+    try:
+        return _extract(text)
+    except Exception:  # bad input never crashes the server
+        log.exception("yaml: extraction failed")
+        return []
+
+
+def _extract(text: str) -> list[ValueSpan]:
+    from .yaml_ci import code_spans
+    from .yaml_places import env_spans
+    from .yaml_tree import flavour
+
+    src = Source(text)
+    root = src.parse("yaml").root_node
+    flavours = {doc.id: flavour(src, doc) for doc in root.named_children}
+    spans = env_spans(src, root, flavours) + code_spans(src, root, flavours)
+    if root.has_error:  # a quote left open while typing: found in the text
+        from .yaml_open import open_spans
+
+        first = next(iter(flavours.values()), "generic")
+        spans += open_spans(text, first, {s.name_start for s in spans})
+    spans.sort(key=lambda s: s.name_start)
+    out: list[ValueSpan] = []
+    for span in spans:
+        if not out or span.name_start > out[-1].name_start:
+            out.append(span)
+    return out

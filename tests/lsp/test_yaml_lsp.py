@@ -1,0 +1,84 @@
+"""The YAML host through the real server over stdio: a GitHub Actions workflow whose
+``env:`` value is valid and whose ``run:`` step sets a wrong one (exact ranges in UTF-16
+and UTF-8 after an emoji), hover, and a quick fix applied and re-checked."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.lsp.conftest import open_and_wait
+from tests.lsp.test_code_actions import actions, apply, change
+from tests.lsp.test_server import complete
+
+URI = "file:///work/project/.github/workflows/train.yml"
+STEP = '        run: echo "🙂"; TORCH_LOGS=aot_g python train.py'
+WORKFLOW = (
+    "# 🙂 training\n"
+    "on: push\n"
+    "jobs:\n"
+    "  train:\n"
+    "    runs-on: ubuntu-latest\n"
+    "    env:\n"
+    "      TORCH_LOGS: recompiles,graph_breaks\n"
+    "    steps:\n"
+    "      - name: train 🙂\n"
+    f"{STEP}\n"
+)
+STEP_LINE = 9
+
+
+def _ranges(diags: list[types.Diagnostic]) -> list[tuple[str, int, int, int]]:
+    return [
+        (str(d.code), d.range.start.line, d.range.start.character, d.range.end.character)
+        for d in diags
+    ]
+
+
+async def test_run_step_error_in_utf16_and_hover(vscode: LanguageClient):
+    diags = await open_and_wait(vscode, URI, WORKFLOW)
+    col = len(STEP[: STEP.index("aot_g")]) + 1  # the emoji is two UTF-16 code units
+    assert _ranges(diags) == [("TL201", STEP_LINE, col, col + 5)]
+    assert diags[0].severity == types.DiagnosticSeverity.Error
+    hover = await vscode.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            position=types.Position(line=6, character=20),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "**recompiles**" in hover.contents.value
+    assert hover.range is not None
+    assert (hover.range.start.character, hover.range.end.character) == (18, 28)
+
+
+async def test_run_step_error_in_utf8(utf8_client: LanguageClient):
+    diags = await open_and_wait(utf8_client, URI, WORKFLOW)
+    col = len(STEP[: STEP.index("aot_g")].encode("utf-8"))
+    assert _ranges(diags) == [("TL201", STEP_LINE, col, col + 5)]
+
+
+async def test_quick_fix_in_the_run_step(vscode: LanguageClient):
+    diags = await open_and_wait(vscode, URI, WORKFLOW)
+    found = await actions(vscode, URI, diags[0].range, diags)
+    by_title = {a.title: a for a in found}
+    action = by_title["Change to `aot_graphs`"]
+    new = apply(WORKFLOW, URI, action.edit)
+    assert new == WORKFLOW.replace("TORCH_LOGS=aot_g ", "TORCH_LOGS=aot_graphs ")
+    assert await change(vscode, URI, new, 2) == []
+
+
+async def test_completion_while_typing_in_compose(vscode: LanguageClient):
+    uri = "file:///work/project/compose.yaml"
+    text = 'services:\n  train:\n    environment:\n      TORCH_LOGS: "+dyn\n      TORCH_\n'
+    await open_and_wait(vscode, uri, text)
+    result = await complete(vscode, uri, 3, 23)  # the quote is still open
+    assert isinstance(result, types.CompletionList)
+    by_label = {i.label: i for i in result.items}
+    assert "dynamo" in by_label
+    edit = by_label["dynamo"].text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert (edit.range.start.character, edit.range.end.character) == (20, 23)
+    names = await complete(vscode, uri, 4, 12)  # a key under environment:
+    assert isinstance(names, types.CompletionList)
+    assert {"TORCH_LOGS_OUT", "TORCH_TRACE"} <= {i.label for i in names.items}
