@@ -27,7 +27,6 @@ from .base import FAMILY, ValueSpan, names_family
 from .bash_parse import parse_bash
 from .incremental import DocumentCache
 from .interface import (
-    PathFacts,
     no_notes,
     no_set_logs_calls,
     no_set_logs_site,
@@ -36,6 +35,7 @@ from .interface import (
 from .shell_edits import encode_part as encode_part
 from .shell_edits import removal as removal
 from .shell_edits import typed_name as typed_name
+from .shell_operands import path_facts as path_facts
 from .shell_overwrites import overwritten as overwritten
 from .shell_words import scan_word
 from .shell_wrappers import command_items, wrapped
@@ -89,14 +89,6 @@ notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 quote_findings = shell_findings  # bash: characters of the word; a `(` then ends it
-
-
-def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
-    """See :func:`.shell_paths.path_facts` (directories the script creates, ``cd``,
-    batch-scheduler headers)."""
-    from .shell_paths import path_facts as facts
-
-    return facts(text, spans)
 
 
 set_logs_site = no_set_logs_site
