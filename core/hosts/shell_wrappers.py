@@ -185,6 +185,7 @@ _SUDO = Options(
 )  # fmt: skip
 
 _HOPS = 16  # at most this many wrappers in one chain
+_BUILTINS = frozenset({"exec", "command", "time"})
 #: The names :func:`command_items` follows (a command named otherwise carries nothing).
 NAMES = frozenset(
     {*_WRAPPERS, "time", "env", "sudo", "docker", "podman", "srun", "bash", "sh", "dash"}
@@ -227,6 +228,12 @@ def command_items(src: Source, command: tree_sitter.Node, base: int) -> Items:
     try:
         for _ in range(_HOPS):
             if i is None or i >= len(args):
+                break
+            # bash's builtins (and the reserved word time) only run as the shell's own
+            # command: after an external wrapper the same word names a program
+            name = _name(args[i])
+            own = all(_name(w) in ("exec", "command") for w in args[:i] if w.value)
+            if name in _BUILTINS and not (own and (i == 0 or name != "time")):
                 break
             i = _step(src.text, args, i, base, items)
     except (IndexError, ValueError):  # bad input never crashes: what was found stays
