@@ -231,9 +231,9 @@ def command_items(src: Source, command: tree_sitter.Node, base: int) -> Items:
                 break
             # bash's builtins (and the reserved word time) only run as the shell's own
             # command: after an external wrapper the same word names a program
-            name = _name(args[i])
+            word = _name(args[i])
             own = all(_name(w) in ("exec", "command") for w in args[:i] if w.value)
-            if name in _BUILTINS and not (own and (i == 0 or name != "time")):
+            if word in _BUILTINS and not (own and (i == 0 or word != "time")):
                 break
             i = _step(src.text, args, i, base, items)
     except (IndexError, ValueError):  # bad input never crashes: what was found stays
