@@ -41,6 +41,9 @@ _NEXT_WORD = re.compile(r"[ \t]+(?=[^ \t\r\n;&|)#])")
 _OPTION_BEFORE = re.compile(r"(?:(?:^|[ \t])-[A-Za-z]*e|--env|--export)[ \t]+\Z|[^ \t\n'\"(;&|{]\Z")
 
 
+_SUDO = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?sudo[ \t]", re.M)
+
+
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     """``unset VAR`` for a statement, or dropping ``VAR=`` before a command (not for a
     value an option carries, see :data:`_OPTION_BEFORE`)."""
@@ -50,6 +53,8 @@ def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     nxt = _NEXT_WORD.match(text, span.raw_end, le)
     if nxt is not None:  # a command prefix: VAR= cmd -> cmd (it inherits the variable)
         title = f"Remove `{span.variable}=` (the command inherits {span.variable})"
+        if _SUDO.search(text, ls, span.name_start):  # sudo resets the environment
+            title = f"Remove `{span.variable}=`"
         return title, TextEdit(span.name_start, nxt.end(), "")
     head = _STMT_START.search(text[ls : span.name_start])
     if head is None or _STMT_END.match(text, span.raw_end, le) is None:

@@ -251,7 +251,9 @@ def _step(text: str, args: list[ShellWord], i: int, base: int, items: Items) -> 
         return i + 2
     if name in _WRAPPERS:
         k = getopt(args, i + 1, _WRAPPERS[name])
-        return k + 1 if k is not None and name == "timeout" else k  # timeout: DURATION
+        if k is None or name != "timeout":
+            return k
+        return k + 1 if k < len(args) and args[k].value is not None else None  # DURATION
     if name == "time":  # a reserved word: the command after it may have assignments
         k = i + 2 if i + 1 < len(args) and args[i + 1].value == "-p" else i + 1
         while k < len(args) and (var := literal_assignment(args[k])) is not None:

@@ -267,3 +267,44 @@ def test_bash_c_scripts_match_bash(cases: list[tuple[str, str, bool, str]]) -> N
             outer = "bash -ec {c}"  # dash has no $'...', $"..." (the shell host reads bash)
         statements.append(outer.format(c=_single(code) if single else _double(code)))
     assert _compare(statements) > len(statements) // 4
+
+
+def test_sudo_removal_does_not_claim_inheritance() -> None:
+    text = "x\nsudo -E TORCH_LOGS=x cmd\n"
+    (span,) = shell.extract(text)
+    found = removal_edit("shell", text, span)
+    assert found is not None and found[0] == "Remove `TORCH_LOGS=`"
+
+
+_PIECES = st.sampled_from(
+    [
+        *"\"'\\ \n;&|<>()$`=,-#é😀",
+        "TORCH_LOGS=",
+        "TORCH_TRACE=",
+        "exec ",
+        "env ",
+        "sudo ",
+        "nice -n ",
+        "timeout ",
+        "docker run ",
+        "-e ",
+        "--env=",
+        "srun ",
+        "--export=",
+        "bash -c ",
+        "-lc ",
+        "ALL",
+        "x",
+        "2>",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_PIECES, max_size=30).map("".join))
+def test_random_commands_give_well_formed_spans(text: str) -> None:
+    spans = shell.extract(text)
+    check_spans(text, spans)
+    for span in spans:
+        value_edit("shell", text, span, "dynamo")  # verified or None, never raises
+        removal_edit("shell", text, span)
