@@ -50,3 +50,22 @@ def test_torch_reads_the_values_as_the_cli_says() -> None:
         assert (proc.returncode == 0) == ok, (value, proc.stderr[-300:])
         if not ok:
             assert "Invalid log settings" in proc.stderr or "Valid settings" in proc.stderr
+
+
+def test_open_quote_in_bash_c_code_names_the_inner_quote(tmp_path: Path) -> None:
+    """The script's own quote is left open: bash -c stops with a syntax error (the value is
+    never set); the message names that quote, not the outer one."""
+    script = tmp_path / "run.sh"
+    script.write_text("bash -c 'TORCH_LOGS=\"dynamo python'\necho done\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ':1:22: TL108 the closing " is missing: bash stops' in proc.stdout
+    # bash agrees: the inner script does not run, the outer one goes on
+    out = subprocess.run(
+        ["bash", "-c", script.read_text()], capture_output=True, text=True, check=False
+    )
+    assert out.stdout == "done\n" and "unexpected EOF" in out.stderr
