@@ -308,3 +308,17 @@ def test_random_commands_give_well_formed_spans(text: str) -> None:
     for span in spans:
         value_edit("shell", text, span, "dynamo")  # verified or None, never raises
         removal_edit("shell", text, span)
+
+
+@pytest.mark.parametrize(("levels", "found"), [(1, True), (3, True), (4, False)])
+def test_code_in_code_is_read_three_levels_deep(levels: int, found: bool) -> None:
+    code = "TORCH_LOGS=deep c"
+    for _ in range(levels):
+        code = "bash -c " + _single(code)
+    spans = shell.extract(code)
+    check_spans(code, spans)
+    assert [s.value for s in spans] == (["deep"] if found else [])
+    if found and BASH is not None:  # bash reads the same value through every quoting
+        probe = code.replace(" c'", " printenv TORCH_LOGS'")
+        out = subprocess.run([BASH, "-c", probe], capture_output=True, text=True, check=False)
+        assert out.stdout == "deep\n", probe
