@@ -184,7 +184,7 @@ def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
     reason = module.NEVER_SET if module is not None else None
     if span.terminated or span.value is None or reason is None:
         return None
-    quote = (span.quote or '"').split(LAYER)[0]  # an embedded value: the shell's quote
+    quote = (span.quote or "").split(LAYER)[0] or '"'  # code in code: the inner quote
     message = f"the closing {quote} is missing: {reason}, so this {span.variable} is never set"
     diag = Diagnostic(UNTERMINATED, Severity.ERROR, message, 0, len(span.value))
     parsed = ParsedValue(span.value, (), (), True, 0, len(span.value))

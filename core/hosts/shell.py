@@ -27,7 +27,6 @@ from .base import FAMILY, ValueSpan, names_family
 from .bash_parse import parse_bash
 from .incremental import DocumentCache
 from .interface import (
-    PathFacts,
     no_notes,
     no_set_logs_calls,
     no_set_logs_site,
@@ -36,8 +35,10 @@ from .interface import (
 from .shell_edits import encode_part as encode_part
 from .shell_edits import removal as removal
 from .shell_edits import typed_name as typed_name
+from .shell_operands import path_facts as path_facts
 from .shell_overwrites import overwritten as overwritten
-from .shell_words import _NAME_START, scan_word
+from .shell_words import scan_word
+from .shell_wrappers import command_items, wrapped
 from .typographic import shell_findings
 
 if TYPE_CHECKING:
@@ -92,14 +93,6 @@ set_logs_source = no_set_logs_source
 quote_findings = shell_findings  # bash: characters of the word; a `(` then ends it
 
 
-def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
-    """See :func:`.shell_paths.path_facts` (directories the script creates, ``cd``,
-    batch-scheduler headers)."""
-    from .shell_paths import path_facts as facts
-
-    return facts(text, spans)
-
-
 set_logs_site = no_set_logs_site
 
 
@@ -149,37 +142,6 @@ def _span(
 
 
 _ENV_NAMES = frozenset({"env", "/usr/bin/env", "/bin/env"})
-_ENV_FLAGS = frozenset({"-i", "-0", "-v", "-", "--ignore-environment", "--null", "--debug"})
-_ENV_WITH_ARG = frozenset({"-u", "-C", "--unset", "--chdir"})
-
-
-def _env_operands(src: Source, command: tree_sitter.Node) -> list[tuple[str, int, int]]:
-    """``NAME=value`` operands of an ``env`` command: (name, name start, value start)."""
-    name = command.child_by_field_name("name")
-    if name is None or src.data[name.start_byte : name.end_byte].decode(errors="replace") not in (
-        _ENV_NAMES
-    ):
-        return []
-    found: list[tuple[str, int, int]] = []
-    skip_next = False
-    for arg in command.children_by_field_name("argument"):
-        start = src.cp(arg.start_byte)
-        word = src.text[start : src.cp(arg.end_byte)]
-        if skip_next:
-            skip_next = False
-        elif word in _ENV_FLAGS or (word.startswith("--") and "=" in word):
-            pass
-        elif word in _ENV_WITH_ARG:
-            skip_next = True
-        elif word.startswith("-") and word[1:2] in ("u", "C") and "=" not in word:
-            pass  # -uNAME
-        else:
-            var, eq, _ = word.partition("=")
-            if not eq or not var or not all(c in _NAME_START or c.isdigit() for c in var):
-                break  # the command env runs: no more assignments
-            if var in FAMILY:
-                found.append((var, start, start + len(var) + 1))
-    return found
 
 
 def _declaration_transforms(src: Source, node: tree_sitter.Node) -> bool:
@@ -203,19 +165,26 @@ _NAMES = re.compile(
 def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
     """In document order: ``("var", variable_name node)`` for each variable name that is
     a family name; ``("env", command node)`` for each command whose name is ``env`` (or
-    ``/usr/bin/env``, ``/bin/env``); ``("prefix", command node)`` for a command with
+    ``/usr/bin/env``, ``/bin/env``); ``("wrap", command node)`` for a command that runs
+    another with a family name among its words (:func:`.shell_wrappers.wrapped`);
+    ``("prefix", command node)`` for a command with
     assignments before it whose words include ``FAMILY_NAME=``, which tree-sitter-bash
     does not take for an assignment after a line continuation (``A=0\\<newline>
     TORCH_LOGS=x cmd``: bash does)."""
     found: list[tuple[str, tree_sitter.Node]] = []
     prefixed: set[int] = set()
+    commands: set[int] = set()  # env and wrapper commands found
     for m in _NAMES.finditer(src.data):
         start, end = m.span()
         node = root.descendant_for_byte_range(start, end)
-        if node is None or node.start_byte != start:
-            continue
         word = m.group().decode()
+        if node is None or node.start_byte != start:
+            if word in FAMILY:  # --env=TORCH_LOGS=, bash -c 'TORCH_LOGS=...'
+                wrapped(node, found, commands)
+            continue
         if node.end_byte != end:
+            if word in FAMILY and node.type != "variable_name":
+                wrapped(node, found, commands)  # exec env TORCH_LOGS=x, docker run -e ...
             if word in FAMILY and node.type == "word" and src.data[end : end + 1] == b"=":
                 command = node.parent
                 if command is not None and command.type == "command_name":
@@ -234,7 +203,12 @@ def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[str, tree_sitter.N
         if name.start_byte != start or name.end_byte != end:
             continue
         command = name.parent
-        if command is not None and command.child_by_field_name("name") == name:
+        if (
+            command is not None
+            and command.child_by_field_name("name") == name
+            and command.id not in commands
+        ):
+            commands.add(command.id)
             found.append(("env", command))
     return found
 
@@ -259,14 +233,20 @@ def _after_prefix(src: Source, command: tree_sitter.Node) -> list[tuple[str, int
 Found = tuple[str, int, int, bool, bool]
 
 
-def _assignments(src: Source, root: tree_sitter.Node, base: int = 0) -> list[Found]:
-    """The family assignments under ``root``, in tree order; ``src`` is the text ``root``
-    was parsed from and ``base`` the code point offset of that text in the document."""
+def _assignments(
+    src: Source, root: tree_sitter.Node, base: int = 0
+) -> tuple[list[Found], list[ValueSpan]]:
+    """The family assignments under ``root``, in tree order, and the spans found inside
+    commands' words (containers, ``bash -c``: :mod:`.shell_wrappers`); ``src`` is the text
+    ``root`` was parsed from and ``base`` the code point offset of that text in the
+    document."""
     found: list[Found] = []
+    inside: list[ValueSpan] = []
     for kind, node in _nodes(src, root):
-        if kind == "env":
-            for var, name_start, value_start in _env_operands(src, node):
-                found.append((var, base + name_start, base + value_start, True, True))
+        if kind in ("env", "wrap"):
+            items = command_items(src, node, base)
+            found.extend(items.found)
+            inside.extend(items.spans)
             continue
         if kind == "prefix":
             for var, name_start, value_start in _after_prefix(src, node):
@@ -285,14 +265,18 @@ def _assignments(src: Source, root: tree_sitter.Node, base: int = 0) -> list[Fou
         var = src.data[node.start_byte : node.end_byte].decode()
         name_start, value_start = src.cp(node.start_byte), src.cp(op.end_byte)
         found.append((var, base + name_start, base + value_start, static, False))
-    return found
+    return found, inside
 
 
 def _spans(
-    text: str, found: list[Found], reuse: Callable[[Found], ValueSpan | None]
+    text: str,
+    assigned: tuple[list[Found], list[ValueSpan]],
+    reuse: Callable[[Found], ValueSpan | None],
 ) -> tuple[list[ValueSpan], dict[int, object]]:
     """Spans of the ``found`` assignments (``reuse`` may offer a previous one), plus the
-    assignments tree-sitter misses after a line continuation; and each span's context."""
+    assignments tree-sitter misses after a line continuation, plus the spans found in
+    commands' words; and each span's context."""
+    found, inside = assigned
     spans: list[ValueSpan] = []
     contexts: dict[int, object] = {}
 
@@ -312,6 +296,10 @@ def _spans(
     for span in list(spans):
         for var, name_start, value_start in _following_assignments(text, span.raw_end, seen):
             add((var, name_start, value_start, True, False))
+    for span in inside:
+        if span.name_start not in contexts:
+            contexts[span.name_start] = "inside"
+            spans.append(span)
     spans.sort(key=lambda s: s.name_start)
     return spans, contexts
 

@@ -35,12 +35,26 @@ _STMT_END = re.compile(r"[ \t]*(?:$|[;&|)}#])")
 _NEXT_WORD = re.compile(r"[ \t]+(?=[^ \t\r\n;&|)#])")
 
 
+#: Before a value an option carries (``docker run -e NAME=``, ``--env=NAME=``,
+#: ``srun --export=A=1,NAME=``): removing ``NAME=value`` would leave the option without
+#: its argument, so such a value is not removed.
+_OPTION_BEFORE = re.compile(r"(?:(?:^|[ \t])-[A-Za-z]*e|--env|--export)[ \t]+\Z|[^ \t\n'\"(;&|{]\Z")
+
+
+_SUDO = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?sudo[ \t]", re.M)
+
+
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
-    """``unset VAR`` for a statement, or dropping ``VAR=`` before a command."""
+    """``unset VAR`` for a statement, or dropping ``VAR=`` before a command (not for a
+    value an option carries, see :data:`_OPTION_BEFORE`)."""
+    if _OPTION_BEFORE.search(text[max(0, span.name_start - 40) : span.name_start]):
+        return None
     ls, le, _ = line_bounds(text, span.name_start, span.raw_end)
     nxt = _NEXT_WORD.match(text, span.raw_end, le)
     if nxt is not None:  # a command prefix: VAR= cmd -> cmd (it inherits the variable)
         title = f"Remove `{span.variable}=` (the command inherits {span.variable})"
+        if _SUDO.search(text, ls, span.name_start):  # sudo resets the environment
+            title = f"Remove `{span.variable}=`"
         return title, TextEdit(span.name_start, nxt.end(), "")
     head = _STMT_START.search(text[ls : span.name_start])
     if head is None or _STMT_END.match(text, span.raw_end, le) is None:
