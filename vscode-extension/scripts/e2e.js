@@ -321,8 +321,13 @@ async function framesText(needle, timeout) {
   result.acceptedLine = await editor.locator('.view-line', { hasText: 'TORCH_LOGS=+dyn' }).last().innerText();
   check('accepting the completion writes +dynamo', /TORCH_LOGS=\+dynamo\s*$/.test(result.acceptedLine.replace(/\u00a0/g, ' ')), result.acceptedLine);
 
-  // 6. launch.json (JSONC) and a shell script are served too
-  for (const [file, line] of [['launch.json', '"TORCH_LOGS": "\\"dynamo\\""'], ['train.sh', 'export TORCH_LOGS="+dynamo ,guards"']]) {
+  // 6. launch.json (JSONC), a shell script, a Dockerfile and a workflow YAML are served too
+  for (const [file, line] of [
+    ['launch.json', '"TORCH_LOGS": "\\"dynamo\\""'],
+    ['train.sh', 'export TORCH_LOGS="+dynamo ,guards"'],
+    ['Dockerfile', 'ENV TORCH_LOGS="" \\'],
+    ['train.yml', 'TORCH_LOGS=aot_g python train.py'],
+  ]) {
     const ed = await openFile(file, line.slice(0, 12));
     await ed.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 20000 }).catch(() => {});
     const n = await ed.locator('.squiggly-error').count();
