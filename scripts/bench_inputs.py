@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench_values import VALUES
 
 
@@ -242,3 +244,46 @@ INPUTS = {
         for name, make in VALUES.items()
     },
 }
+
+
+def measure_notebook(name: str, rel: str, text: str, runs: int = 3) -> dict[str, float]:
+    """A notebook input through the core (read: ``read_notebook``; check: every code cell
+    and the cell order, ``notebook_findings``) and the CLI (``torch-logs check`` wall time,
+    and a two-line ``.py`` checked the same way for the CLI's fixed cost), medians in ms."""
+    import statistics
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from torch_logs_lsp.core.notebook import read_notebook
+    from torch_logs_lsp.core.notebook_cli import notebook_findings
+    from torch_logs_lsp.core.registry import load_registry
+
+    def ms(fn: Any) -> float:
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1000)
+        return statistics.median(times)
+
+    data = text.encode()
+    registry = load_registry()
+    notebook = read_notebook(data)
+    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--python", sys.executable]
+    with tempfile.TemporaryDirectory() as tmp:
+        path, small = Path(tmp) / rel, Path(tmp) / "small.py"
+        path.write_bytes(data)
+        small.write_text('import os\nos.environ["TORCH_LOGS"] = "aot_g"\n')
+        return {
+            "bytes": len(data),
+            "cells": len(notebook.cells),
+            "read_ms": ms(lambda: read_notebook(data)),
+            "check_cells_ms": ms(lambda: notebook_findings(notebook, registry)),
+            "cli_check_ms": ms(lambda: subprocess.run([*cli, str(path)], capture_output=True)),
+            "cli_check_small_py_ms": ms(
+                lambda: subprocess.run([*cli, str(small)], capture_output=True)
+            ),
+        }
