@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from . import hosts
 from .analysis import Diagnostic, Severity
 from .checker import Finding, LineIndex
+from .dead_values import overwrites
 from .hosts.base import ValueSpan
 from .hosts.interface import Note
 from .notebook import CELL_HOST
@@ -73,11 +74,14 @@ def cell_order_notes(
     out: dict[int, list[Note]] = {}
     if module is None:
         return out
+    # whether a cell after position i may read the variables again
+    reread_after = [False] * len(cells)
+    for i in range(len(cells) - 2, -1, -1):
+        reread_after[i] = reread_after[i + 1] or _REREAD.search(cells[i + 1]) is not None
     first: int | None = None  # the position of the first cell that imports torch
     for i, text in enumerate(cells):
-        if first is not None:
-            later = "".join(cells[i + 1 :])
-            notes = _late_in_cell(module_host=host, text=text, reread=later)
+        if first is not None and not reread_after[i]:
+            notes = _late_in_cell(host, text)
             if notes:
                 out[i] = [n._replace(message=_named(n.message, names[first])) for n in notes]
         if first is None and imports_torch(text):
@@ -85,20 +89,24 @@ def cell_order_notes(
     return out
 
 
-def _late_in_cell(module_host: str, text: str, reread: str) -> list[Note]:
+def _late_in_cell(host: str, text: str) -> list[Note]:
     """The host's notes of ``text`` as if torch was imported just before it, less the
-    ones of ``text`` alone; none when ``reread`` (the later cells) may read again."""
-    module = hosts.host_module(module_host)
-    if module is None or _REREAD.search(reread):
+    ones of ``text`` alone. None for a cell magic's cell (``%%bash``: another process;
+    ``%%time``: not judged)."""
+    module = hosts.host_module(host)
+    if module is None or text.lstrip().startswith("%%"):
         return []
-    spans = hosts.extract(module_host, text)
+    spans = hosts.extract(host, text)
     if not spans:
         return []
-    shifted = hosts.extract(module_host, _PREFIX + text)
+    shifted = hosts.extract(host, _PREFIX + text)
     if [s.value for s in shifted] != [s.value for s in spans]:
         return []  # the prefix changed how the cell reads: say nothing
-    own = {n.span_index for n in module.notes(text, spans)}
-    return [n for n in module.notes(_PREFIX + text, shifted) if n.span_index not in own]
+    # the cell's own notes, and values set again before anything reads them (TL502: no
+    # notes on those, as in a file)
+    skip = {n.span_index for n in module.notes(text, spans)}
+    skip |= {o.dead for o in overwrites(host, text, spans)}
+    return [n for n in module.notes(_PREFIX + text, shifted) if n.span_index not in skip]
 
 
 def _named(message: str, cell: int) -> str:

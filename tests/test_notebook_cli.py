@@ -303,6 +303,13 @@ def test_cell_order_notes_for_the_language_server() -> None:
     assert not imports_torch("if x:\n    import torch\n")
     assert imports_torch("%matplotlib inline\nfrom torch import nn\n")
     assert cell_order_notes(["if x:\n    import torch\n", LATE_CELL]) == {}
+    assert cell_order_notes(["import torch\n", "%%time\n" + LATE_CELL]) == {}
+    # the re-read must come later: one in an earlier cell does not help
+    reread = "torch._logging._internal._init_logs()\n"
+    assert list(cell_order_notes(["import torch\n" + reread, "x = 1\n", LATE_CELL])) == [2]
+    # a value set again in the same cell is dead (TL502), not late
+    twice = LATE_CELL + 'os.environ["TORCH_LOGS"] = "+dynamo"\n'
+    assert [n.span_index for n in cell_order_notes(["import torch\n", twice])[1]] == [1]
     # a write in a function called later in the cell: its line is the cell's own
     func = 'import os\ndef f():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n\nf()\n'
     ((_, _, message),) = cell_order_notes(["import torch\n", func])[1]
