@@ -314,3 +314,51 @@ def test_cell_order_notes_for_the_language_server() -> None:
     func = 'import os\ndef f():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n\nf()\n'
     ((_, _, message),) = cell_order_notes(["import torch\n", func])[1]
     assert "in cell 1 (in `f`, called at line 5)" in message
+
+
+def test_mutated_notebooks_read_as_json_loads_or_are_refused() -> None:
+    """Random byte changes of a notebook: ``read_notebook`` either refuses the bytes
+    (``NotNotebook``, nothing else) or reads the cells ``json.loads`` reads; bytes that
+    ``json.loads`` rejects where the reader does not look (an output) may still be read."""
+    base = json.dumps(
+        notebook(
+            [
+                markdown(["# T\n"]),
+                code(LATE_CELL.splitlines(keepends=True), outputs=[{"text": ['a"]{\\\n']}]),
+                code("é = '\U0001f642'\r\n"),
+            ]
+        ),
+        indent=1,
+        ensure_ascii=False,
+    ).encode()
+    rnd = random.Random(1515)
+    alphabet = b'{}[]",:\\ \n\r0aetu\xc3\xa9\xff'
+    read = refused = 0
+    for _ in range(1500):
+        data = bytearray(base)
+        for _ in range(rnd.randrange(1, 4)):
+            at = rnd.randrange(len(data))
+            op = rnd.randrange(3)
+            if op == 0:
+                data[at] = rnd.choice(alphabet)
+            elif op == 1:
+                del data[at]
+            else:
+                data.insert(at, rnd.choice(alphabet))
+        try:
+            got = read_notebook(bytes(data))
+        except NotNotebook:
+            refused += 1
+            continue
+        read += 1
+        try:
+            want = json.loads(bytes(data))
+        except ValueError:
+            continue  # broken only where the reader skips
+        cells = want["cells"]
+        assert [c.kind for c in got.cells] == [c.get("cell_type", "") for c in cells]
+        assert [c.text for c in got.cells] == [
+            "".join(c["source"]) if isinstance(c.get("source"), list) else c.get("source", "")
+            for c in cells
+        ]
+    assert read and refused  # both kinds were met
