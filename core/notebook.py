@@ -45,7 +45,8 @@ _SCALAR = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|tru
 # Everything up to the next bracket that is not inside a string (strings matched whole,
 # unrolled so that an unterminated one cannot backtrack for long).
 _RUN = re.compile(rb'[^"\[\]{}]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*', re.S)
-_BRACKETS = b"[]{}"
+_BRACKETS = (b"[", b"]", b"{", b"}")
+_BRACKET = re.compile(rb"[\[\]{}]")
 _CLOSE = {ord("["): ord("]"), ord("{"): ord("}")}
 #: Deepest nesting of a skipped value (an output's JSON); deeper is refused as broken.
 MAX_DEPTH = 10_000
@@ -177,14 +178,11 @@ def _skip_brackets(data: bytes, pos: int) -> int:
     stack: list[int] = []
     in_string = False
     i = pos
-    # the next offset of each bracket byte at or after i (bytes.find: memchr speed)
-    ahead = {c: data.find(c, pos) for c in _BRACKETS}
     while True:
-        j = min((at for at in ahead.values() if at >= 0), default=-1)
+        j = _next_bracket(data, i)
         if j < 0:
             raise _broken(data, len(data))
         c = data[j]
-        ahead[c] = data.find(c, j + 1)
         if data.count(b'\\"', i, j):
             return _skip_strings(data, pos)
         in_string ^= data.count(b'"', i, j) & 1 == 1
@@ -199,6 +197,28 @@ def _skip_brackets(data: bytes, pos: int) -> int:
             raise _broken(data, j)
         elif not stack:
             return i
+
+
+def _next_bracket(data: bytes, i: int) -> int:
+    """The offset of the next bracket byte at or after ``i``, or -1. Near ones are found
+    by a regular expression (little overhead per call); past a short distance each of
+    the four bytes is searched with ``bytes.find`` (memchr speed) in a window that doubles
+    while none is found, so that a long string is crossed fast and no search runs far
+    past the bracket found (a byte absent from the rest of a large file would otherwise
+    be searched for to its end on every call)."""
+    size = len(data)
+    near = min(size, i + 256)
+    m = _BRACKET.search(data, i, near)
+    if m is not None:
+        return m.start()
+    start, window = near, 4096
+    while start < size:
+        stop = min(size, start + window)
+        hits = [at for c in _BRACKETS if (at := data.find(c, start, stop)) >= 0]
+        if hits:
+            return min(hits)
+        start, window = stop, window * 2
+    return -1
 
 
 def _skip_strings(data: bytes, pos: int) -> int:
