@@ -8,8 +8,8 @@ over by a bracket-matching scan that only recognises strings, never decoded. Ski
 values are not validated beyond their brackets and strings; what is read is strict JSON.
 
 tree-sitter-json is not used here: it parsed a generated 19 MB notebook with 200 cells in
-3.4 s (``json.loads`` takes 0.29 s); this scanner reads it in well under that (numbers in
-``scripts/bench.py``'s notebook line).
+3.4 s (``json.loads`` takes 0.29 s); this scanner reads it in ~0.1 s (``scripts/bench.py``
+prints the numbers of its ``notebook-20mb`` input).
 
 Offsets: :class:`SourcePart` ``start``/``end`` are byte offsets into the file; a cell's
 ``text`` is the concatenation of its source strings, decoded, and its offsets are code
@@ -172,9 +172,9 @@ def _skip(data: bytes, pos: int) -> int:
 def _skip_brackets(data: bytes, pos: int) -> int:
     """The end of the array or object at ``pos``: from bracket to bracket, a segment
     with an even number of ``"`` leaves the string state as it was (a quote in a string
-    is always escaped, so while no ``\\"`` occurs every ``"`` opens or closes one). Three
-    C-speed passes over each segment, however many strings it holds; a segment with a
-    ``\\"`` falls back to :func:`_skip_strings`."""
+    is always escaped, so while no ``\\"`` occurs every ``"`` opens or closes one). A few
+    C-speed passes over each segment (:func:`_next_bracket`, two counts), however many
+    strings it holds; a segment with a ``\\"`` falls back to :func:`_skip_strings`."""
     stack: list[int] = []
     in_string = False
     i = pos
