@@ -13,20 +13,17 @@ prints the numbers of its ``notebook-20mb`` input).
 
 Offsets: :class:`SourcePart` ``start``/``end`` are byte offsets into the file; a cell's
 ``text`` is the concatenation of its source strings, decoded, and its offsets are code
-points into that text. :func:`source_edits` maps a new cell text back to byte edits of
-the file that touch only the changed characters of the changed strings.
+points into that text. :func:`.notebook_edits.source_edits` maps a new cell text back to byte
+edits of the file that touch only the changed characters of the changed strings.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .hosts.json_strings import ScannedString, scan_string
-from .hosts.jsonc_edits import encode_part
 
 #: The host kind each code cell is checked as. The lead switches it to "ipython" (the
 #: IPython cell host: magics, ``!`` lines, ``%%bash`` cells) when that host is merged.
@@ -364,82 +361,14 @@ def read_notebook(data: bytes) -> Notebook:
     return Notebook(tuple(cells), language.lower() if language else None)
 
 
-@dataclass(frozen=True)
-class ByteEdit:
-    """Replace the file's bytes ``[start, end)`` with ``new``."""
-
-    start: int
-    end: int
-    new: bytes
-
-
-def _raw_offset(part: SourcePart, k: int) -> int:
-    """The code point offset in ``part.raw`` where the value's code point ``k`` starts
-    (``k == len(value)``: the closing quote)."""
-    scanned = part.scanned
-    return scanned.starts[k] if k < len(scanned.starts) else scanned.content_end
-
-
-def source_edits(cell: Cell, new_text: str) -> list[ByteEdit] | None:
-    """Byte edits of the notebook file that turn ``cell``'s source into ``new_text``:
-    each changed run of characters re-encoded as a JSON string body (``encode_part``)
-    in place of the characters it replaces, inside one source string; every other byte
-    (escapes such as ``\\u002b`` outside the change, indentation, outputs) is kept.
-    ``None`` when a change spans two source strings, or adds or removes a line break
-    in a list-form source (each string is one line there): the caller leaves the cell
-    as it is. Sorted by ``start``, non-overlapping."""
-    if new_text == cell.text:
-        return []
-    starts = [p.offset for p in cell.parts]
-    out: list[ByteEdit] = []
-    matcher = difflib.SequenceMatcher(None, cell.text, new_text, autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        new = new_text[b1:b2]
-        if cell.listed and ("\n" in new or "\n" in cell.text[a1:a2] or "\r" in new):
-            return None
-        if not cell.parts:
-            return None
-        i = max(0, bisect_right(starts, a1) - 1)
-        if a1 == a2 and i > 0 and a1 == starts[i] and not cell.parts[i - 1].value.endswith("\n"):
-            i -= 1  # an insertion at the end of a line's string, not before the next line
-        part = cell.parts[i]
-        if a2 - part.offset > len(part.value):
-            return None  # the change runs into the next string
-        body = encode_part('"', new)
-        if body is None:  # pragma: no cover - '"' always encodes
-            return None
-        lo = _raw_offset(part, a1 - part.offset)
-        hi = _raw_offset(part, a2 - part.offset)
-        start = part.start + len(part.raw[:lo].encode("utf-8"))
-        end = part.start + len(part.raw[:hi].encode("utf-8"))
-        out.append(ByteEdit(start, end, body.encode("utf-8")))
-    return sorted(out, key=lambda e: e.start)
-
-
-def apply_byte_edits(data: bytes, edits: list[ByteEdit]) -> bytes:
-    """``data`` with ``edits`` (sorted, non-overlapping) applied."""
-    out: list[bytes] = []
-    at = 0
-    for e in edits:
-        out += [data[at : e.start], e.new]
-        at = e.end
-    out.append(data[at:])
-    return b"".join(out)
-
-
 __all__ = [
     "CELL_HOST",
     "NOTEBOOK",
     "PYTHON_LANGUAGES",
-    "ByteEdit",
     "Cell",
     "NotNotebook",
     "Notebook",
     "SourcePart",
-    "apply_byte_edits",
     "is_notebook",
     "read_notebook",
-    "source_edits",
 ]

@@ -1,7 +1,7 @@
 """``torch-logs check`` on a Jupyter notebook (``.ipynb``): each code cell checked as a
 document of :data:`.notebook.CELL_HOST` (:func:`.checker.findings`), the cell order's
 TL501 added (:mod:`.notebook_order`), and ``--fix`` written back into the cells' JSON
-strings only (:func:`.notebook.source_edits`).
+strings only (:func:`.notebook_edits.source_edits`).
 
 Positions are printed as ruff prints them for notebooks, ``PATH:cell N:ROW:COL``: ``N``
 is the 1-based index of the cell among all cells, markdown and raw ones included (ruff's
@@ -25,15 +25,8 @@ from .cli_torch import context_for, print_notes, project_dir
 from .files import ChangedOnDisk, NotWritten, SkippedFile, read_regular, read_snapshot, replace_file
 from .fixer import fix_document, read_only
 from .modules import ModuleFinder
-from .notebook import (
-    CELL_HOST,
-    ByteEdit,
-    Notebook,
-    NotNotebook,
-    apply_byte_edits,
-    read_notebook,
-    source_edits,
-)
+from .notebook import CELL_HOST, Notebook, NotNotebook, read_notebook
+from .notebook_edits import ByteEdit, apply_byte_edits, source_edits
 from .notebook_order import cell_order_notes, note_findings
 from .registry import Registry
 
@@ -119,7 +112,7 @@ def fix_notebook(data: bytes, registry: Registry) -> tuple[bytes, list[Fixed]]:
     """Fix-all (:func:`.fixer.fix_document`) applied to each code cell of a notebook's
     bytes: the new bytes and one :data:`Fixed` per value changed. Only the changed
     characters of the changed source strings differ from ``data``; a cell whose change
-    cannot be written that way (:func:`.notebook.source_edits` is ``None``) is left as
+    cannot be written that way (:func:`.notebook_edits.source_edits` is ``None``) is left as
     it was, and so is the whole notebook should the new JSON not read back as the fixed
     cells (never expected: each edit re-encodes exactly its characters). Raises
     :class:`.notebook.NotNotebook` for bytes that are not a notebook."""

@@ -16,6 +16,7 @@ import pytest
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import iter_files
 from torch_logs_lsp.core.notebook import CELL_HOST, NOTEBOOK, NotNotebook, read_notebook
+from torch_logs_lsp.core.notebook_edits import apply_byte_edits, source_edits
 from torch_logs_lsp.core.notebook_order import cell_order_notes, imports_torch
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -362,3 +363,26 @@ def test_mutated_notebooks_read_as_json_loads_or_are_refused() -> None:
             for c in cells
         ]
     assert read and refused  # both kinds were met
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_source_edits_per_changed_run(listed: bool) -> None:
+    """Two changed values on two lines: two edits, each inside its line's string; a new
+    line break cannot go into a list of lines (each string one line), only into a string."""
+    text = 'a = "\u00e9 x"\nb = "y"\n'
+    source: Any = text.splitlines(keepends=True) if listed else text
+    data = json.dumps(notebook([code(source)]), indent=1, ensure_ascii=False).encode()
+    (cell,) = read_notebook(data).cells
+    new_text = text.replace("x", "X1").replace("y", "")
+    edits = source_edits(cell, new_text)
+    assert edits is not None and [e.new for e in edits] == [b"X1", b""]
+    new = apply_byte_edits(data, edits)
+    assert [c.text for c in read_notebook(new).cells] == [new_text]
+    assert new.replace(b"X1", b"x") == data.replace(b'\\"y\\"', b'\\"\\"')
+    broken_line = source_edits(cell, text.replace("x", "x\n"))
+    if listed:
+        assert broken_line is None
+    else:
+        assert broken_line is not None
+        joined = apply_byte_edits(data, broken_line)
+        assert read_notebook(joined).cells[0].text == text.replace("x", "x\n")
