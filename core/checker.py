@@ -26,6 +26,7 @@ from .hosts.base import ValueSpan
 from .hosts.embedded import LAYER
 from .misspelled import name_diagnostics
 from .modules import ModuleFinder
+from .notebook import NOTEBOOK, is_notebook
 from .parser import ParsedValue
 from .paths import Where, places
 from .registry import Registry, load_registry
@@ -284,7 +285,8 @@ def findings(
 def iter_files(
     paths: list[str], skipped: Callable[[SkippedFile], None] | None = None
 ) -> Iterator[tuple[Path, str]]:
-    """Files under ``paths`` that hold a host kind, with that kind, in sorted order.
+    """Files under ``paths`` that hold a host kind, with that kind, in sorted order
+    (Jupyter notebooks too, with the kind :data:`.notebook.NOTEBOOK`).
 
     A path naming a file is checked when its kind can be detected (content included);
     directories are walked (:func:`walk`), skipping :data:`SKIP_DIRS` and virtualenvs
@@ -333,7 +335,7 @@ def iter_files(
         for entry in walk(raw, report):
             file = Path(entry.path)
             name = str(file)
-            named = hosts.detect_host(name, "")
+            named = hosts.detect_host(name, "") or _notebook_kind(name)
             if not named and file.suffix and not file.name.startswith("."):
                 continue  # no kind by name, and not a script's name: never looked at
             try:
@@ -395,8 +397,9 @@ def _is_symlink(entry: os.DirEntry[str]) -> bool:
 
 def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
     """The host kind of a file by its name, else by its first bytes (only when the name
-    could be a script's: no extension, or a dotfile)."""
-    kind = hosts.detect_host(str(path), "")
+    could be a script's: no extension, or a dotfile); a Jupyter notebook is
+    :data:`.notebook.NOTEBOOK`, a kind of file but no host's document."""
+    kind = hosts.detect_host(str(path), "") or _notebook_kind(str(path))
     if kind or (path.suffix and not path.name.startswith(".")):
         return kind
     try:
@@ -406,6 +409,10 @@ def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
             report(exc)
         return None
     return hosts.detect_host(str(path), head)
+
+
+def _notebook_kind(name: str) -> str | None:
+    return NOTEBOOK if is_notebook(name) else None
 
 
 def read_document(path: Path) -> str:

@@ -34,6 +34,8 @@ from .cli_torch import (
 from .files import SkippedFile
 from .fixer import fix_file
 from .launch_cli import cli_roots, link_findings
+from .notebook import CELL_HOST, NOTEBOOK
+from .notebook_cli import CellFinding, check_notebook
 from .registry import Registry, load_registry
 from .set_logs import raising_calls_only_raise
 
@@ -139,6 +141,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     noted: set[str] = set()
     roots, names = cli_roots(args.paths)  # workspace folders: directories named, and "."
     for path, host in files:
+        if host == NOTEBOOK:  # each code cell a document (core/notebook_cli.py)
+            in_cells = check_notebook(path, args, skipped, noted)
+            if in_cells is None:
+                continue
+            checked += 1
+            _print_rows(path, in_cells, args.format, minimum, rows, counts)
+            continue
         try:
             text = read_document(path)
         except SkippedFile as exc:
@@ -195,6 +204,42 @@ def cmd_check(args: argparse.Namespace) -> int:
     if unreadable:
         return 2
     return 1 if counts.get(Severity.ERROR) else 0
+
+
+def _print_rows(
+    path: Path,
+    in_cells: list[CellFinding],
+    fmt: str,
+    minimum: Severity,
+    rows: list[dict[str, Any]],
+    counts: dict[Severity, int],
+) -> None:
+    """A notebook's findings as ``PATH:cell N:ROW:COL: CODE message`` lines, or JSON rows
+    with ``cell`` (N) and the row and column inside the cell (see :mod:`.notebook_cli`)."""
+    for found in in_cells:
+        f, d = found.finding, found.diagnostic
+        if d.severity > minimum:
+            continue
+        if fmt == "json":
+            rows.append(
+                _diagnostic_json(
+                    d,
+                    path=str(path),
+                    host=CELL_HOST,
+                    cell=found.cell,
+                    variable=f.span.variable if f.span else None,
+                    value=f.span.value if f.span else None,
+                    line=f.line + 1,
+                    column=f.column + 1,
+                    end_line=f.end_line + 1,
+                    end_column=f.end_column + 1,
+                )
+            )
+        else:
+            print(
+                f"{shown(path)}:cell {found.cell}:{f.line + 1}:{f.column + 1}: {d.code} {d.message}"
+            )
+        counts[d.severity] = counts.get(d.severity, 0) + 1
 
 
 def _fix(path: Path, host: str, registry: Registry, text: str, fmt: str) -> tuple[str, int]:

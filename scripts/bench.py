@@ -9,8 +9,9 @@ diagnostics of the new version, peak RSS (VmHWM) and shutdown. A memory soak the
 small .env 100,000 times and prints the RSS after 1,000 edits and after all of them
 (target: within 10 MB). A bare pygls server that does nothing is measured in the same run
 for spawn -> initialize. The long values are also run through the core and the CLI (time,
-output size). Prints tables and,
-with ``--json FILE``, writes the numbers. Times are milliseconds (p50/p90/p99).
+output size), and the 20 MB notebook (``notebook-20mb``) through the core and the CLI
+only. Prints tables and, with ``--json FILE``, writes the numbers. Times are milliseconds
+(p50/p90/p99).
 
 With ``--peers`` it also installs (once, into ~/.cache/torch-logs-lsp-bench/peers, pinned
 versions, nothing in the project) bash-language-server with ShellCheck and
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_inputs import INPUTS, gen_env
+from bench_inputs import INPUTS, gen_env, measure_notebook
 from bench_peers import (
     PEER_CAPABILITIES,
     PEER_EDIT_TIMEOUT,
@@ -287,6 +288,11 @@ async def main_async(args: argparse.Namespace) -> dict:
             if args.only and name not in args.only:
                 continue
             text = make()
+            if rel.endswith(".ipynb"):  # the CLI and the core (the server: notebook sync)
+                results.setdefault("notebooks", {})[name] = measure_notebook(
+                    name, rel, text, args.runs
+                )
+                continue
             runs, bare_here = [], []
             for _ in range(args.runs):
                 # a bare pygls server started just before each of ours, so that the init
@@ -352,6 +358,12 @@ def print_table(results: dict) -> None:
         print_peer_table(results["peers"])
     if results.get("values"):
         print_values_table(results["values"])
+    for name, r in results.get("notebooks", {}).items():
+        print(
+            f"{name}: {r['bytes'] / 1e6:.1f} MB, {r['cells']} cells: read {r['read_ms']:.0f} ms,"
+            f" check the cells {r['check_cells_ms']:.0f} ms; torch-logs check"
+            f" {r['cli_check_ms']:.0f} ms (a 2-line .py: {r['cli_check_small_py_ms']:.0f} ms)"
+        )
 
 
 def main() -> int:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench_values import VALUES
 
 
@@ -162,6 +164,65 @@ def gen_dockerfile(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
+def gen_notebook(megabytes: int, cells: int) -> str:
+    """A Jupyter notebook (nbformat 4, indented as Jupyter writes it) of about
+    ``megabytes`` MB and ``cells`` cells: code cells with ``os.environ["TORCH_LOGS"]``
+    assignments (one in four with a typo) and a ``import torch`` cell first, markdown
+    cells, and outputs that make up the size: base64 PNG strings and stream text."""
+    import base64
+    import json
+
+    per_cell = megabytes * 1_000_000 // cells
+    png = base64.b64encode(bytes(range(256)) * (per_cell * 3 // 4 // 256 // 2)).decode()
+    stream = [f"step {i}: loss {1 / (i + 1):.4f}\n" for i in range(per_cell // 2 // 24)]
+    out = []
+    for i in range(cells):
+        if i % 5 == 4:
+            out.append(
+                {
+                    "cell_type": "markdown",
+                    "id": f"m{i}",
+                    "metadata": {},
+                    "source": [f"## Step {i}\n", "\n", "Train and log.\n"],
+                }
+            )
+            continue
+        typo = ",aot_g" if i % 4 == 0 else ""
+        source = (
+            ["import torch\n"]
+            if i == 0
+            else [
+                "import os\n",
+                f'os.environ["TORCH_LOGS"] = "+dynamo,guards{typo}"\n',
+                f"model_{i} = torch.compile(lambda x: x * {i})\n",
+                f"print(model_{i}(torch.ones(3)))",
+            ]
+        )
+        out.append(
+            {
+                "cell_type": "code",
+                "execution_count": i + 1,
+                "id": f"c{i}",
+                "metadata": {},
+                "outputs": [
+                    {"name": "stdout", "output_type": "stream", "text": stream},
+                    {
+                        "data": {"image/png": png, "text/plain": ["<Figure>"]},
+                        "metadata": {},
+                        "output_type": "display_data",
+                    },
+                ],
+                "source": source,
+            }
+        )
+    meta = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python", "version": "3.11.0"},
+    }
+    doc = {"cells": out, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
 INPUTS = {
     "shell-10k": ("run.sh", lambda: gen_shell(10_000)),
     "launch-2000": (".vscode/launch.json", lambda: gen_launch(2_000)),
@@ -175,9 +236,54 @@ INPUTS = {
     "compose-5000": ("compose.yaml", lambda: gen_compose(5_000)),
     "workflow-5000": (".github/workflows/train.yml", lambda: gen_workflow(5_000)),
     "docker-2000": ("Dockerfile", lambda: gen_dockerfile(2_000)),
+    # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
+    "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI
     **{
         name: (f"{name}.env", lambda make=make: f"TORCH_LOGS={make()}\n")
         for name, make in VALUES.items()
     },
 }
+
+
+def measure_notebook(name: str, rel: str, text: str, runs: int = 3) -> dict[str, float]:
+    """A notebook input through the core (read: ``read_notebook``; check: every code cell
+    and the cell order, ``notebook_findings``) and the CLI (``torch-logs check`` wall time,
+    and a two-line ``.py`` checked the same way for the CLI's fixed cost), medians in ms."""
+    import statistics
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from torch_logs_lsp.core.notebook import read_notebook
+    from torch_logs_lsp.core.notebook_cli import notebook_findings
+    from torch_logs_lsp.core.registry import load_registry
+
+    def ms(fn: Any) -> float:
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1000)
+        return statistics.median(times)
+
+    data = text.encode()
+    registry = load_registry()
+    notebook = read_notebook(data)
+    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--python", sys.executable]
+    with tempfile.TemporaryDirectory() as tmp:
+        path, small = Path(tmp) / rel, Path(tmp) / "small.py"
+        path.write_bytes(data)
+        small.write_text('import os\nos.environ["TORCH_LOGS"] = "aot_g"\n')
+        return {
+            "bytes": len(data),
+            "cells": len(notebook.cells),
+            "read_ms": ms(lambda: read_notebook(data)),
+            "check_cells_ms": ms(lambda: notebook_findings(notebook, registry)),
+            "cli_check_ms": ms(lambda: subprocess.run([*cli, str(path)], capture_output=True)),
+            "cli_check_small_py_ms": ms(
+                lambda: subprocess.run([*cli, str(small)], capture_output=True)
+            ),
+        }
