@@ -403,8 +403,9 @@ async function framesText(needle, timeout) {
   process.exit(2);
 });
 
-/** The cells' editors of the active notebook editor. */
-const cellSel = '.editor-group-container.active .notebook-editor .monaco-editor';
+/** The cells' editors of the notebook editor (VS Code lays it over the editor group, outside
+ * the group's DOM: `.notebookOverlay`). */
+const cellSel = '.notebookOverlay .cell-editor-container .monaco-editor';
 
 /** The editor of the notebook cell with a line holding `lineText`. */
 function cellEditor(lineText) {
