@@ -20,6 +20,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
@@ -50,9 +51,22 @@ class CellText:
     code: bool
 
 
+#: Cells up to this many code points have their results remembered (at most
+#: :data:`_REMEMBERED` of them): an edit of one cell of a large notebook reads only that
+#: cell again. Larger cells are read each time (the memory stays bounded).
+_CACHED_TEXT = 100_000
+_REMEMBERED = 1024
+
+
 def torch_import_line(text: str) -> int | None:
     """The 1-based line of the first unconditional module-level ``import torch`` /
     ``from torch... import`` of a cell's ``text``; ``None`` without one. Never raises."""
+    if len(text) <= _CACHED_TEXT:
+        return _torch_import_line_cached(text)
+    return _torch_import_line(text)
+
+
+def _torch_import_line(text: str) -> int | None:
     if not _imports_torch(text):
         return None
     try:
@@ -62,6 +76,9 @@ def torch_import_line(text: str) -> int | None:
         log.exception("looking for `import torch` in a cell failed")
         return None
     return None if node is None else node.start_point[0] + 1
+
+
+_torch_import_line_cached = lru_cache(maxsize=_REMEMBERED)(_torch_import_line)
 
 
 def _late_in_cell(text: str) -> set[int]:
@@ -90,9 +107,9 @@ def cross_cell_diagnostics(cells: Sequence[CellText]) -> dict[int, list[Diagnost
                 found = _cross_notes(cell.text, first)
             except Exception:  # a bug must not take the server down
                 log.exception("the import order of cell %d failed", cell.number)
-                found = []
+                found = ()
             if found:
-                out[index] = found
+                out[index] = list(found)
         if first is None:
             line = torch_import_line(cell.text)
             if line is not None:
@@ -100,15 +117,23 @@ def cross_cell_diagnostics(cells: Sequence[CellText]) -> dict[int, list[Diagnost
     return out
 
 
-def _cross_notes(text: str, first: tuple[int, int]) -> list[Diagnostic]:
-    """TL501 for the writes of a cell read after ``first`` (cell number, line)."""
+def _cross_notes(text: str, first: tuple[int, int]) -> tuple[Diagnostic, ...]:
+    """TL501 for the writes of a cell read after ``first`` (cell number, line); remembered
+    per (text, first) for a cell up to :data:`_CACHED_TEXT` (the same diagnostic objects
+    then come back for an unchanged cell)."""
+    if len(text) <= _CACHED_TEXT:
+        return _cross_notes_cached(text, first)
+    return _read_cross_notes(text, first)
+
+
+def _read_cross_notes(text: str, first: tuple[int, int]) -> tuple[Diagnostic, ...]:
     if "TORCH" not in text:
-        return []
+        return ()
     joined = _PREFIX + text
     spans = hosts.extract("python", joined)
     notes = [n for n in late_writes(joined, spans, None) if n.code == LATE]
     if not notes:
-        return []
+        return ()
     own = _late_in_cell(text)  # the cell's own import comes first: reported already
     shift = len(_PREFIX)
     number, line = first
@@ -122,7 +147,10 @@ def _cross_notes(text: str, first: tuple[int, int]) -> list[Diagnostic]:
             "`import torch` (line 1)", f"`import torch` (cell {number}, line {line})", 1
         )
         out.append(Diagnostic(LATE, Severity.WARNING, message, start - shift, end - shift))
-    return out
+    return tuple(out)
+
+
+_cross_notes_cached = lru_cache(maxsize=_REMEMBERED)(_read_cross_notes)
 
 
 __all__ = ["CellText", "cross_cell_diagnostics", "torch_import_line"]
