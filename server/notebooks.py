@@ -25,10 +25,10 @@ from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.diagnostic import Diagnostic
 
 from .documents import NOT_ANALYSED, DocumentState
-from .notebook_order import CellText, cross_cell_diagnostics
 
 if TYPE_CHECKING:
     from .app import TorchLogsServer
+    from .notebook_order import CellText
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,8 @@ def skip_cell(ls: TorchLogsServer, uri: str) -> bool:
 
 
 def _cells(ls: TorchLogsServer, notebook: types.NotebookDocument) -> list[tuple[str, CellText]]:
+    from .notebook_order import CellText
+
     out: list[tuple[str, CellText]] = []
     for number, cell in enumerate(notebook.cells, 1):
         uri = cell.document
@@ -130,6 +132,8 @@ def _per_cell(ls: TorchLogsServer, notebook: types.NotebookDocument) -> dict[str
     cached = cache.get(_decoded(notebook.uri))
     if cached is not None and cached[0] == key:
         return cached[1]
+    from .notebook_order import cross_cell_diagnostics  # (not at start-up: ~5 ms)
+
     cells = _cells(ls, notebook)
     try:
         found = cross_cell_diagnostics([cell for _, cell in cells])
