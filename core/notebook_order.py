@@ -55,6 +55,12 @@ def imports_torch(text: str) -> bool:
     return python_order._torch_import(src.data, src.parse("python").root_node) is not None
 
 
+def rereads(text: str) -> bool:
+    """Whether a cell's ``text`` may read the variables again (it mentions ``set_logs`` or
+    ``_init_logs``): no cell before it then gets a cell-order note."""
+    return _REREAD.search(text) is not None
+
+
 def cell_order_notes(
     cells: Sequence[str],
     host: str = CELL_HOST,
@@ -137,4 +143,4 @@ def note_findings(text: str, host: str, notes: Sequence[Note]) -> list[Finding]:
     return out
 
 
-__all__ = ["cell_order_notes", "imports_torch", "note_findings"]
+__all__ = ["cell_order_notes", "imports_torch", "note_findings", "rereads"]

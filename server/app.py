@@ -23,7 +23,7 @@ from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
 
-from . import codecache, requests, stdio
+from . import codecache, notebooks, requests, stdio
 from . import launch_links as launch_links_feature
 from .documents import DocumentState, build_state, uri_path, utf8_size
 from .features import code_actions as code_actions_feature
@@ -53,11 +53,15 @@ class TorchLogsServer(LanguageServer):
             "torch-logs-lsp",
             VERSION,
             protocol_cls=ServerProtocol,
+            notebook_document_sync=notebooks.SYNC_OPTIONS,
         )
         self.settings = Settings()
         self.client_locale = ""
         self.states: dict[str, DocumentState] = {}
         self.language_ids: dict[str, str] = {}
+        #: Open notebooks' cell URIs, and their notes across cells (see .notebooks).
+        self.notebook_cells: dict[str, list[str]] = {}
+        self.cross_cells: notebooks.CrossCache = {}
         self.resolver = TorchResolver()
         self.workspace_root: str | None = None
         #: Every workspace folder (paths): TL402/TL403 judge only paths inside them.
@@ -167,6 +171,8 @@ class TorchLogsServer(LanguageServer):
             return cached
         context = self.context_for(text)
         language_id = self.language_ids.get(uri)
+        if notebooks.skip_cell(self, uri):  # a markdown or raw cell
+            language_id = notebooks.NOT_ANALYSED
         cache = self.doc_caches.setdefault(uri, DocumentCache()) if opened else DocumentCache()
         state = build_state(
             uri,
@@ -256,7 +262,8 @@ class TorchLogsServer(LanguageServer):
                 )
             return
         try:
-            diags = diagnostics_feature.diagnostic_json(state, self.settings, self.diagnostic_memo)
+            shown = notebooks.with_cells(self, uri, state)  # + the notes across cells
+            diags = diagnostics_feature.diagnostic_json(shown, self.settings, self.diagnostic_memo)
         except Exception:
             log.exception("diagnostics failed for %s", uri)
             diags = []
@@ -374,6 +381,10 @@ def create_server() -> TorchLogsServer:
     server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
     server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
+    server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)(notebooks.did_open)
+    server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)(notebooks.did_change)
+    server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)(notebooks.did_save)
+    server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)(notebooks.did_close)
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(
         launch_links_feature.did_change_watched_files
     )

@@ -40,8 +40,16 @@ def utf8_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+#: A language id meaning "read as nothing" (a notebook's markdown and raw cells, whose path
+#: is the notebook's).
+NOT_ANALYSED = "torch-logs:not-analysed"
+
+
 def detect(uri: str, text: str, language_id: str | None) -> str | None:
-    """Host kind of a document: from its path and content first, the languageId last."""
+    """Host kind of a document: from its path and content first, the languageId last;
+    ``None`` for :data:`NOT_ANALYSED`."""
+    if language_id == NOT_ANALYSED:
+        return None
     kind = hosts.detect_host(uri_path(uri), text[:256])
     if kind is None and language_id:
         kind = hosts.host_for_language(language_id)

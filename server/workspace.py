@@ -183,3 +183,14 @@ class SpecWorkspace(Workspace):
             return
         doc.apply_change(change)
         doc.version = text_doc.version
+
+    def update_notebook_document(self, params: types.DidChangeNotebookDocumentParams) -> None:
+        """Apply a change to an open notebook (pygls'); a change to a notebook that is not
+        open is logged (WARNING) and ignored (pygls raised ``KeyError``)."""
+        if unquote(params.notebook_document.uri) not in self.notebook_documents:
+            log.warning(
+                "notebookDocument/didChange for %s, which is not open: ignored",
+                params.notebook_document.uri,
+            )
+            return
+        super().update_notebook_document(params)

@@ -15,6 +15,16 @@ export interface DocumentFilter {
 export const SCHEMES = ['file', 'untitled'];
 
 /**
+ * The cells of notebooks: Python cells (VS Code's Jupyter notebooks and its interactive
+ * window). The server asks for notebook document sync of `jupyter-notebook` notebooks, so the
+ * client sends those cells with `notebookDocument/*` (the server then knows the cells' order;
+ * markdown cells come too, only to count cells); a cell of another notebook type is sent as a
+ * plain text document and checked on its own. This filter also routes completion, hover and
+ * code actions of the cells to the server.
+ */
+export const NOTEBOOK_CELLS: DocumentFilter = { scheme: 'vscode-notebook-cell', language: 'python' };
+
+/**
  * Languages served in every scheme. `dockerfile` is VS Code's own id; `dockercompose` is the
  * Docker extension's id for compose files and `github-actions-workflow` the GitHub Actions
  * extension's id for workflows (without those extensions both are `yaml`).
@@ -49,4 +59,5 @@ export const PATTERNS = [
 export const DOCUMENT_SELECTOR: DocumentFilter[] = [
   ...LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
   ...PATTERNS.map((pattern) => ({ scheme: 'file', pattern })),
+  NOTEBOOK_CELLS,
 ];

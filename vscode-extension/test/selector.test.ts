@@ -3,18 +3,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { DOCUMENT_SELECTOR, LANGUAGES, PATTERNS } from '../src/selector';
+import { DOCUMENT_SELECTOR, LANGUAGES, NOTEBOOK_CELLS, PATTERNS } from '../src/selector';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
   activationEvents: string[];
 };
 
-test('every language is served in files and untitled editors, and only there', () => {
+test('every language is served in files and untitled editors, and only there (and Python notebook cells)', () => {
+  const documents = DOCUMENT_SELECTOR.filter((f) => f !== NOTEBOOK_CELLS);
   for (const language of ['dotenv', 'shellscript', 'python', 'dockerfile', 'yaml', 'dockercompose', 'github-actions-workflow']) {
-    const schemes = DOCUMENT_SELECTOR.filter((f) => f.language === language).map((f) => f.scheme);
+    const schemes = documents.filter((f) => f.language === language).map((f) => f.scheme);
     assert.deepEqual(schemes.sort(), ['file', 'untitled'], language);
   }
-  assert.ok(DOCUMENT_SELECTOR.every((f) => f.scheme === 'file' || f.scheme === 'untitled'));
+  assert.ok(documents.every((f) => f.scheme === 'file' || f.scheme === 'untitled'));
   assert.ok(DOCUMENT_SELECTOR.every((f) => (f.language === undefined) !== (f.pattern === undefined)));
 });
 
@@ -35,4 +36,15 @@ test('activation: every served language but plain yaml; no activation by YAML fi
   assert.ok(!manifest.activationEvents.includes('onLanguage:yaml'));
   assert.ok(!manifest.activationEvents.some((e) => /ya?ml|workflows|Dockerfile|devcontainer/i.test(e) && e.startsWith('workspaceContains:')));
   assert.ok(manifest.activationEvents.includes('onLanguage:jsonc')); // devcontainer.json, launch.json
+});
+
+test('notebook cells: Python cells only, by the cell scheme (a filter VS Code and LSP both read)', () => {
+  assert.deepEqual(
+    DOCUMENT_SELECTOR.filter((f) => f.scheme === 'vscode-notebook-cell'),
+    [{ scheme: 'vscode-notebook-cell', language: 'python' }],
+  );
+  // no `notebook` key: vscode.languages.match (the status bar) ignores it and would match
+  // every Python document
+  assert.ok(DOCUMENT_SELECTOR.every((f) => Object.keys(f).every((k) => ['scheme', 'language', 'pattern'].includes(k))));
+  assert.ok(manifest.activationEvents.includes('onNotebook:jupyter-notebook'));
 });

@@ -1,0 +1,112 @@
+"""The import-order rule across the cells of a notebook open in the editor (TL501 naming
+the cell): the server's side of :mod:`torch_logs_lsp.core.notebook_order`, which the CLI
+uses for ``.ipynb`` files.
+
+This is the seam between the server's notebook sync (:mod:`.notebooks`) and the rule:
+:func:`cross_cell_diagnostics` takes the ordered cells and returns the extra diagnostics
+per cell. It knows nothing of LSP. Each code cell is asked about once per (its text, the
+cell that imports torch): an edit of one cell of a large notebook reads that cell again,
+not all of them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.core.notebook import CELL_HOST
+from torch_logs_lsp.core.notebook_order import (
+    cell_order_notes,
+    imports_torch,
+    note_findings,
+    rereads,
+)
+
+log = logging.getLogger(__name__)
+
+#: Cells up to this many code points have their results remembered (at most
+#: :data:`_REMEMBERED` of them); larger cells are read each time (memory stays bounded).
+_CACHED_TEXT = 100_000
+_REMEMBERED = 1024
+
+
+@dataclass(frozen=True)
+class CellText:
+    """One cell of a notebook, in the notebook's order: ``number`` (1-based, counting every
+    cell, markdown too, as the notebook file does), its ``text``, and whether it is a code
+    cell read as Python (``code``; markdown and raw cells are not)."""
+
+    number: int
+    text: str
+    code: bool
+
+
+def cross_cell_diagnostics(cells: Sequence[CellText]) -> dict[int, list[Diagnostic]]:
+    """Diagnostics that need more than one cell, by index into ``cells``: the TL501
+    warnings of :func:`~torch_logs_lsp.core.notebook_order.cell_order_notes` (a write in
+    a code cell after the first code cell that imports torch, naming that cell; not when
+    a later cell may read the variables again), over each value. Offsets: code points
+    into the cell's text. Never raises (a failing cell is logged and skipped)."""
+    out: dict[int, list[Diagnostic]] = {}
+    code = [i for i, c in enumerate(cells) if c.code]
+    reread_after: dict[int, bool] = {}
+    later = False
+    for i in reversed(code):
+        reread_after[i] = later
+        later = later or _rereads(cells[i].text)
+    first: int | None = None  # the number of the first cell that imports torch
+    for i in code:
+        cell = cells[i]
+        if first is not None and not reread_after[i]:
+            try:
+                found = _cross_notes(cell.text, first, cell.number)
+            except Exception:  # a bug must not take the server down
+                log.exception("the import order of cell %d failed", cell.number)
+                found = ()
+            if found:
+                out[i] = list(found)
+        if first is None and _imports_torch(cell.text):
+            first = cell.number
+    return out
+
+
+def _remembered(text: str) -> bool:
+    return len(text) <= _CACHED_TEXT
+
+
+@lru_cache(maxsize=_REMEMBERED)
+def _imports_torch_cached(text: str) -> bool:
+    return imports_torch(text)
+
+
+def _imports_torch(text: str) -> bool:
+    return _imports_torch_cached(text) if _remembered(text) else imports_torch(text)
+
+
+def _rereads(text: str) -> bool:
+    return rereads(text)
+
+
+def _read_cross_notes(text: str, first: int, number: int) -> tuple[Diagnostic, ...]:
+    notes = cell_order_notes(["import torch\n", text], CELL_HOST, [first, number]).get(1, [])
+    return tuple(
+        Diagnostic(f.diagnostic.code, Severity.WARNING, f.diagnostic.message, f.start, f.end)
+        for f in note_findings(text, CELL_HOST, notes)
+    )
+
+
+_cross_notes_cached = lru_cache(maxsize=_REMEMBERED)(_read_cross_notes)
+
+
+def _cross_notes(text: str, first: int, number: int) -> tuple[Diagnostic, ...]:
+    """The TL501 diagnostics of a cell read after cell ``first`` imported torch;
+    remembered per (text, first, number) for a cell up to :data:`_CACHED_TEXT`."""
+    if _remembered(text):
+        return _cross_notes_cached(text, first, number)
+    return _read_cross_notes(text, first, number)
+
+
+__all__ = ["CellText", "cross_cell_diagnostics"]
