@@ -150,18 +150,20 @@ def quote_fixes(host: str, text: str) -> list[tuple[QuoteFinding, bool]]:
 
 
 def fix_quotes(text: str, host: str) -> tuple[str, list[Change]]:
-    """The safe TL109 fixes applied to ``text`` (typographic quotes -> straight ones;
-    every edit is one code point for one, so offsets do not move): the new text and one
-    change per value."""
+    """The safe TL109 fixes applied to ``text`` (typographic quotes -> straight ones, or
+    removed where the host keeps no quotes: an edit may change the length, so the values
+    after it move): the new text and one change per value."""
     safe = [f for f, ok in quote_fixes(host, text) if ok]
     if not safe:
         return text, []
     index = LineIndex(text)
-    new_text = apply_text_edits(text, [e for f in safe for e in f.edits])
+    edits = sorted((e for f in safe for e in f.edits), key=_start)
+    new_text = apply_text_edits(text, edits)
     after = {s.name_start: s for s in hosts.extract(host, new_text)}
     changes = []
     for f in safe:
-        span = after.get(f.name_start)
+        moved = sum(len(e.new_text) - (e.end - e.start) for e in edits if e.end <= f.name_start)
+        span = after.get(f.name_start + moved)
         old = f.span.value if f.span is not None and f.span.value is not None else ""
         if span is not None and f.intended is not None:
             line = index.position(f.name_start)[0]

@@ -86,6 +86,9 @@ COMPANIONS: dict[str, tuple[str, ...]] = {
 }
 
 _SEPARATORS = re.compile(r"[\s;|]")
+#: What a name ends with / what an item starts with (its prefix or its first character).
+_NAME_END = re.compile(r"[\w.]")
+_NAME_START = re.compile(r"[\w.+\-]")
 _SPACE = re.compile(r"\s")
 
 
@@ -153,7 +156,12 @@ def _separator_fix(items: ItemIndex, item: Item, d: Diagnostic) -> Fix:
         e = min(after[1], item.end)
     if s == item.name_start or e == item.end:
         return Fix("Remove the separator", QUICKFIX, (d,), (ValueEdit(s, e, ""),), safe=True)
-    return Fix("Separate items with a comma", QUICKFIX, (d,), (ValueEdit(s, e, ","),), safe=True)
+    # Safe (fix-all) only between two names: `dynamo guards # c` must not become the
+    # "fixed" `dynamo,guards,#,c`; the quick fix is still offered there.
+    text = items.text
+    names = _NAME_END.match(text[s - 1]) is not None and _NAME_START.match(text[e]) is not None
+    title = "Separate items with a comma"
+    return Fix(title, QUICKFIX, (d,), (ValueEdit(s, e, ","),), safe=names)
 
 
 def _diagnostic_fixes(

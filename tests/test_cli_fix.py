@@ -151,3 +151,24 @@ def test_fix_leaves_env_source_files_alone(tmp_path: Path) -> None:
     assert (tmp_path / ".env.d.ts").read_bytes() == files[".env.d.ts"]
     assert (tmp_path / ".env.local").read_bytes() == b"TORCH_LOGS=dynamo\n"
     assert "2 file(s) checked" in proc.stderr
+
+
+def test_fix_reports_every_quote_fix_when_lengths_change(tmp_path: Path) -> None:
+    # YAML keeps no quotes it does not need: each TL109 fix removes two code points, so
+    # the second value has moved when the first is fixed (it was fixed but not reported).
+    path = tmp_path / "r.yaml"
+    path.write_text(
+        "a:\n  env:\n    TORCH_LOGS: “dynamo”\nb:\n  env:\n    TORCH_LOGS: “guards”\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--fix", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    fixed = [line for line in proc.stdout.splitlines() if ": fixed " in line]
+    assert [line.split(": fixed ")[0].rsplit(":", 1)[1] for line in fixed] == ["3", "6"]
+    assert path.read_text(encoding="utf-8").endswith(
+        "TORCH_LOGS: dynamo\nb:\n  env:\n    TORCH_LOGS: guards\n"
+    )

@@ -184,3 +184,13 @@ def test_fix_all_gives_a_value_torch_accepts(value: str) -> None:
     for d in unknown:  # only names with no clear best (several guesses, or none)
         name = fixed[d.start : d.end]
         assert not [s for s in d.suggestions if s.lower() == name.lower().replace("-", "_")]
+
+
+def test_fix_all_separates_only_names() -> None:
+    # Whitespace between two names becomes a comma in fix-all; next to a character that
+    # cannot be in a name (a `#` torch would reject anyway) it is left for the user: fix-all
+    # must not turn junk into items (`dynamo,guards,#,c`).
+    registry = load_registry()
+    assert fix_all_value("dynamo guards", registry) == "dynamo,guards"
+    assert fix_all_value("dynamo guards # c", registry) == "dynamo,guards # c"
+    assert fix_all_value("dynamo @ guards", registry) == "dynamo @ guards"
