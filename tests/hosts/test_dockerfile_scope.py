@@ -7,9 +7,18 @@ docs/reference.md):
   after it) runs the body as the script; otherwise the command line, each body and its
   terminator are joined and given to the shell, so ``RUN <<EOF python3`` runs python3
   with the body as its stdin, which is not shell code.
+- ``withShell``/``dispatchShell``: shell-form commands run ``Config.Shell`` of the stage's
+  image plus the command line as the last argument; ``SHELL`` sets it for its stage; a
+  stage starts from its base image (the default ``/bin/sh -c``, or an earlier stage's).
+- ``dispatchArg`` and docs/reference.md "Understand how ARG and FROM interact": "An
+  ``ARG`` declared before a ``FROM`` is outside of a build stage, so it can't be used in
+  any instruction after a ``FROM``", unless a stage declares ``ARG NAME`` without a value.
 """
 
 from __future__ import annotations
+
+import shutil
+import subprocess
 
 import pytest
 
@@ -51,3 +60,75 @@ def test_heredoc_alone_is_the_script() -> None:
     assert [s.value for s in spans] == ["+dynamo ,guards"]
     new, changes = fix_document(text, "dockerfile", REG)
     assert changes and "TORCH_LOGS='+dynamo,guards' python" in new
+
+
+def _values(text: str) -> list[str | None]:
+    spans = extract("dockerfile", text)
+    check_spans(text, spans)
+    return [s.value for s in spans]
+
+
+def test_global_arg_default_is_not_read_unless_a_stage_declares_it() -> None:
+    text = "ARG TORCH_LOGS=aot_g\nFROM python:3.12\nRUN python x.py\n"
+    assert _values(text) == [None]  # kept for hover, never diagnosed
+    assert fix_document(text, "dockerfile", REG) == (text, [])
+    from torch_logs_lsp.core.checker import check_text
+
+    assert [a.diagnostics for _, a in check_text(text, "dockerfile", REG) if a] == []
+    # `ARG TORCH_LOGS` in a stage inherits the global default: it reaches that RUN
+    again = "ARG TORCH_LOGS=aot_g\nFROM python:3.12\nARG TORCH_LOGS\nRUN python x.py\n"
+    assert _values(again) == ["aot_g"]
+    # a stage default of its own does not take the global one
+    own = "ARG TORCH_LOGS=aot_g\nFROM python:3.12\nARG TORCH_LOGS=+dynamo\n"
+    assert _values(own) == [None, "+dynamo"]
+    # inside a stage, ARG with a default is in scope as before
+    assert _values("FROM x\nARG TORCH_LOGS=aot_g\nRUN p\n") == ["aot_g"]
+
+
+POSIX_SHELLS = [
+    ["/bin/bash", "-c"],
+    ["/bin/sh", "-c"],
+    ["bash", "-o", "pipefail", "-c"],
+    ["/bin/sh", "-ec"],
+]
+OTHER_SHELLS = [
+    ["pwsh", "-c"],
+    ["powershell", "-command"],
+    ["cmd", "/S", "/C"],
+    ["python3", "-c"],
+    ["bash", "-o", "-c"],  # -o takes "-c" as its argument
+    ["bash"],
+]
+
+
+@pytest.mark.parametrize("shell", POSIX_SHELLS)
+def test_posix_shell_instruction_keeps_run_read(shell: list[str]) -> None:
+    import json
+
+    text = f"FROM x\nSHELL {json.dumps(shell)}\nRUN TORCH_LOGS=aot_g python x.py\n"
+    assert _values(text) == ["aot_g"]
+    if shutil.which(shell[0]):  # the array plus the command line runs it as shell code
+        line = 'TORCH_LOGS=aot_g; printf %s "$TORCH_LOGS"'
+        out = subprocess.run([*shell, line], capture_output=True, text=True, check=False)
+        assert out.stdout == "aot_g"
+
+
+@pytest.mark.parametrize("shell", OTHER_SHELLS)
+def test_other_shell_instruction_stops_reading_run(shell: list[str]) -> None:
+    import json
+
+    text = f"FROM x\nSHELL {json.dumps(shell)}\nRUN TORCH_LOGS=aot_g python x.py\n"
+    assert _values(text) == []
+
+
+def test_shell_is_per_stage() -> None:
+    text = (
+        'FROM x AS win\nSHELL ["pwsh", "-c"]\nRUN TORCH_LOGS=a p\n'
+        "FROM x\nRUN TORCH_LOGS=b p\n"  # a new stage: /bin/sh -c again
+        "FROM win AS child\nRUN TORCH_LOGS=c p\n"  # from the pwsh stage: its shell
+        'SHELL ["/bin/bash", "-c"]\nRUN TORCH_LOGS=d p\n'
+        "FROM child\nRUN TORCH_LOGS=e p\n"  # from the stage after its SHELL: bash
+        "FROM WIN\nRUN TORCH_LOGS=f p\n"  # addState looks the base up as written: an image
+        "ARG B=win\nFROM $B\nRUN TORCH_LOGS=g p\n"  # may name the pwsh stage: not read
+    )
+    assert _values(text) == ["b", "d", "e", "f"]
