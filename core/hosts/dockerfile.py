@@ -19,7 +19,11 @@ parser directives, line continuations with the escape token, heredocs), then:
   after ``NAME=`` in the operands of ``env``, and the script of ``["sh", "-c", "..."]``.
 
 A ``RUN`` whose heredocs come with other words (``RUN TORCH_LOGS=x python3 <<EOF``) runs
-the script BuildKit rebuilds from them (the command line, each body and terminator).
+the script BuildKit rebuilds from them (the command line, each body and terminator): a
+body is then the command's stdin, not shell code, except for a POSIX shell with options
+only (``RUN <<EOF bash -e``: bash reads its script from stdin; an unquoted delimiter's
+body is read only without ``$``, backquotes and backslashes, which ``/bin/sh`` expands
+first; :func:`.dockerfile_scope.stdin_script`).
 Not read: ``ONBUILD`` (runs in another build), files of a ``# syntax=`` frontend other than
 ``docker/dockerfile``. All offsets are **code points into the document**.
 """
@@ -202,6 +206,10 @@ def _command_spans(
         m = lines.HEREDOC.match(line.text, args, end)
         if m is not None and len(lines.unquoted_words(m.group(3)) or []) == 1:
             code = _heredoc_code(text, ins.heredocs[0])  # the heredoc alone: the script
+        elif (quoted := scope.stdin_script(line.text[args:end])) is not None:
+            code = _heredoc_code(text, ins.heredocs[0])  # `<<EOF bash`: bash reads stdin
+            if code is not None and not quoted and any(c in code.text for c in "$`\\"):
+                code = None  # /bin/sh expands the body before bash reads it
         else:
             code = _rebuilt(text, _sub_code(line, args, end), ins.heredocs)
         return "run", shell_spans(HOST, code) if code is not None else []

@@ -68,3 +68,45 @@ def bare_args(ins: lines.Instruction, escape: str) -> list[str]:
         for w in words.words(text, ins.args, end, escape)
         if "=" not in text[w.start : w.end]
     ]
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9_./+-]+\Z")
+#: bash 5.2 invocation letters (``bash --help``) but ``c``: ``-c`` makes the first operand
+#: the script and stdin data again.
+_STDIN_FLAGS = frozenset("abefhkmnptuvxBCEHPTilrsD")
+_LONG = frozenset({"--norc", "--noprofile", "--posix", "--login", "--noediting", "--verbose"})
+
+
+def stdin_script(rest: str) -> bool | None:
+    """``rest`` (a shell-form ``RUN``'s command words) is one heredoc on standard input
+    and a POSIX shell with options only (``<<EOF bash -e``, ``sh <<'EOF'``): the shell reads
+    the body from its stdin as its script. Then whether the delimiter is quoted (the body
+    reaches the shell as written; unquoted, ``/bin/sh`` expands ``$``, backquotes and
+    backslashes in it first); ``None`` for any other command."""
+    found = lines.raw_words(rest)
+    if not found:
+        return None
+    docs = [lines.HEREDOC.match(w) for w in found]
+    heredocs = [m for m in docs if m is not None and m.group(3)]
+    if len(heredocs) != 1 or heredocs[0].group(1) not in ("", "0"):
+        return None
+    quoted = any(c in heredocs[0].group(3) for c in "'\"\\")
+    others = [w for w, m in zip(found, docs, strict=True) if m is None or not m.group(3)]
+    if not others or not all(_PLAIN.match(w) for w in others):
+        return None
+    if others[0].rsplit("/", 1)[-1] not in _SHELLS:
+        return None
+    k = 1
+    while k < len(others):
+        w = others[k]
+        k += 1
+        if w in _LONG or w in ("-", "--"):
+            continue
+        if w[:1] not in ("-", "+") or len(w) < 2 or w.startswith("--"):
+            return None  # an operand (a script file: stdin is its data) or an unknown option
+        for c in w[1:]:
+            if c in "oO":
+                k += 1
+            elif c not in _STDIN_FLAGS:
+                return None
+    return quoted if k == len(others) else None

@@ -43,6 +43,12 @@ def _delimiter(text: str, pos: int) -> tuple[str, int] | None:
     return ("".join(out), i) if i > pos else None
 
 
+def _error_at(root: tree_sitter.Node, at: int) -> bool:
+    node = root.descendant_for_byte_range(at, at + 1)
+    parent = node.parent if node is not None and node.type == "<" else None
+    return parent is not None and parent.type == "ERROR"
+
+
 def bodies(src: Source, root: tree_sitter.Node) -> list[tuple[int, int]]:
     """``[start, end)`` of each heredoc body (terminator line included) whose ``<<``
     tree-sitter-bash took for an ``ERROR`` (see the module docstring), in order, as code
@@ -55,12 +61,8 @@ def bodies(src: Source, root: tree_sitter.Node) -> list[tuple[int, int]]:
     text = src.text
     for m in _OPEN.finditer(src.data):
         start = m.start()
-        node = root.descendant_for_byte_range(start, start + 1)
-        if node is None or node.type != "<":
-            continue
-        parent = node.parent
-        if parent is None or parent.type != "ERROR":
-            continue
+        if not any(_error_at(root, at) for at in (start, start + 1)):
+            continue  # `3<<EOF cmd`: the second `<` is the ERROR
         at = src.cp(m.end())
         found = _delimiter(text, at)
         if found is None:

@@ -132,3 +132,39 @@ def test_shell_is_per_stage() -> None:
         "ARG B=win\nFROM $B\nRUN TORCH_LOGS=g p\n"  # may name the pwsh stage: not read
     )
     assert _values(text) == ["b", "d", "e", "f"]
+
+
+# `RUN <<EOF bash`: BuildKit gives /bin/sh the rebuilt script; sh runs bash with the body
+# as its stdin, and bash reads a script from stdin. (command words, body, reported values)
+STDIN_SCRIPTS: list[tuple[str, str, list[str]]] = [
+    ("<<EOF bash", "TORCH_LOGS=aot_g printenv TORCH_LOGS", ["aot_g"]),
+    ("<<EOF sh", "TORCH_LOGS=aot_g printenv TORCH_LOGS", ["aot_g"]),
+    ("<<EOF bash -e", "TORCH_LOGS=aot_g printenv TORCH_LOGS", ["aot_g"]),
+    ("/bin/bash -o pipefail <<'EOF'", "TORCH_LOGS='a$b' printenv TORCH_LOGS", ["a$b"]),
+    # unquoted delimiter: sh expands the body first, bash reads what is left: not read
+    ("bash <<EOF", "TORCH_LOGS='a$b' printenv TORCH_LOGS", []),
+    # stdin is no script: `-c` takes an operand, a script file reads stdin as data
+    ("<<EOF bash -c 'cat'", "TORCH_LOGS=aot_g printenv TORCH_LOGS", []),
+    ("<<EOF bash /dev/stdin-not", "TORCH_LOGS=aot_g printenv TORCH_LOGS", []),
+    ("3<<EOF bash", "TORCH_LOGS=aot_g printenv TORCH_LOGS", []),  # fd 3, not stdin
+]
+
+
+@pytest.mark.parametrize(("words", "body", "expected"), STDIN_SCRIPTS)
+def test_heredoc_as_a_shells_stdin_is_a_script(words: str, body: str, expected: list[str]):
+    text = f"FROM x\nRUN {words}\n{body}\nEOF\n"
+    assert _values(text) == expected
+    if shutil.which("bash") and shutil.which("sh") and "$" not in body:
+        # dispatchRun's rebuilt script, run by /bin/sh -c as withShell does
+        script = f"{words}\n{body}\nEOF"
+        out = subprocess.run(
+            ["sh", "-c", script],
+            capture_output=True,
+            text=True,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        ).stdout
+        if expected:
+            assert out.strip() == expected[0]  # the body ran as bash's script
+        else:
+            assert out.strip() != "aot_g"  # it did not
