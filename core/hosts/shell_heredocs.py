@@ -12,10 +12,12 @@ shell code. Offsets are **code points into the text** given.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import tree_sitter
+if TYPE_CHECKING:
+    import tree_sitter
 
-from ._ts import Source
+    from ._ts import Source
 
 _OPEN = re.compile(rb"<<(-?)[ \t]*")
 _META = frozenset(" \t\n;&|<>()")
