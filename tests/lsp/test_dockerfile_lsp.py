@@ -104,7 +104,7 @@ async def test_global_arg_gets_hover_and_no_diagnostics(vscode: LanguageClient):
     assert await open_and_wait(vscode, uri, text) == []
     h = await hover(vscode, uri, 0, 6)
     assert h is not None and isinstance(h.contents, types.MarkupContent)
-    assert "TORCH_LOGS" in h.contents.value
+    assert "TORCH_LOGS" in h.contents.value and "before the first FROM" in h.contents.value
     # declared again in the stage: the global default reaches that RUN
     again = text.replace("FROM python:3.12\n", "FROM python:3.12\nARG TORCH_LOGS\n")
     diags = await change(vscode, uri, again, 2)
