@@ -80,8 +80,10 @@ LABELS: dict[str, dict[str, str]] = {
         "ru": "`import torch` завершится с AttributeError (пустое значение).",
     },
     "not_static": {
-        "en": "The value is not static (expansion or substitution); it is not checked.",
-        "ru": "Значение вычисляется при запуске (подстановка); оно не проверяется.",
+        "en": "The value is not checked: it is not static (expansion or substitution), or "
+        "it reaches no process (a Dockerfile ARG before the first FROM).",
+        "ru": "Значение не проверяется: оно вычисляется при запуске (подстановка) или не "
+        "доходит ни до одного процесса (ARG в Dockerfile до первого FROM).",
     },
     "too_large": {
         "en": "{name} is {size} bytes, more than the {limit}-byte limit: TORCH_LOGS is not "

@@ -6,17 +6,24 @@ parser directives, line continuations with the escape token, heredocs), then:
 - ``ENV NAME=value ...``, the legacy ``ENV NAME value`` and ``ARG NAME=default``: the value
   as BuildKit decodes it (:mod:`.dockerfile_words`); an expansion (``$X``, ``${X:-y}``)
   makes it not static. An ``ARG`` value reaches a process only as the environment of
-  ``RUN`` (and ``--build-arg`` replaces the default written here).
+  ``RUN`` (and ``--build-arg`` replaces the default written here); a global ``ARG``
+  (before the first ``FROM``) reaches one only through a stage's ``ARG NAME`` without a
+  default, else its value is not read (a span with no value: hover, no finding).
 - ``RUN``, ``CMD`` and ``ENTRYPOINT`` in shell form: the command (line continuations
   removed) is shell code run by ``/bin/sh -c``, read by the shell host through
   :func:`~.embedded.shell_spans`; so is the body of ``RUN <<EOF`` (the heredoc alone is the
   script; a ``#!`` line naming another interpreter is not shell). After a ``SHELL``
-  instruction the shell form is not read (another shell, maybe not a POSIX one).
+  instruction the shell form is read only when the new shell is a POSIX one
+  (``["/bin/bash", "-c"]``), per stage (:mod:`.dockerfile_scope`).
 - the JSON form (``RUN ["env", "TORCH_LOGS=+dynamo", "python", "x.py"]``): the values
   after ``NAME=`` in the operands of ``env``, and the script of ``["sh", "-c", "..."]``.
 
 A ``RUN`` whose heredocs come with other words (``RUN TORCH_LOGS=x python3 <<EOF``) runs
-the script BuildKit rebuilds from them (the command line, each body and terminator).
+the script BuildKit rebuilds from them (the command line, each body and terminator): a
+body is then the command's stdin, not shell code, except for a POSIX shell with options
+only (``RUN <<EOF bash -e``: bash reads its script from stdin; an unquoted delimiter's
+body is read only without ``$``, backquotes and backslashes, which ``/bin/sh`` expands
+first; :func:`.dockerfile_scope.stdin_script`).
 Not read: ``ONBUILD`` (runs in another build), files of a ``# syntax=`` frontend other than
 ``docker/dockerfile``. All offsets are **code points into the document**.
 """
@@ -28,8 +35,10 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from . import dockerfile_lines as lines
+from . import dockerfile_scope as scope
 from . import dockerfile_words as words
-from .base import FAMILY, ValueSpan, names_family, set_again
+from .base import ValueSpan, names_family, set_again
+from .dockerfile_json import ENV_NAMES, json_env, json_strings
 from .dockerfile_words import encode_part as _encode
 from .embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
 from .incremental import DocumentCache
@@ -43,7 +52,6 @@ from .interface import (
     no_set_logs_source,
     runs_elsewhere,
 )
-from .json_strings import scan_string
 from .typographic import kept_findings
 
 HOST = "dockerfile"
@@ -92,9 +100,6 @@ path_facts = runs_elsewhere("a Dockerfile (its commands run in the image)")
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash"})
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(\S+))?")
-_ENV_NAMES = frozenset({"env", "/usr/bin/env", "/bin/env"})
-_ENV_FLAGS = frozenset({"-i", "-0", "-", "--ignore-environment", "--null"})
-_ENV_WITH_ARG = frozenset({"-u", "--unset"})
 
 
 class Found(NamedTuple):
@@ -173,66 +178,6 @@ def _sub_code(line: EmbeddedCode, start: int, end: int) -> EmbeddedCode:
     )
 
 
-def _json_strings(line: EmbeddedCode, start: int) -> list[tuple[EmbeddedCode, int]]:
-    """The strings of the JSON array at ``line.text[start:]``, decoded, as code (document
-    offsets, quote :data:`~.dockerfile_words.JSON`) with the index of each opening quote."""
-    out = []
-    text = line.text
-    i = start
-    while i < len(text):
-        if text[i] == '"':
-            s = scan_string(text, i)
-            starts = [line.starts[a] for a in s.starts]
-            ends = [line.ends[b - 1] for b in s.ends]
-            end = line.starts[s.content_end] if s.content_end < len(text) else line.end
-            out.append((EmbeddedCode(s.value, starts, ends, end, words.JSON), i))
-            i = s.raw_end
-        else:
-            i += 1
-    return out
-
-
-def _json_env(strings: list[tuple[EmbeddedCode, int]]) -> list[ValueSpan]:
-    """The family ``NAME=value`` operands of ``env`` in a JSON-form argument list."""
-    out: list[ValueSpan] = []
-    skip = False
-    for code, _ in strings[1:]:
-        word = code.text
-        if skip:
-            skip = False
-        elif word in _ENV_FLAGS or (word.startswith("--") and "=" in word):
-            pass
-        elif word in _ENV_WITH_ARG:
-            skip = True
-        else:
-            name, eq, value = word.partition("=")
-            if not eq or not name or word.startswith("-"):
-                break  # the command env runs
-            n = len(name) + 1
-            literal = all(code.ends[i] - code.starts[i] == 1 for i in range(n))
-            if name not in FAMILY or not literal or any(0xD800 <= ord(c) < 0xE000 for c in value):
-                continue
-            first = code.starts[n] if value else code.end
-            last = code.ends[-1] if value else code.end
-            out.append(
-                ValueSpan(
-                    name,
-                    HOST,
-                    code.starts[0],
-                    code.starts[0] + len(name),
-                    value,
-                    tuple(code.starts[n:]),
-                    tuple(code.ends[n:]),
-                    first,
-                    last,
-                    first,
-                    last,
-                    words.JSON,
-                )
-            )
-    return out
-
-
 def _command_spans(
     ins: lines.Instruction, text: str, shell_ok: bool
 ) -> tuple[str, list[ValueSpan]]:
@@ -247,11 +192,11 @@ def _command_spans(
         args += 1
     array = lines.json_array(line.text[args:end])
     if array is not None:
-        strings = _json_strings(line, args)
+        strings = json_strings(line, args)
         if len(strings) != len(array) or not array:
             return "json", []
-        if array[0] in _ENV_NAMES:
-            return "json", _json_env(strings)
+        if array[0] in ENV_NAMES:
+            return "json", json_env(strings)
         if len(array) >= 3 and _shell_program(array[0]) in _SHELLS and array[1] == "-c":
             return "run", shell_spans(HOST, strings[2][0])
         return "json", []
@@ -261,10 +206,33 @@ def _command_spans(
         m = lines.HEREDOC.match(line.text, args, end)
         if m is not None and len(lines.unquoted_words(m.group(3)) or []) == 1:
             code = _heredoc_code(text, ins.heredocs[0])  # the heredoc alone: the script
+        elif (quoted := scope.stdin_script(line.text[args:end])) is not None:
+            code = _heredoc_code(text, ins.heredocs[0])  # `<<EOF bash`: bash reads stdin
+            if code is not None and not quoted and any(c in code.text for c in "$`\\"):
+                code = None  # /bin/sh expands the body before bash reads it
         else:
             code = _rebuilt(text, _sub_code(line, args, end), ins.heredocs)
         return "run", shell_spans(HOST, code) if code is not None else []
     return "run", shell_spans(HOST, _sub_code(line, args, end))
+
+
+def _unread(s: ValueSpan) -> ValueSpan:
+    """``s`` with no value (not static: no finding, no fix)."""
+    a, b = s.content_start, s.content_end
+    return ValueSpan(
+        s.variable,
+        HOST,
+        s.name_start,
+        s.name_end,
+        None,
+        (),
+        (),
+        a,
+        b,
+        s.raw_start,
+        s.raw_end,
+        s.quote,
+    )
 
 
 @lru_cache(maxsize=4)
@@ -275,13 +243,26 @@ def _read(text: str) -> tuple[Found, ...]:
     out: list[Found] = []
     stage = 0
     shell_ok = True
+    shells: dict[str, bool] = {}  # stage name -> whether its shell is POSIX (so far)
+    name = ""
+    redeclared: set[str] = set()  # `ARG NAME` without a default inside a stage
     for index, ins in enumerate(doc.instructions):
         kw = ins.keyword
         if kw == "from":
             stage += 1
+            base, name = scope.from_names(ins)
+            shell_ok = shells.get(base, True)  # an earlier stage's shell, else /bin/sh
+            if "$" in base:  # a global ARG may name any earlier stage
+                shell_ok = all(shells.values())
+            if name:
+                shells[name] = shell_ok
         elif kw == "shell":
-            shell_ok = False
+            shell_ok = scope.posix_shell(ins)
+            if name:
+                shells[name] = shell_ok
         elif kw in ("env", "arg") and ins.args is not None:
+            if kw == "arg" and stage:
+                redeclared.update(scope.bare_args(ins, doc.escape))
             found, count = words.pairs(kw, ins.line.text, ins.args, doc.escape)
             for pair in found:
                 span = words.span(HOST, ins.line, pair, doc.escape)
@@ -293,7 +274,14 @@ def _read(text: str) -> tuple[Found, ...]:
         )):  # fmt: skip
             kind, spans = _command_spans(ins, text, shell_ok)
             out.extend(Found(s, kind, index, stage) for s in spans)
-    return tuple(out)
+    # A global ARG (before the first FROM) reaches no RUN unless a stage declares it again
+    # without a default: its value is then not read (no finding, no fix).
+    return tuple(
+        f._replace(span=_unread(f.span))
+        if f.kind == "arg" and not f.stage and f.span.variable not in redeclared
+        else f
+        for f in out
+    )
 
 
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:

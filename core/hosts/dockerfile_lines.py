@@ -179,7 +179,7 @@ def heredoc_names(line: str) -> list[tuple[str, bool]] | None:
     """The heredocs a logical line opens, as BuildKit's ``heredocsFromLine`` finds them:
     ``(name, chomp)`` for each word ``<<NAME``/``<<-NAME``/``<<"NAME"``; ``None`` when a
     name has an unclosed quote (BuildKit fails)."""
-    words = _raw_words(line)
+    words = raw_words(line)
     if words is None:
         return None
     out = []
@@ -195,7 +195,7 @@ def heredoc_names(line: str) -> list[tuple[str, bool]] | None:
     return out
 
 
-def _raw_words(line: str) -> list[str] | None:
+def raw_words(line: str) -> list[str] | None:
     """Words split on unquoted blanks, quotes and escapes kept (``ProcessWords`` with
     ``RawQuotes``, ``RawEscapes`` and ``SkipUnsetEnv``: ``$X`` stays as written; ``<<``
     keeps the blanks after it); ``[]`` for an unclosed quote (BuildKit then finds no

@@ -35,6 +35,8 @@ from .interface import (
 from .shell_edits import encode_part as encode_part
 from .shell_edits import removal as removal
 from .shell_edits import typed_name as typed_name
+from .shell_heredocs import bodies as heredoc_bodies
+from .shell_heredocs import inside as in_regions
 from .shell_operands import path_facts as path_facts
 from .shell_overwrites import overwritten as overwritten
 from .shell_words import scan_word
@@ -242,7 +244,10 @@ def _assignments(
     document."""
     found: list[Found] = []
     inside: list[ValueSpan] = []
+    skip = heredoc_bodies(src, root)  # `<<EOF cmd`: a body tree-sitter reads as code
     for kind, node in _nodes(src, root):
+        if skip and in_regions(skip, src.cp(node.start_byte)):
+            continue
         if kind in ("env", "wrap"):
             items = command_items(src, node, base)
             found.extend(items.found)

@@ -93,3 +93,29 @@ async def test_completion_of_a_name_after_env(vscode: LanguageClient):
     )
     items = result.items if isinstance(result, types.CompletionList) else result or []
     assert "TORCH_LOGS" in [i.label for i in items]
+
+
+async def test_global_arg_gets_hover_and_no_diagnostics(vscode: LanguageClient):
+    """A global ARG (before the first FROM) does not reach RUN (BuildKit's dispatchArg,
+    docs/reference.md "Understand how ARG and FROM interact"): no finding, but the name
+    still has its hover and `ARG TORCH_L` still completes."""
+    uri = "file:///work/project/global.Dockerfile"
+    text = "ARG TORCH_LOGS=aot_g\nFROM python:3.12\nRUN <<EOF python3\nTORCH_LOGS=aot_g\nEOF\n"
+    assert await open_and_wait(vscode, uri, text) == []
+    h = await hover(vscode, uri, 0, 6)
+    assert h is not None and isinstance(h.contents, types.MarkupContent)
+    assert "TORCH_LOGS" in h.contents.value and "before the first FROM" in h.contents.value
+    # declared again in the stage: the global default reaches that RUN
+    again = text.replace("FROM python:3.12\n", "FROM python:3.12\nARG TORCH_LOGS\n")
+    diags = await change(vscode, uri, again, 2)
+    assert diags == ["TL201"]
+    new = "ARG TORCH_L\nFROM x\n"
+    await change(vscode, uri, new, 3)
+    result = await vscode.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=11),
+        )
+    )
+    items = result.items if isinstance(result, types.CompletionList) else result or []
+    assert "TORCH_LOGS" in [i.label for i in items]
