@@ -21,6 +21,7 @@ All offsets are **code points into the document text**, and inside an
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from .base import ValueSpan, names_family
@@ -78,10 +79,8 @@ def shell_spans(host: str, code: EmbeddedCode) -> list[ValueSpan]:
     docstring). ``[]`` when the code names no family variable. Never raises."""
     if not names_family(code.text):
         return []
-    from . import shell
-
     out: list[ValueSpan] = []
-    for s in shell.extract(code.text):
+    for s in _inner_spans(code.text):
         if len(code.text) and s.raw_end > len(code.text):
             continue  # cannot happen (offsets stay inside the code); be safe
         value = s.value
@@ -106,6 +105,15 @@ def shell_spans(host: str, code: EmbeddedCode) -> list[ValueSpan]:
             )
         )
     return out
+
+
+@lru_cache(maxsize=4096)
+def _inner_spans(text: str) -> tuple[ValueSpan, ...]:
+    """The shell host's spans of a piece of code, remembered by its text: a document with
+    hundreds of ``run:`` steps reads again only the steps an edit changed."""
+    from . import shell
+
+    return tuple(shell.extract(text))
 
 
 def encode_layers(quote: str, value: str, outer: Callable[[str, str], str | None]) -> str | None:
