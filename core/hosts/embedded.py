@@ -79,8 +79,10 @@ def shell_spans(host: str, code: EmbeddedCode) -> list[ValueSpan]:
     docstring). ``[]`` when the code names no family variable. Never raises."""
     if not names_family(code.text):
         return []
+    from .shell_nested import nesting
+
     out: list[ValueSpan] = []
-    for s in _inner_spans(code.text):
+    for s in _inner_spans(code.text, nesting()):
         if len(code.text) and s.raw_end > len(code.text):
             continue  # cannot happen (offsets stay inside the code); be safe
         value = s.value
@@ -108,9 +110,10 @@ def shell_spans(host: str, code: EmbeddedCode) -> list[ValueSpan]:
 
 
 @lru_cache(maxsize=4096)
-def _inner_spans(text: str) -> tuple[ValueSpan, ...]:
-    """The shell host's spans of a piece of code, remembered by its text: a document with
-    hundreds of ``run:`` steps reads again only the steps an edit changed."""
+def _inner_spans(text: str, level: int) -> tuple[ValueSpan, ...]:
+    """The shell host's spans of a piece of code read ``level`` levels of code in code
+    deep (which bounds how much deeper it is read: :mod:`.shell_nested`), remembered: a
+    document with hundreds of ``run:`` steps reads again only the steps an edit changed."""
     from . import shell
 
     return tuple(shell.extract(text))

@@ -22,6 +22,13 @@ from .shell_wrappers import Items, ShellWord
 #: How many ``bash -c`` levels are read (``bash -c "bash -c '...'"`` is two).
 MAX_DEPTH = 3
 _DEPTH: ContextVar[int] = ContextVar("shell_nested_depth", default=0)
+
+
+def nesting() -> int:
+    """How many levels of code in code (``bash -c '...'``) the current read is inside."""
+    return _DEPTH.get()
+
+
 _LONG_FLAGS = frozenset(
     {
         "--debugger", "--dump-po-strings", "--dump-strings", "--help", "--login",
