@@ -578,3 +578,26 @@ def test_example_values_as_torch_reads_them(path: str, accepted: bool) -> None:
     assert (done.returncode == 0) is accepted, done.stderr[-500:]
     if not accepted:
         assert b"Invalid log settings" in done.stderr
+
+
+@pytest.mark.parametrize("number", ["1e3", "1E3", "+1e3", "0o17", "0x1F", ".inf"])
+def test_a_fix_never_leaves_a_yaml_1_2_number_bare(number: str) -> None:
+    """``TORCH_LOGS: 1e3,`` fixed to ``1e3``: a string for PyYAML (YAML 1.1) but a float for
+    go-yaml (Compose, Kubernetes: YAML 1.2 core schema), so the fix quotes it; the single
+    fix and fix-all write the same."""
+    from torch_logs_lsp.core.checker import check_text
+    from torch_logs_lsp.core.fixer import fix_document, span_fixes
+    from torch_logs_lsp.core.registry import load_registry
+
+    reg = load_registry()
+    text = f"services:\n  a:\n    environment:\n      TORCH_LOGS: {number},\n"
+    want = f"services:\n  a:\n    environment:\n      TORCH_LOGS: '{number}'\n"
+    assert fix_document(text, "yaml", reg)[0] == want
+    ((span, analysis),) = check_text(text, "yaml", reg)
+    assert analysis is not None
+    (fix,) = [f for f in span_fixes("yaml", text, span, analysis, reg) if f.safe]
+    assert len(fix.edits) == 1
+    assert text[: fix.edits[0].start] + fix.edits[0].new_text + text[fix.edits[0].end :] == want
+    assert values(f"services:\n  a:\n    environment:\n      TORCH_LOGS: {number}\n") == [
+        ("TORCH_LOGS", None)  # a number compose-go reads as a float: not known here
+    ]
