@@ -78,8 +78,9 @@ def encode_part(quote: str, value: str) -> str | None:
     value and in flow context: no leading indicator (but ``-`` before a non-space: TORCH_LOGS
     values like ``-dynamo``) or space, no ``": "``, ``" #"``,
     flow indicator, line break or tab, no trailing space or ``:``, and not a null, bool,
-    number or timestamp by YAML 1.1 or 1.2 rules (:func:`plain_is_string`). ``"'"``: quotes doubled; ``None`` for a
-    line break. ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
+    number or timestamp by YAML 1.1 or 1.2 rules (:func:`plain_is_string`). ``"'"``:
+    quotes doubled; ``None`` for a line break.
+    ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
     other control characters. ``"|"``/``">"`` (a part of a line of a block scalar, e.g.
     shell code in a ``run: |`` step): the value itself, since a block scalar's line is
     literal; ``None`` for a line break or a tab (they would change the lines' shape: the
