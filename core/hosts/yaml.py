@@ -32,6 +32,7 @@ from .typographic import kept_findings
 from .yaml_edits import encode_part as encode_part
 from .yaml_edits import removal as removal
 from .yaml_edits import typed_name as typed_name
+from .yaml_open import empty_value_at as empty_value_at
 
 log = logging.getLogger(__name__)
 

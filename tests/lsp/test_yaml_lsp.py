@@ -124,3 +124,25 @@ async def test_quick_fixes_inside_plain_scalar_shell_code(
         assert quick, diag.code
         new = apply(text, uri, quick[0].edit)
         assert new.endswith(fixed[str(diag.code)]), (diag.code, new)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["      TORCH_LOGS: ", "      TORCH_LOGS:  # logs"],
+)
+async def test_completion_in_an_empty_plain_value(vscode: LanguageClient, line: str):
+    """``TORCH_LOGS: `` is a null (no span) until a value is typed: completion there
+    offers the names, inserted at the cursor."""
+    uri = "file:///work/project/compose.yaml"
+    text = f"services:\n  train:\n    environment:\n{line}\n      B: x\n"
+    await open_and_wait(vscode, uri, text)
+    col = len("      TORCH_LOGS: ")
+    result = await complete(vscode, uri, 3, col)
+    assert isinstance(result, types.CompletionList)
+    by_label = {i.label: i for i in result.items}
+    assert "dynamo" in by_label
+    edit = by_label["dynamo"].text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert (edit.range.start.line, edit.range.start.character) == (3, col)
+    assert edit.range.end == edit.range.start
+    assert not await complete(vscode, uri, 4, 9)  # `B: x`: no value of ours
