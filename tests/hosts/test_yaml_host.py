@@ -651,3 +651,22 @@ def test_compose_booleans(raw: str, value: str | None) -> None:
     text = f"services:\n  a:\n    environment:\n      TORCH_LOGS: {raw}\n"
     assert values(text) == [("TORCH_LOGS", value)]
     assert values(K8S_ENV + f"        - name: TORCH_LOGS\n          value: {raw}\n") == []
+
+
+def test_values_after_row_32767_are_read_in_chunks(caplog: pytest.LogCaptureFixture) -> None:
+    """tree-sitter-yaml gives one ERROR node past row 32,767: such a file is read in
+    chunks cut at column-0 lines (the Compose `$$` rule of its first chunk kept), logged
+    once per document."""
+    filler = "".join(f"k{i}: v\n" for i in range(33000))
+    text = (
+        "services:\n  a:\n    environment:\n      TORCH_LOGS: $$x\n"
+        + filler
+        + "env:\n  TORCH_LOGS: a$$b\n---\nother:\n  env:\n    TORCH_LOGS: $$c\n"
+    )
+    with caplog.at_level(logging.INFO):
+        spans = extract("yaml", text)
+        extract("yaml", text)
+    check_spans(text, spans)
+    assert [s.value for s in spans] == ["$x", "a$b", None]  # the last document: generic
+    assert text[spans[1].content_start : spans[1].content_end] == "a$$b"
+    assert sum("read in chunks" in r.getMessage() for r in caplog.records) == 1
