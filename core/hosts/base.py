@@ -44,7 +44,8 @@ class ValueSpan:
         variable: the variable name as written (``"TORCH_LOGS"``).
         host: the host kind that found it: ``"dotenv"``, ``"jsonc"``, ``"shell"`` or
             ``"python"``.
-        name_start, name_end: document offsets of the variable name (end exclusive).
+        name_start, name_end: document offsets of the variable name (end exclusive);
+            before the value but in YAML (a Kubernetes item written ``value:`` first).
         value: the decoded value, i.e. exactly the string the process would see in its
             environment (quotes removed, escapes decoded, concatenations joined); ``None``
             when the value is not static (``$X``, ``${X:-y}``, ``$(cmd)``, a non-string

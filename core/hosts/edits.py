@@ -147,7 +147,9 @@ def _placed(
             start, end = span.char_starts[a], span.char_ends[b - 1]
         else:  # an insertion: after the previous code point (inside its quotes)
             start = end = span.document_offset(0) if a == 0 else span.char_ends[a - 1]
-        body = encode_part(host, quote, repl)
+        # a deletion writes nothing (a host's plain ``encode_part("")`` is ``None``: an
+        # empty plain YAML scalar is null); the re-reading (:func:`verify`) judges it
+        body = encode_part(host, quote, repl) if repl else ""
         if body is None:
             return None
         out.append(TextEdit(start, end, body))

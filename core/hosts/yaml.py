@@ -8,7 +8,8 @@ top-level keys (:func:`.yaml_tree.flavour`: the file name is not known to ``extr
 and decides the ``$`` rules and what a number means (:mod:`.yaml_values`). Where values
 live: :mod:`.yaml_places` (``env``/``environment``/``variables`` entries) and
 :mod:`.yaml_ci` (``run:`` steps and GitLab scripts, read by the shell host); a quote
-left open while typing: :mod:`.yaml_open`.
+left open while typing: :mod:`.yaml_open`; a file longer than tree-sitter-yaml reads
+(32,767 rows): :mod:`.yaml_chunks`.
 A document is parsed afresh on every call (measured: see ``tests/hosts/test_yaml_host.py``).
 All offsets are code points into the document.
 """
@@ -29,9 +30,11 @@ from .interface import (
     runs_elsewhere,
 )
 from .typographic import kept_findings
+from .yaml_chunks import too_long
 from .yaml_edits import encode_part as encode_part
 from .yaml_edits import removal as removal
 from .yaml_edits import typed_name as typed_name
+from .yaml_open import empty_value_at as empty_value_at
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,10 @@ def _extract(text: str) -> list[ValueSpan]:
     root = src.parse("yaml").root_node
     flavours = {doc.id: flavour(src, doc) for doc in root.named_children}
     spans = env_spans(src, root, flavours) + code_spans(src, root, flavours)
+    if root.has_error and too_long(text):  # tree-sitter-yaml reads 32,767 rows
+        from .yaml_chunks import chunked_spans
+
+        spans = chunked_spans(text)
     if root.has_error:  # a quote left open while typing: found in the text
         from .yaml_open import open_spans
 

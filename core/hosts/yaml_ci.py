@@ -7,8 +7,11 @@ workflow-syntax#jobsjob_idstepsshell): a step runs its ``run:`` with its ``shell
 the job's then the workflow's ``defaults.run.shell``, else bash on a Linux or macOS runner
 (pwsh on Windows). Only ``bash`` and ``sh`` shells are read (custom ``bash -e {0}``
 too); a ``runs-on`` that is an expression or names Windows leaves the default unknown and
-the step unread. ``${{ ... }}`` is replaced by the runner before the shell runs: in the
-code given to the shell host it becomes ``${__gha_expr}`` (an expansion, so a value
+the step unread. A job without ``runs-on`` (a workflow being written, or one without
+``on:``: a document whose ``jobs`` have ``steps`` with ``run:``) is taken as bash unless
+its text says ``win``, ``pwsh``, ``powershell``, ``cmd`` or ``${{``.
+``${{ ... }}`` is replaced by the runner before the shell runs: in the code given to the
+shell host it becomes ``${__gha_expr}`` (an expansion, so a value
 holding it is not static; each of its code points maps to the whole expression), and a
 value holding an expression inside single quotes is made non-static too.
 
@@ -131,7 +134,15 @@ def _job_shell_ok(src: Source, job: tree_sitter.Node, workflow: tree_sitter.Node
         shell = _defaults_shell(src, where)
         if shell is not None:
             return _shell_ok(shell)
-    return _runner_is_posix(src, get(src, job, "runs-on"))
+    runs_on = get(src, job, "runs-on")
+    if runs_on is None:  # a workflow being written: bash unless the job hints otherwise
+        return not _WINDOWS_HINT.search(src.text[src.cp(job.start_byte) : src.cp(job.end_byte)])
+    return _runner_is_posix(src, runs_on)
+
+
+#: Words in a job without ``runs-on`` that may name a Windows runner or shell (its steps
+#: are then not read).
+_WINDOWS_HINT = re.compile(r"win|pwsh|powershell|cmd|\$\{\{", re.I)
 
 
 def _gha_code(code: EmbeddedCode) -> tuple[EmbeddedCode, list[tuple[int, int]]]:

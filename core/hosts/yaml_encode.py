@@ -12,22 +12,24 @@ UNSURE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udf
 
 
 def plain_is_string(value: str) -> bool:
-    """Whether a plain scalar whose decoded text is ``value`` loads as a string.
+    """Whether a plain scalar whose decoded text is ``value`` loads as a string both by
+    YAML 1.1 rules and by the YAML 1.2 core schema (``False`` when either reads it as a
+    null, a bool, a number, ...): Compose (compose-go) and Kubernetes (go-yaml) read
+    ``1e3``, ``0o17`` or ``+1e3`` as numbers where a YAML 1.1 loader reads strings, and
+    a YAML 1.1 loader reads ``yes``, ``on``, ``017``, ``1:30`` as non-strings.
 
-    Asks PyYAML's resolver (``yaml.resolver.Resolver``, the one ``SafeLoader`` uses: YAML
-    1.1 implicit types):
+    YAML 1.1: PyYAML's resolver (``yaml.resolver.Resolver``, the one ``SafeLoader`` uses):
     null (``~``, ``null``, empty), bool (``yes``/``no``/``on``/``off``/``true``/``false``
     in three casings), int (incl. ``0x``, ``0b``, octal ``017``, ``1_000``, sexagesimal
     ``1:30``), float (incl. ``.inf``, ``.nan``, ``1.``), timestamp, merge ``<<`` and value
-    ``=``: all of these are not strings. A YAML 1.2 core-schema loader reads fewer as
-    non-strings (``yes``, ``on``, ``017``, ``1:30`` are strings there).
+    ``=``. YAML 1.2: :func:`core_schema_string`.
     """
     if value in _STRINGS:
         return _STRINGS[value]
     import yaml  # PyYAML: its resolver is the reference for these types (imported on first use)
 
     tag: str = yaml.resolver.Resolver().resolve(yaml.nodes.ScalarNode, value, (True, False))
-    is_str = tag == _STR
+    is_str = tag == _STR and core_schema_string(value)
     if len(_STRINGS) < 4096:
         _STRINGS[value] = is_str
     return is_str
@@ -36,6 +38,32 @@ def plain_is_string(value: str) -> bool:
 _STR = "tag:yaml.org,2002:str"
 #: Answers already given (a document's values repeat).
 _STRINGS: dict[str, bool] = {}
+
+#: The YAML 1.2.2 core schema's tag resolution (https://yaml.org/spec/1.2.2/, section
+#: 10.3.2 "Tag Resolution", its table of regular expressions), written here from that
+#: table: null ``null | Null | NULL | ~`` (and the empty scalar); bool ``true | True |
+#: TRUE | false | False | FALSE``; int ``[-+]? [0-9]+`` (base 10), ``0o [0-7]+`` (base 8),
+#: ``0x [0-9a-fA-F]+`` (base 16); float ``[-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) (
+#: [eE] [-+]? [0-9]+ )?`` (number), ``[-+]? ( \.inf | \.Inf | \.INF )`` (infinity),
+#: ``\.nan | \.NaN | \.NAN`` (not a number). Beyond the table (a reader that parses
+#: integers with Go's ``strconv.ParseInt(s, 0, 64)``, as go-yaml v3 does, also takes a
+#: sign before ``0o``/``0x``): a signed octal or hexadecimal integer is a number too.
+_CORE_NON_STRING = re.compile(
+    r"null|Null|NULL|~"
+    r"|true|True|TRUE|false|False|FALSE"
+    r"|[-+]?[0-9]+"
+    r"|[-+]?0o[0-7]+"
+    r"|[-+]?0x[0-9a-fA-F]+"
+    r"|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?(?:\.inf|\.Inf|\.INF)"
+    r"|\.nan|\.NaN|\.NAN"
+)
+
+
+def core_schema_string(value: str) -> bool:
+    """Whether a plain scalar whose text is ``value`` resolves to a string by the YAML
+    1.2 core schema (see :data:`_CORE_NON_STRING`; the empty scalar is null)."""
+    return bool(value) and _CORE_NON_STRING.fullmatch(value) is None
 
 
 _PLAIN_BAD_FIRST = frozenset("?:,[]{}#&*!|>'\"%@` \t")
@@ -50,8 +78,9 @@ def encode_part(quote: str, value: str) -> str | None:
     value and in flow context: no leading indicator (but ``-`` before a non-space: TORCH_LOGS
     values like ``-dynamo``) or space, no ``": "``, ``" #"``,
     flow indicator, line break or tab, no trailing space or ``:``, and not a null, bool,
-    number or timestamp (:func:`plain_is_string`). ``"'"``: quotes doubled; ``None`` for a
-    line break. ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
+    number or timestamp by YAML 1.1 or 1.2 rules (:func:`plain_is_string`). ``"'"``:
+    quotes doubled; ``None`` for a line break.
+    ``'"'``: ``\\\\``, ``\\"``, ``\\n``, ``\\t`` and ``\\xNN``/``\\uNNNN`` for
     other control characters. ``"|"``/``">"`` (a part of a line of a block scalar, e.g.
     shell code in a ``run: |`` step): the value itself, since a block scalar's line is
     literal; ``None`` for a line break or a tab (they would change the lines' shape: the

@@ -99,3 +99,30 @@ def open_spans(text: str, flavour: str, taken: set[int]) -> list[ValueSpan]:
             )
         )
     return out
+
+
+_EMPTY = re.compile(rf"^(?P<lead>[ \t]*)(?P<key>{_FAMILY})[ \t]*:[ \t]+$", re.M)
+
+
+def empty_value_at(text: str, offset: int) -> str | None:
+    """The variable whose empty plain value the cursor at ``offset`` (code points) is
+    in: a ``KEY: `` line under ``env:``/``environment:``/``variables:`` (less indented),
+    with the cursor after the blank that follows the colon and only blanks or a comment
+    after it on the line. Such a value is null (no span: Compose takes the variable from
+    the shell), but while typing it is where a value goes (completion). ``None``
+    elsewhere."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    m = _EMPTY.match(text, line_start, offset)
+    if m is None:
+        return None
+    line_end = len(text)
+    for stop in ("\n", "\r"):
+        found = text.find(stop, offset)
+        if found >= 0:
+            line_end = min(line_end, found)
+    rest = text[offset:line_end].strip(" \t")
+    if rest and not rest.startswith("#"):
+        return None
+    if _parent(text, line_start, len(m.group("lead"))) is None:
+        return None
+    return m.group("key")

@@ -8,7 +8,8 @@ the tools write them:
   after the first ``=``; an item without ``=`` takes the variable from the shell: no
   span);
 - Kubernetes' ``env: [{name: TORCH_LOGS, value: ...}]`` (``valueFrom``: no span; the
-  span's name is the ``name`` scalar's content);
+  span's name is the ``name`` scalar's content, which may follow the value:
+  ``- value: x`` then ``name: TORCH_LOGS``);
 - GitLab's ``variables: {TORCH_LOGS: {value: ..., description: ..., expand: false}}``.
 
 The value's ``$`` rules and non-string scalars follow the document's flavour
@@ -80,18 +81,21 @@ def value_span(
     value: tree_sitter.Node | None,
     indent: int,
     raw: bool = False,
+    value_first: bool = False,
 ) -> ValueSpan | None:
     """The span of ``variable`` (its name at the document range ``name``) whose value is
     the node ``value`` (``block_node``/``flow_node``) of a ``flavour`` document; ``indent``:
     the column of the entry (block scalars); ``raw``: GitLab ``expand: false``. ``None``
-    when nothing is set there (null, a collection, a non-string the reader rejects)."""
+    when nothing is set there (null, a collection, a non-string the reader rejects).
+    ``value_first``: the value may stand before its name (a Kubernetes item written
+    ``- value: ...`` then ``name: ...``: the span's name then follows its value)."""
     found = inner(value)
     node = found.node
     if node is None:
         return None
     start, end = src.cp(node.start_byte), src.cp(node.end_byte)
-    if start < name[1]:
-        return None  # a value before its name (a Kubernetes item written value-first)
+    if start < name[1] and not (value_first and end <= name[0]):
+        return None  # a value overlapping its name
     if found.alias or found.tagged:
         return _unknown(variable, name, start, end)
     if node.type in MAPPINGS and flavour == GITLAB:
@@ -204,9 +208,8 @@ def _named_item(src: Source, flavour: str, item: tree_sitter.Node) -> ValueSpan 
     value = get(src, entry, "value")
     if value is None:
         return None
-    return value_span(
-        src, flavour, sc.value, (sc.content_start, sc.content_end), value, column(src, entry)
-    )
+    name = (sc.content_start, sc.content_end)
+    return value_span(src, flavour, sc.value, name, value, column(src, entry), value_first=True)
 
 
 def env_spans(src: Source, root: tree_sitter.Node, flavours: dict[int, str]) -> list[ValueSpan]:

@@ -178,16 +178,28 @@ GITLAB_GLOBAL = frozenset(
 _SCRIPTS = ("script", "before_script", "after_script")
 
 
+def _has_run_steps(src: Source, jobs: tree_sitter.Node) -> bool:
+    """Whether the ``jobs:`` pair holds a job whose ``steps:`` list has a ``run:`` item."""
+    for job in pairs(mapping_of(jobs.child_by_field_name("value"))):
+        steps = inner(get(src, mapping_of(job.child_by_field_name("value")), "steps"))
+        if steps.node is None or steps.node.type not in SEQUENCES:
+            continue
+        if any(get(src, mapping_of(step), "run") is not None for step in items(steps.node)):
+            return True
+    return False
+
+
 def flavour(src: Source, document: tree_sitter.Node) -> str:
     """The flavour of a document from its top-level keys: ``services`` -> Compose;
-    ``jobs`` with ``on`` (or ``runs`` holding ``steps``: a composite action) -> GitHub
-    Actions; ``apiVersion`` with ``kind`` -> Kubernetes; ``stages`` or a top-level job
+    ``jobs`` with ``on`` or with a job's ``steps:`` holding a ``run:`` (or ``runs``
+    holding ``steps``: a composite action) -> GitHub Actions;
+    ``apiVersion`` with ``kind`` -> Kubernetes; ``stages`` or a top-level job
     with a ``script`` -> GitLab CI (before Compose: GitLab has a global ``services``);
     else generic YAML."""
     top = {key_of(src, pair): pair for pair in top_mapping(document)}
     if "apiVersion" in top and "kind" in top:
         return KUBERNETES
-    if "jobs" in top and "on" in top:
+    if "jobs" in top and ("on" in top or _has_run_steps(src, top["jobs"])):
         return ACTIONS
     runs = top.get("runs")
     if runs is not None and get(src, mapping_of(runs.child_by_field_name("value")), "steps"):

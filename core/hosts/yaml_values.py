@@ -30,7 +30,11 @@ Non-strings: a plain scalar that YAML resolves to a number, a boolean or null
 (:func:`.yaml_scalars.plain_is_string`). Compose, GitHub Actions and GitLab turn a
 number into a string (a decimal integer is kept as written; other forms are left
 unknown); booleans are left unknown (old Compose rejects them, readers spell them
-differently); null means "no value here" (Compose takes the variable from the shell):
+differently) but Compose's lowercase ``true``/``false``: the Compose file reference
+(https://docs.docker.com/reference/compose-file/services/#environment) takes "string,
+number, boolean" values and compose-go (v2) prints a boolean as Go does (``true``,
+``false``: the text as written); null means "no value here" (Compose takes the
+variable from the shell):
 no span. Kubernetes rejects a non-string ``value`` (its API type is string) and a
 generic file's reader is unknown: no span.
 """
@@ -55,6 +59,8 @@ def non_string(flavour: str, text: str) -> str | bool | None:
     nothing is set or the file is rejected (no span)."""
     if text in _NULL or flavour not in (COMPOSE, ACTIONS, GITLAB):
         return False
+    if flavour == COMPOSE and text in ("true", "false"):
+        return text  # compose-go: a boolean becomes "true"/"false" (see the docstring)
     return text if _DECIMAL.fullmatch(text) else None
 
 

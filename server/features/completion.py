@@ -91,6 +91,15 @@ def _after_trailing_blanks(state: DocumentState, offset: int) -> ValueSpan | Non
     return None
 
 
+def _empty_value_at(state: DocumentState, offset: int) -> str | None:
+    """The variable whose empty value the cursor is in, where the host has such values
+    without a span (YAML's ``TORCH_LOGS: ``, a null: ``empty_value_at``), else ``None``."""
+    module = host_module(state.host) if state.host is not None else None
+    find = getattr(module, "empty_value_at", None)
+    found = find(state.text, offset) if find is not None else None
+    return found if isinstance(found, str) else None
+
+
 def variable_completions(
     state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
 ) -> types.CompletionList | None:
@@ -196,6 +205,11 @@ def answer(
     """What the server sends for :func:`completions`: the same list, except that names
     in a TORCH_LOGS value come as :class:`NameCompletions`, which encode themselves."""
     span = state.span_at(offset) or _after_trailing_blanks(state, offset)
+    if span is None and _empty_value_at(state, offset) == "TORCH_LOGS":
+        here = state.mapper.position(offset)  # `TORCH_LOGS: |` in YAML: a null until typed
+        return NameCompletions(
+            _CATALOGS.get(registry, locale, markdown), set(), types.Range(start=here, end=here)
+        )
     if span is None:  # a set_logs(...) keyword or value (Python), else a variable name
         found = set_logs_ide.completions(state, offset, registry, locale, markdown)
         return found or variable_completions(state, offset, registry, locale, markdown)

@@ -156,7 +156,7 @@ def test_compose_list_and_mapping_forms_and_interpolation() -> None:
         ("TORCH_LOGS_OUT", "/tmp/a$", "TORCH_LOGS_OUT", "/tmp/a$"),  # not a variable: kept
         ("TORCH_COMPILE_DEBUG", "1", "TORCH_COMPILE_DEBUG", "1"),
         # TORCH_TRACE: null -> from the shell, no span
-        ("TORCH_LOGS_TRACE_ID_FILTER", None, "TORCH_LOGS_TRACE_ID_FILTER", "true"),
+        ("TORCH_LOGS_TRACE_ID_FILTER", "true", "TORCH_LOGS_TRACE_ID_FILTER", "true"),  # compose-go
         ("TORCH_LOGS_FORMAT", None, "TORCH_LOGS_FORMAT", "*fmt"),  # an alias
     ]
     out = extract("yaml", COMPOSE)[1]
@@ -197,7 +197,7 @@ def test_kubernetes_items_and_a_generic_second_document() -> None:
         ("TORCH_TRACE", None, "TORCH_TRACE", "$(HOME)/trace"),
         ("TORCH_LOGS_FORMAT", "$(levelname)s $x", "TORCH_LOGS_FORMAT", "$$(levelname)s $x"),
         # value: 1 is rejected by the API server (a string field): no span
-        # a value written before its name: not read
+        ("TORCH_LOGS", "guards", "TORCH_LOGS", "guards"),  # a value written before its name
         ("TORCH_LOGS", None, "TORCH_LOGS", "$HOME"),  # generic YAML: any `$` is unknown
         # generic YAML: a number is not a string for an unknown reader: no span
         ("TORCH_TRACE", "/tmp/t", "TORCH_TRACE", "/tmp/t"),
@@ -578,3 +578,95 @@ def test_example_values_as_torch_reads_them(path: str, accepted: bool) -> None:
     assert (done.returncode == 0) is accepted, done.stderr[-500:]
     if not accepted:
         assert b"Invalid log settings" in done.stderr
+
+
+@pytest.mark.parametrize("number", ["1e3", "1E3", "+1e3", "0o17", "0x1F", ".inf"])
+def test_a_fix_never_leaves_a_yaml_1_2_number_bare(number: str) -> None:
+    """``TORCH_LOGS: 1e3,`` fixed to ``1e3``: a string for PyYAML (YAML 1.1) but a float for
+    go-yaml (Compose, Kubernetes: YAML 1.2 core schema), so the fix quotes it; the single
+    fix and fix-all write the same."""
+    from torch_logs_lsp.core.checker import check_text
+    from torch_logs_lsp.core.fixer import fix_document, span_fixes
+    from torch_logs_lsp.core.registry import load_registry
+
+    reg = load_registry()
+    text = f"services:\n  a:\n    environment:\n      TORCH_LOGS: {number},\n"
+    want = f"services:\n  a:\n    environment:\n      TORCH_LOGS: '{number}'\n"
+    assert fix_document(text, "yaml", reg)[0] == want
+    ((span, analysis),) = check_text(text, "yaml", reg)
+    assert analysis is not None
+    (fix,) = [f for f in span_fixes("yaml", text, span, analysis, reg) if f.safe]
+    assert len(fix.edits) == 1
+    assert text[: fix.edits[0].start] + fix.edits[0].new_text + text[fix.edits[0].end :] == want
+    assert values(f"services:\n  a:\n    environment:\n      TORCH_LOGS: {number}\n") == [
+        ("TORCH_LOGS", None)  # a number compose-go reads as a float: not known here
+    ]
+
+
+K8S_ENV = "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      env:\n"
+
+
+def test_kubernetes_value_first_flow_items_and_escaped_dollars() -> None:
+    text = K8S_ENV + '        - value: "++dynamo,"\n          name: TORCH_LOGS\n'
+    assert read(text) == [("TORCH_LOGS", "++dynamo,", "TORCH_LOGS", "++dynamo,")]
+    (span,) = extract("yaml", text)
+    assert span.raw_end <= span.name_start  # the name follows its value
+    assert removal_edit("yaml", text + "        - name: B\n          value: x\n", span)
+    flow = K8S_ENV + '        - {name: TORCH_LOGS, value: "++dynamo,"}\n'
+    assert values(flow) == [("TORCH_LOGS", "++dynamo,")]
+    escaped = K8S_ENV + '        - name: TORCH_LOGS\n          value: "$$(X),dynamo"\n'
+    (span,) = extract("yaml", escaped)
+    assert span.value == "$(X),dynamo"
+    first = escaped.index("$$")
+    assert (span.char_starts[0], span.char_ends[0]) == (first, first + 2)  # `$$` is one `$`
+    assert values(K8S_ENV + '        - value: "$(X)"\n          name: TORCH_LOGS\n') == [
+        ("TORCH_LOGS", None)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("jobs:\n  a:\n    steps:\n      - run: TORCH_LOGS=++dynamo python t.py\n", "++dynamo"),
+        (  # `on:` but no `runs-on:` yet
+            "on: push\njobs:\n  a:\n    steps:\n      - run: TORCH_LOGS=++dynamo python t.py\n",
+            "++dynamo",
+        ),
+        (
+            "runs:\n  using: composite\n  steps:\n"
+            "    - run: TORCH_LOGS=++dynamo python t.py\n      shell: bash\n",
+            "++dynamo",
+        ),
+        ("jobs:\n  a:\n    steps:\n      - run: TORCH_LOGS=x\n        shell: pwsh\n", None),
+        ("jobs:\n  a:\n    executor: win/default\n    steps:\n      - run: TORCH_LOGS=x\n", None),
+        ("jobs:\n  a:\n    steps:\n      - script: TORCH_LOGS=x\n", None),
+    ],
+)
+def test_workflow_without_on_or_runs_on(text: str, value: str | None) -> None:
+    assert values(text) == ([("TORCH_LOGS", value)] if value is not None else [])
+
+
+@pytest.mark.parametrize(("raw", "value"), [("true", "true"), ("false", "false"), ("True", None)])
+def test_compose_booleans(raw: str, value: str | None) -> None:
+    text = f"services:\n  a:\n    environment:\n      TORCH_LOGS: {raw}\n"
+    assert values(text) == [("TORCH_LOGS", value)]
+    assert values(K8S_ENV + f"        - name: TORCH_LOGS\n          value: {raw}\n") == []
+
+
+def test_values_after_row_32767_are_read_in_chunks(caplog: pytest.LogCaptureFixture) -> None:
+    """tree-sitter-yaml gives one ERROR node past row 32,767: such a file is read in
+    chunks cut at column-0 lines (the Compose `$$` rule of its first chunk kept), logged
+    once per document."""
+    filler = "".join(f"k{i}: v\n" for i in range(33000))
+    text = (
+        "services:\n  a:\n    environment:\n      TORCH_LOGS: $$x\n"
+        + filler
+        + "env:\n  TORCH_LOGS: a$$b\n---\nother:\n  env:\n    TORCH_LOGS: $$c\n"
+    )
+    with caplog.at_level(logging.INFO):
+        spans = extract("yaml", text)
+        extract("yaml", text)
+    check_spans(text, spans)
+    assert [s.value for s in spans] == ["$x", "a$b", None]  # the last document: generic
+    assert text[spans[1].content_start : spans[1].content_end] == "a$$b"
+    assert sum("read in chunks" in r.getMessage() for r in caplog.records) == 1

@@ -19,6 +19,7 @@ from hypothesis.errors import InvalidArgument
 from torch_logs_lsp.core.hosts._ts import Source
 from torch_logs_lsp.core.hosts.yaml_scalars import (
     Scalar,
+    core_schema_string,
     decode_scalar,
     encode_part,
     plain_is_string,
@@ -363,6 +364,8 @@ def test_encode_part_examples() -> None:
     assert encode_part("", "+dynamo,inductor") is None  # a flow indicator
     assert encode_part("", "-dynamo") == "-dynamo" and encode_part("", "- x") is None
     assert encode_part("", "yes") is None and encode_part("", "1:30") is None
+    for number in ("1e3", "1E3", "+1e3", "0o17", "0x1f", ".inf", "-.Inf", ".NAN", "+12"):
+        assert encode_part("", number) is None, number  # a YAML 1.2 number: quoted
     assert encode_part("'", "it's") == "it''s"
     assert encode_part('"', 'a"\\\n\t\x01') == 'a\\"\\\\\\n\\t\\x01'
 
@@ -378,7 +381,10 @@ def test_plain_is_string_agrees_with_pyyaml(value: str) -> None:
     want = loaded(f"k: {value}\n")
     if want is Exception or (value.startswith(("-", ":")) and value[1:2] in ("", " ")):
         return
-    assert plain_is_string(value) == isinstance(want, str), (value, want)
+    if not isinstance(want, str):
+        assert not plain_is_string(value), (value, want)
+    else:  # a YAML 1.1 string: a string here when the 1.2 core schema agrees
+        assert plain_is_string(value) == core_schema_string(value), (value, want)
 
 
 @pytest.mark.parametrize(
@@ -395,12 +401,23 @@ def test_plain_is_string_agrees_with_pyyaml(value: str) -> None:
         ("2001-12-14", False),
         ("<<", False),
         ("=", False),
-        ("1e5", True),
+        ("1e5", False),  # YAML 1.2 core schema: a float (PyYAML: a string)
+        ("1E3", False),
+        ("+1e3", False),
+        ("-.5e-3", False),
+        ("0o17", False),  # YAML 1.2: octal
+        ("-0x1F", False),  # go-yaml v3 (Go's ParseInt): signed hexadecimal
+        (".NaN", False),
+        ("TRUE", False),
         ("inductor", True),
         ("+dynamo", True),
         ("1.2.3", True),
         ("yess", True),
-        ("0o17", True),
+        ("0o18", True),
+        ("1e", True),
+        ("1e3x", True),
+        ("..5", True),
+        (".nAn", True),
     ],
 )
 def test_plain_is_string_examples(value: str, is_str: bool) -> None:

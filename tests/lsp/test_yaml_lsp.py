@@ -4,6 +4,7 @@ and UTF-8 after an emoji), hover, and a quick fix applied and re-checked."""
 
 from __future__ import annotations
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -82,3 +83,66 @@ async def test_completion_while_typing_in_compose(vscode: LanguageClient):
     names = await complete(vscode, uri, 4, 12)  # a key under environment:
     assert isinstance(names, types.CompletionList)
     assert {"TORCH_LOGS_OUT", "TORCH_TRACE"} <= {i.label for i in names.items}
+
+
+RUN = "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+
+
+@pytest.mark.parametrize(
+    ("uri", "text", "fixed"),
+    [
+        (
+            URI,
+            RUN + "      - run: export TORCH_LOGS=++dynamo,\n",
+            {"TL105": "TORCH_LOGS=+dynamo,\n", "TL104": "TORCH_LOGS=++dynamo\n"},
+        ),
+        (
+            URI,
+            RUN + "      - run: TORCH_LOGS=' dynamo' python t.py\n",
+            {"TL101": "TORCH_LOGS='dynamo' python t.py\n"},
+        ),
+        (
+            "file:///work/project/.gitlab-ci.yml",
+            'build:\n  script:\n    - TORCH_LOGS="++dynamo," python t.py\n',
+            {
+                "TL105": 'TORCH_LOGS="+dynamo," python t.py\n',
+                "TL104": 'TORCH_LOGS="++dynamo" python t.py\n',
+            },
+        ),
+    ],
+)
+async def test_quick_fixes_inside_plain_scalar_shell_code(
+    vscode: LanguageClient, uri: str, text: str, fixed: dict[str, str]
+):
+    """Each diagnostic in shell code held by a plain (or quoted) YAML scalar has its quick
+    fix (a deletion inside the value: it used to find no encoding and give ``[]``)."""
+    diags = await open_and_wait(vscode, uri, text)
+    assert sorted(str(d.code) for d in diags) == sorted(fixed)
+    for diag in diags:
+        found = await actions(vscode, uri, diag.range, [diag])
+        quick = [a for a in found if a.kind == types.CodeActionKind.QuickFix]
+        assert quick, diag.code
+        new = apply(text, uri, quick[0].edit)
+        assert new.endswith(fixed[str(diag.code)]), (diag.code, new)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["      TORCH_LOGS: ", "      TORCH_LOGS:  # logs"],
+)
+async def test_completion_in_an_empty_plain_value(vscode: LanguageClient, line: str):
+    """``TORCH_LOGS: `` is a null (no span) until a value is typed: completion there
+    offers the names, inserted at the cursor."""
+    uri = "file:///work/project/compose.yaml"
+    text = f"services:\n  train:\n    environment:\n{line}\n      B: x\n"
+    await open_and_wait(vscode, uri, text)
+    col = len("      TORCH_LOGS: ")
+    result = await complete(vscode, uri, 3, col)
+    assert isinstance(result, types.CompletionList)
+    by_label = {i.label: i for i in result.items}
+    assert "dynamo" in by_label
+    edit = by_label["dynamo"].text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert (edit.range.start.line, edit.range.start.character) == (3, col)
+    assert edit.range.end == edit.range.start
+    assert not await complete(vscode, uri, 4, 9)  # `B: x`: no value of ours
