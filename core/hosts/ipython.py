@@ -1,0 +1,323 @@
+"""The IPython host: one **code cell** of a Jupyter notebook, as IPython 9 runs it.
+
+The ``.ipynb`` FILE (its JSON, the cell order, positions ``path:cell N:row:col``) is read
+by ``core/notebook.py``; a cell's text by this host. Editors open a notebook's cells as
+documents of their own whose URI path is the notebook's path
+(``vscode-notebook-cell:/x/nb.ipynb#W2sZmlsZQ%3D%3D``), so a document named ``*.ipynb``
+is a cell here (:func:`detect_name`); notebook JSON given as a cell reads as nothing.
+
+What a cell holds (measured with IPython as the oracle in
+``tests/hosts/test_ipython_host.py``):
+
+- ``%env NAME=value``, ``%env NAME value``, ``%set_env``: a value set in the kernel's
+  process, verbatim (:mod:`.ipython_values`);
+- ``!cmd``, ``!!cmd``, ``a = !cmd``: shell code (:func:`.embedded.shell_spans`), after
+  IPython's ``$name``/``{expr}`` expansion;
+- a cell starting with ``%%bash``, ``%%sh``, ``%%script bash`` or ``%%script sh``: its
+  body is a shell script; ``%%time``, ``%%timeit`` and ``%%capture`` run their body as a
+  cell; any other cell magic (``%%writefile``, ``%%html``) is not code here;
+- everything else is Python, read by the Python host on the cell's *view*: the cell with
+  IPython's syntax replaced by Python of the same length (:mod:`.ipython_escapes`), so
+  ``os.environ`` writes, ``set_logs(...)`` calls and the import order (TL501) work and
+  every offset is the cell's.
+
+All offsets are **code points into the document text** (the cell).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shlex
+from typing import TYPE_CHECKING, NamedTuple
+
+from . import python
+from .base import ValueSpan, names_family
+from .embedded import EmbeddedCode
+from .incremental import DocumentCache
+from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts
+from .ipython_escapes import Escape, _dedented, _lines, read_cell
+from .ipython_values import LINE_ENDS, bang_spans, cell_spans, env_span
+from .ipython_values import encode_part as encode_part
+
+if TYPE_CHECKING:
+    from ..set_logs_call import SetLogsCall
+    from ..set_logs_site import SetLogsSite
+    from ..set_logs_source import SetLogsSource
+    from .typographic import QuoteFinding
+
+log = logging.getLogger(__name__)
+
+HOST = "ipython"
+DESCRIPTION = "notebook cells (IPython)"
+LANGUAGE_IDS: tuple[str, ...] = ()  # cells have languageId "python": the URI decides
+COMMENT = "#"
+NEVER_SET: str | None = None  # an open quote in Python or shell code: those hosts decide
+STRIPS_TRAILING_BLANKS = True  # a `%env` value: the input transformer strips them
+
+#: Cell magics whose body is a shell script read from stdin (``ScriptMagics``).
+SHELL_CELLS = frozenset({"bash", "sh"})
+#: Cell magics that run their body as a cell in this process (``ExecutionMagics``).
+PYTHON_CELLS = frozenset({"time", "timeit", "capture"})
+#: ``ScriptMagics`` options (``--out x``, ``--bg``): they do not change the script.
+_SCRIPT_FLAGS = frozenset({"--bg", "--no-raise-error"})
+_SCRIPT_OPTIONS = frozenset({"--out", "--err", "--proc"})
+_SHELLS = frozenset({"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/sh"})
+_MAX_DEPTH = 8  # `%%time` inside `%%capture` inside ...
+_NOTEBOOK_JSON = re.compile(r'\A\s*\{\s*"(?:cells|metadata|nbformat(?:_minor)?)"\s*:')
+
+
+def detect_name(name: str) -> bool:
+    """``*.ipynb``: an editor's cell document carries its notebook's path (the notebook
+    FILE itself is read by ``core/notebook.py``, never through this host)."""
+    return name.lower().endswith(".ipynb")
+
+
+def detect_content(name: str, head: str) -> bool:
+    """Never: a cell is known by its notebook's name."""
+    return False
+
+
+may_hold_values = names_family
+path_facts = no_path_facts  # a kernel runs here, in the notebook's directory
+
+
+class Reading(NamedTuple):
+    """A cell as read: the Python ``view`` (same length), this host's own spans (``%env``
+    and shell values, document order) and the escapes found (document order)."""
+
+    view: str
+    own: list[ValueSpan]
+    escapes: list[Escape]
+
+
+def _blank(text: str) -> str:
+    """``text`` with every code point but line breaks replaced by a blank."""
+    return "".join(c if c in LINE_ENDS else " " for c in text)
+
+
+def _shell_magic(magic: str, args: str) -> bool:
+    """Whether ``%%magic args`` runs its body with bash or sh."""
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        return False
+    rest: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] in _SCRIPT_FLAGS:
+            i += 1
+        elif words[i] in _SCRIPT_OPTIONS:
+            i += 2
+        elif words[i].startswith("-"):
+            return False  # an option the magic refuses, or that changes the script
+        else:
+            rest.append(words[i])
+            i += 1
+    if magic in SHELL_CELLS:
+        return not rest
+    return magic == "script" and len(rest) == 1 and rest[0] in _SHELLS
+
+
+def _read(text: str, base: int, depth: int) -> Reading:
+    lines = _lines(text)
+    first = next((i for i, line in enumerate(lines) if line and not line.isspace()), None)
+    if first is not None:
+        cuts = _dedented(lines[first:])
+        head = lines[first][cuts[0] :] if cuts is not None else ""
+        if head.startswith("%%") and not re.match(r"%%\w+\?", head):
+            return _cell_magic(text, base, depth, lines, first, cuts or [])
+    cell = read_cell(text, base)
+    if cell is None:
+        return Reading(_blank(text), [], [])
+    own: list[ValueSpan] = []
+    for esc in cell.escapes:
+        if esc.kind in ("!", "!!", "=!"):
+            own += bang_spans(esc.code)
+        elif esc.kind in ("%", "=%"):
+            name, sep, _ = esc.code.text.partition(" ")
+            if name in ("env", "set_env") and sep:
+                k = len(name) + 1
+                args = EmbeddedCode(
+                    esc.code.text[k:], esc.code.starts[k:], esc.code.ends[k:], esc.code.end, ""
+                )
+                found = env_span(args)
+                own += [found] if found is not None else []
+    return Reading(cell.view, own, cell.escapes)
+
+
+def _cell_magic(
+    text: str, base: int, depth: int, lines: list[str], first: int, cuts: list[int]
+) -> Reading:
+    head = lines[first][cuts[0] :]
+    magic, _, args = head[2:].rstrip().partition(" ")
+    head_end = sum(len(line) for line in lines[: first + 1])
+    if magic in PYTHON_CELLS and depth < _MAX_DEPTH and not any(cuts) and head_end < len(text):
+        inner = _read(text[head_end:], base + head_end, depth + 1)
+        return Reading(_blank(text[:head_end]) + inner.view, inner.own, inner.escapes)
+    if not _shell_magic(magic, args):
+        return Reading(_blank(text), [], [])
+    chars: list[str] = []
+    starts: list[int] = []
+    pos = head_end
+    for line, cut in zip(lines[first + 1 :], cuts[1:], strict=True):
+        for k in range(cut, min(len(line), len(text) - pos)):
+            chars.append(line[k])
+            starts.append(base + pos + k)
+        pos += len(line)
+    code = EmbeddedCode("".join(chars), starts, [s + 1 for s in starts], base + len(text), None)
+    return Reading(_blank(text), cell_spans(code), [])
+
+
+_last: list[tuple[str, Reading]] = []
+
+
+def read(text: str) -> Reading:
+    """The cell ``text`` as read (the last few readings are remembered: the server asks
+    for the spans, the notes and the fixes of one version in a row). Never raises: a
+    failure reads as nothing (logged)."""
+    for seen, found in _last:
+        if seen is text or seen == text:
+            return found
+    if _NOTEBOOK_JSON.match(text):
+        found = Reading(_blank(text), [], [])  # a notebook FILE is core/notebook.py's
+    else:
+        try:
+            found = _read(text, 0, 0)
+        except Exception:  # bad input never crashes the server
+            log.exception("ipython: reading a cell failed")
+            found = Reading(_blank(text), [], [])
+    _last[:] = [(text, found), *_last[:1]]
+    return found
+
+
+def _rehosted(span: ValueSpan) -> ValueSpan:
+    return ValueSpan(
+        span.variable,
+        HOST,
+        span.name_start,
+        span.name_end,
+        span.value,
+        span.char_starts,
+        span.char_ends,
+        span.content_start,
+        span.content_end,
+        span.raw_start,
+        span.raw_end,
+        span.quote,
+        span.terminated,
+    )
+
+
+def _python_spans(view: str) -> list[ValueSpan]:
+    return python.extract(view) if names_family(view) else []
+
+
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+    """The value spans of the cell ``text`` in document order: the Python host's (on
+    the view; their :attr:`~ValueSpan.host` is ``"ipython"``) and this host's own
+    (``%env`` values with quote ``""``; shell values with a layered quote whose outer
+    layer is ``"!"`` or ``"%%"``, see :mod:`.ipython_values`). ``cache`` is not used.
+    Never raises."""
+    if cache is not None:
+        cache.reset()
+    if not names_family(text):
+        return []
+    reading = read(text)
+    merged = [_rehosted(s) for s in _python_spans(reading.view)] + reading.own
+    merged.sort(key=lambda s: s.name_start)
+    out: list[ValueSpan] = []
+    for span in merged:
+        if not out or span.name_start > out[-1].name_start:
+            out.append(span)
+    return out
+
+
+def _split(text: str, spans: list[ValueSpan]) -> tuple[str, list[int], list[int]]:
+    """The view, and the indexes into ``spans`` of the Python host's spans and of this
+    host's own."""
+    reading = read(text)
+    own = set(reading.own)
+    mine = [i for i, s in enumerate(spans) if s in own]
+    taken = set(mine)
+    return reading.view, [i for i in range(len(spans)) if i not in taken], mine
+
+
+def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """The Python host's TL501 notes on the view, and TL501 for a ``%env`` line after
+    an unconditional ``import torch`` of the cell (see :mod:`.ipython_order`)."""
+    from .ipython_order import late_env
+
+    view, py, mine = _split(text, spans)
+    out = [
+        Note(py[n.span_index], n.code, n.message)
+        for n in python.notes(view, [spans[i] for i in py])
+    ]
+    return out + late_env(text, view, spans, mine, read(text).escapes)
+
+
+def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+    """The Python host's overwritten values on the view, unless IPython syntax (a
+    command that may read the first value) stands between the two."""
+    view, py, _ = _split(text, spans)
+    escapes = read(text).escapes
+    out = []
+    for o in python.overwritten(view, [spans[i] for i in py]):
+        dead, live = spans[py[o.dead]], spans[py[o.live]]
+        if not any(dead.raw_end <= e.start < live.name_start for e in escapes):
+            out.append(Overwrite(py[o.dead], py[o.live], o.why))
+    return out
+
+
+def set_logs_calls(text: str) -> list[SetLogsCall]:
+    """The Python host's ``set_logs(...)`` calls of the view."""
+    return python.set_logs_calls(read(text).view) if "set_logs" in text else []
+
+
+def set_logs_source(text: str) -> SetLogsSource | None:
+    """The Python host's answer on the view."""
+    return python.set_logs_source(read(text).view)
+
+
+def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
+    """The Python host's answer on the view."""
+    return python.set_logs_site(read(text).view, offset) if "set_logs" in text else None
+
+
+def quote_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
+    """The Python host's findings on the view for its spans; a typographic quote in a
+    ``%env`` or shell value is kept in the value (:func:`.typographic.in_value`)."""
+    from .typographic import in_value
+
+    view, py, mine = _split(text, spans)
+    out = python.quote_findings(view, [spans[i] for i in py])
+    return out + [f for i in mine if (f := in_value(text, spans[i], False)) is not None]
+
+
+def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """A ``%env`` line at the cell's top level (not indented, not continued): the whole
+    line. ``None`` for anything else."""
+    if span not in set(read(text).own) or span.quote != "":
+        return None
+    for esc in read(text).escapes:
+        if esc.kind != "%" or not esc.start <= span.name_start < esc.end:
+            continue
+        ls = max(text.rfind(c, 0, esc.start) for c in "\n\r") + 1
+        if ls != esc.start or "\\" in text[esc.start : esc.end]:
+            return None
+        end = esc.end
+        end += 2 if text.startswith("\r\n", end) else 1 if end < len(text) else 0
+        return ("Remove the %env line", TextEdit(ls, end, ""))
+    return None
+
+
+_ENV_TYPED = re.compile(r"^[ \t]*%(?:env|set_env) +([A-Za-z_][A-Za-z0-9_]*)?$")
+
+
+def typed_name(text: str, offset: int) -> str | None:
+    """A name typed after ``%env `` (or ``%set_env ``); elsewhere the Python host's
+    answer (a key string of ``os.environ[...]``)."""
+    m = _ENV_TYPED.match(line_before(text, offset))
+    if m is not None:
+        return m.group(1) or ""
+    return python.typed_name(read(text).view, offset)
