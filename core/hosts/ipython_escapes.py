@@ -254,7 +254,8 @@ class _Reader:
             fill = " " * max(n, 0)
             if r == row and n > 0:
                 fill = ("_()" + " " * (n - 3)) if n >= 3 else ("0" + " " * (n - 1))
-            self.lines[r] = body[:c0] + fill + ("\\" if cont else "") + line[len(body) :]
+            # IPython's new line ends with "\n" (a lone CR or CRLF before it: same tokens)
+            self.lines[r] = body[:c0] + fill + ("\\" if cont else "") + "\n"
 
     def step(self) -> bool:
         """One ``do_one_token_transform``; ``False`` when nothing more is transformed."""
@@ -361,7 +362,8 @@ def _read(text: str, base: int) -> Cell | None:
     else:
         return None  # IPython raises RuntimeError: the cell does not run
     view = "".join(lines[:first]) + "".join(
-        line[:cut] + new for line, cut, new in zip(body, cuts, reader.lines, strict=True)
+        line[:cut] + _body(new) + line[len(_body(line)) :]
+        for line, cut, new in zip(body, cuts, reader.lines, strict=True)
     )
     return Cell(view[: len(text)], sorted(reader.escapes, key=lambda e: e.start))
 
