@@ -37,6 +37,7 @@ from .embedded import EmbeddedCode
 from .incremental import DocumentCache
 from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts
 from .ipython_escapes import Escape, _dedented, _lines, read_cell
+from .ipython_order import torch_imported as torch_imported_in
 from .ipython_values import LINE_ENDS, bang_spans, cell_spans, env_span
 from .ipython_values import encode_part as encode_part
 
@@ -254,6 +255,25 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
         for n in python.notes(view, [spans[i] for i in py])
     ]
     return out + late_env(text, view, spans, mine, read(text).escapes)
+
+
+def torch_imported(text: str) -> int | None:
+    """For the notebook reader (the cell order): where the cell's first unconditional
+    top-level ``import torch`` ends (a code point offset into the cell), or ``None``."""
+    return torch_imported_in(read(text).view) if "torch" in text else None
+
+
+def late_after_earlier_import(text: str, spans: list[ValueSpan]) -> list[int]:
+    """For the notebook reader (the cell order): the indexes into ``spans``
+    (``extract(text)``) of the values this cell sets in the kernel's process that torch
+    no longer reads when an earlier cell imported it (TL501's rules: top-level
+    ``%env`` lines, ``os.environ`` writes at the cell's top level or in a function it
+    calls, unless ``_init_logs``/``set_logs`` reads them again later in the cell; ``!``
+    commands and ``%%bash`` cells start new processes and never count). Never raises."""
+    from .ipython_order import late_after_earlier_import as late
+
+    view, _, mine = _split(text, spans)
+    return late(text, view, spans, mine, read(text).escapes)
 
 
 def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:

@@ -66,3 +66,51 @@ def late_env(
 
 
 __all__ = ["late_env"]
+
+
+# -- across cells (for the notebook reader, core/notebook.py) ---------------------------
+
+#: What an earlier cell that imported torch looks like to the rules above.
+_EARLIER = "import torch\n"
+
+
+def torch_imported(view: str) -> int | None:
+    """Where the first unconditional top-level ``import torch``/``from torch ...`` of a
+    cell's Python view ends (a code point offset), or ``None``. Never raises."""
+    if not _imports_torch(view):
+        return None
+    try:
+        src = Source(view, lone_cr_is_lf=True)
+        imported = _torch_import(src.data, src.parse("python").root_node)
+    except Exception:  # a bug must not cost the other checks
+        log.exception("ipython: reading the import order failed")
+        return None
+    return None if imported is None else src.cp(imported.end_byte)
+
+
+def late_after_earlier_import(
+    text: str, view: str, spans: list[ValueSpan], mine: list[int], escapes: list[Escape]
+) -> list[int]:
+    """The indexes of ``spans`` (a cell's, ``mine`` its ``%env`` and shell spans) whose
+    value is set in the kernel's process where torch, imported by an earlier cell, no
+    longer reads it: the rules of TL501 (:func:`late_env`, :func:`.python_order.late_writes`)
+    as if the cell started with ``import torch``. Never raises."""
+    from .python_order import late_writes
+
+    n = len(_EARLIER)
+    moved = [s.moved(n) for s in spans]
+    taken = set(mine)
+    py = [i for i in range(len(spans)) if i not in taken]
+    try:
+        found = {
+            py[note.span_index]
+            for note in late_writes(_EARLIER + view, [moved[i] for i in py], None)
+        }
+    except Exception:
+        log.exception("ipython: reading the import order failed")
+        found = set()
+    shifted = [e._replace(start=e.start + n, end=e.end + n) for e in escapes]
+    found |= {
+        note.span_index for note in late_env(_EARLIER + text, _EARLIER + view, moved, mine, shifted)
+    }
+    return sorted(found)

@@ -470,3 +470,39 @@ def test_prompts_and_hostile_cells() -> None:
         ("TORCH_LOGS", "b"),
     ]
     assert re.fullmatch(r"_\(\) *", ipython.read("%env TORCH_LOGS=a").view)
+
+
+def test_cell_order_api() -> None:
+    """What the notebook reader asks of a cell for the cross-cell import order."""
+    cell = (
+        "%env TORCH_LOGS=+dynamo\n"
+        "!TORCH_LOGS=a python x.py\n"
+        "import os\n"
+        "os.environ['TORCH_TRACE'] = '/t'\n"
+        "if x:\n"
+        "    %env TORCH_LOGS_OUT=/o\n"
+        "%env TORCH_COMPILE_DEBUG=1\n"
+        "%env TORCH_LOGS_FORMAT=%(message)s\n"
+        "torch._logging._internal._init_logs()\n"
+    )
+    spans = extract("ipython", cell)
+    assert [s.variable for s in spans] == [
+        "TORCH_LOGS",
+        "TORCH_LOGS",
+        "TORCH_TRACE",
+        "TORCH_LOGS_OUT",
+        "TORCH_COMPILE_DEBUG",
+        "TORCH_LOGS_FORMAT",
+    ]
+    # +dynamo: read by the `_init_logs()` below; `!`: a new process; an indented `%env`:
+    # may not run; TORCH_COMPILE_DEBUG: not read at import
+    assert ipython.late_after_earlier_import(cell, spans) == []
+    cell = cell.replace("_init_logs", "other")
+    spans = extract("ipython", cell)
+    assert ipython.late_after_earlier_import(cell, spans) == [0, 2, 5]
+    assert ipython.torch_imported(cell) is None
+    assert ipython.torch_imported("x = 1\nimport torch.nn as nn\n") == len(
+        "x = 1\nimport torch.nn as nn"
+    )
+    assert ipython.torch_imported("if x:\n    import torch\n") is None
+    assert ipython.torch_imported("%%time\nimport torch\n") == len("%%time\nimport torch")
