@@ -24,32 +24,15 @@ All offsets are **code points into the document text** (the cell).
 from __future__ import annotations
 
 import re
-import sys
 import textwrap
-import tokenize
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from .embedded import EmbeddedCode
+from .ipython_tokens import candidates, groups
 
-_ESCAPE_SINGLES = frozenset({"!", "?", "%", ",", ";", "/"})
 _ESCAPE_DOUBLES = ("!!", "??")
 #: IPython's TRANSFORM_LOOP_LIMIT: a cell needing more transforms fails to run.
 _LOOP_LIMIT = 500
-#: The tokenizer errors IPython's ``generate_tokens_catch_errors`` turns into an
-#: ERRORTOKEN (``IPython/utils/tokenutil.py``, plus ``make_tokens_by_line``'s extra).
-_CAUGHT = (
-    "unterminated string literal",
-    "invalid non-printable character",
-    "after line continuation character",
-    "invalid decimal literal",
-    "invalid binary literal",
-    "invalid octal literal",
-    "invalid hexadecimal literal",
-    "in binary literal",
-    "in octal literal",
-    "expected EOF",
-)
 _HELP_END = re.compile(
     r"""(%{0,2}
     (?!\d)[\w*]+            # Variable name
@@ -100,108 +83,6 @@ def _body(line: str) -> str:
     return line.rstrip(_LINE_ENDS) if line.endswith(tuple(_LINE_ENDS)) else line
 
 
-def _tokens_by_line(lines: list[str]) -> list[list[tokenize.TokenInfo]]:
-    """``make_tokens_by_line``: the tokens grouped into logical lines."""
-    out: list[list[tokenize.TokenInfo]] = [[]]
-    level = 0
-    try:
-        for tok in _generate(lines):
-            out[-1].append(tok)
-            if tok.type == tokenize.NEWLINE or (tok.type == tokenize.NL and level <= 0):
-                out.append([])
-            elif tok.type == tokenize.OP and tok.string in {"(", "[", "{"}:
-                level += 1
-            elif tok.type == tokenize.OP and tok.string in {")", "]", "}"}:
-                level = max(0, level - 1)
-    except tokenize.TokenError:
-        pass  # input ended in a multi-line string or expression (IPython: fine)
-    if not out[-1]:
-        out.pop()
-    return out
-
-
-def _generate(lines: list[str]) -> Iterator[tokenize.TokenInfo]:
-    """``generate_tokens_catch_errors``."""
-    tokens: list[tokenize.TokenInfo] = []
-    try:
-        for tok in tokenize.generate_tokens(iter(lines).__next__):
-            tokens.append(tok)
-            yield tok
-    except tokenize.TokenError as exc:
-        if not any(e in str(exc.args[0]) for e in _CAUGHT):
-            raise
-        if tokens:
-            start = (tokens[-1].start[0], tokens[-1].end[0])
-            yield tokenize.TokenInfo(tokenize.ERRORTOKEN, "", start, start, tokens[-1].line)
-        else:
-            yield tokenize.TokenInfo(tokenize.ERRORTOKEN, "", (1, 0), (1, 0), "")
-
-
-def _assign_op(line: list[tokenize.TokenInfo]) -> int | None:
-    """``_find_assign_op``: the first ``=`` outside brackets."""
-    level = 0
-    for i, tok in enumerate(line):
-        if tok.string == "=" and level == 0:
-            return i
-        if tok.string in {"(", "[", "{"}:
-            level += 1
-        elif tok.string in {")", "]", "}"} and level > 0:
-            level -= 1
-    return None
-
-
-def _find_magic_assign(by_line: list[list[tokenize.TokenInfo]]) -> tuple[int, int] | None:
-    for line in by_line:
-        i = _assign_op(line)
-        if i is None or len(line) <= i + 2:
-            continue
-        if line[i + 1].string == "%" and line[i + 2].type == tokenize.NAME:
-            return line[i + 1].start
-    return None
-
-
-def _find_system_assign(by_line: list[list[tokenize.TokenInfo]]) -> tuple[int, int] | None:
-    for line in by_line:
-        i = _assign_op(line)
-        if i is None or line[i].line.strip().startswith("=") or len(line) < i + 2:
-            continue
-        if sys.version_info >= (3, 12):
-            if line[i + 1].type == tokenize.OP and line[i + 1].string == "!":
-                return line[i + 1].start
-            continue
-        if len(line) > i + 1 and line[i + 1].type == tokenize.ERRORTOKEN:
-            j = i + 1
-            while j < len(line) and line[j].type == tokenize.ERRORTOKEN:
-                if line[j].string == "!":
-                    return line[j].start
-                if not line[j].string.isspace():
-                    break
-                j += 1
-    return None
-
-
-def _find_escaped(by_line: list[list[tokenize.TokenInfo]]) -> tuple[int, int] | None:
-    for line in by_line:
-        i = 0
-        while i < len(line) and line[i].type in {tokenize.INDENT, tokenize.DEDENT}:
-            i += 1
-        if i < len(line) and line[i].string in _ESCAPE_SINGLES:
-            return line[i].start
-    return None
-
-
-def _find_help(
-    by_line: list[list[tokenize.TokenInfo]],
-) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    for line in by_line:
-        if len(line) > 2 and line[-2].string == "?":
-            i = 0
-            while line[i].type in {tokenize.INDENT, tokenize.DEDENT}:
-                i += 1
-            return line[i].start, line[-2].start
-    return None
-
-
 def _continued_end(lines: list[str], row: int) -> int:
     """``find_end_of_continued_line`` (0-based rows)."""
     end = row
@@ -219,6 +100,8 @@ class _Reader:
     def __init__(self, lines: list[str], offsets: list[int], size: int) -> None:
         self.lines, self.offsets, self.size = lines, offsets, size
         self.escapes: list[Escape] = []
+        self.resume: tuple[int, tuple[str, ...]] = (0, ())  # see step()
+        self.failed = False
 
     def at(self, row: int, col: int) -> int:
         return min(self.offsets[row] + col, self.size)
@@ -258,22 +141,28 @@ class _Reader:
             self.lines[r] = body[:c0] + fill + ("\\" if cont else "") + "\n"
 
     def step(self) -> bool:
-        """One ``do_one_token_transform``; ``False`` when nothing more is transformed."""
-        by_line = _tokens_by_line(self.lines)
-        candidates: list[tuple[tuple[int, int, int], str, tuple[int, int]]] = []
-        for finder, kind, priority in (
-            (_find_magic_assign, "=%", 10),
-            (_find_system_assign, "=!", 10),
-            (_find_escaped, "esc", 10),
-        ):
-            pos = finder(by_line)
-            if pos is not None:
-                candidates.append(((pos[0] - 1, pos[1], priority), kind, pos))
-        help_at = _find_help(by_line)
-        if help_at is not None:
-            start, q = help_at
-            candidates.append(((start[0] - 1, start[1], 5), "help", q))
-        for (row, col, _), kind, pos in sorted(candidates, key=lambda c: c[0]):
+        """One ``do_one_token_transform``; ``False`` when nothing more is transformed.
+
+        IPython tokenizes the whole cell and takes the earliest candidate of its finders;
+        the logical lines before the one transformed last are unchanged and hold none, so
+        here the tokenization starts there and stops at the first logical line holding a
+        candidate (a later line cannot hold an earlier one). Once a candidate fails to
+        transform (IPython tries the next, and finds the failing one first every time),
+        every step is IPython's whole one."""
+        if not self.failed:
+            for group in groups(self.lines, *self.resume):
+                found = candidates([group.tokens])
+                if not found:
+                    continue
+                for (row, col, _), kind, pos in found:
+                    if self._transform(row, col, kind, pos):
+                        self.resume = (group.row, group.stack)
+                        return True
+                self.failed = True
+                break
+            else:
+                return False
+        for (row, col, _), kind, pos in candidates([g.tokens for g in groups(self.lines)]):
             if self._transform(row, col, kind, pos):
                 return True
         return False

@@ -158,6 +158,14 @@ _POOL = [
     "obj?",
     "!TORCH_LOGS=q python a.py?",
     "%env TORCH_LOGS=r\r",
+    "if a:\n    if b:\n        !ls\n    %env TORCH_LOGS=n\n!TORCH_LOGS=m x",
+    "if a:\n\tif b:\n\t\t!ls\n\t# c\n\t%env TORCH_LOGS=t",
+    "def f():\n  x = 1\n  # c\n\n  !ls\n  return !pwd",
+    "for i in x:\n    y = [\n  !ls\n]\n    %env TORCH_LOGS=q",
+    "class A:\n    def f(self):\n        %env TORCH_LOGS=z\n    x = !ls\n",
+    "%env TORCH_LOGS=a?",
+    "/f x",
+    ",f a b",
 ]
 
 
@@ -192,9 +200,7 @@ def _my_calls(cell: str) -> list[tuple[object, ...]]:
         elif e.kind in ("%", "=%"):
             name, _, args = e.code.text.partition(" ")
             out.append(("run_line_magic", name, args))
-        elif e.kind not in ("help", "?", "??"):
-            out.append(("other", e.kind))
-    return out
+    return out  # (`/f x`, `,f a b`: plain calls; `obj?`: pinfo, left out above)
 
 
 def _python_values(code: str) -> list[tuple[str, str | None]]:
@@ -506,3 +512,10 @@ def test_cell_order_api() -> None:
     )
     assert ipython.torch_imported("if x:\n    import torch\n") is None
     assert ipython.torch_imported("%%time\nimport torch\n") == len("%%time\nimport torch")
+
+
+def test_transform_loop_limit_against_ipython() -> None:
+    """IPython gives up after 500 transforms (the cell does not run); 499 are fine."""
+    cells = ["%env TORCH_LOGS=a\n" * 499, "%env TORCH_LOGS=a\n" * 500]
+    assert [code is not None for code in transform_cells(cells)] == [True, False]
+    assert [len(read(c)) for c in cells] == [499, 0]
