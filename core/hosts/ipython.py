@@ -278,15 +278,55 @@ def late_after_earlier_import(text: str, spans: list[ValueSpan]) -> list[int]:
 
 def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """The Python host's overwritten values on the view, unless IPython syntax (a
-    command that may read the first value) stands between the two."""
-    view, py, _ = _split(text, spans)
+    command that may read the first value) stands between the two; and a top-level
+    ``%env`` line whose variable the next top-level ``%env`` line sets again with only
+    blank lines, comments and other ``%env`` lines between (nothing runs in between).
+    Never raises."""
+    view, py, mine = _split(text, spans)
     escapes = read(text).escapes
     out = []
-    for o in python.overwritten(view, [spans[i] for i in py]):
-        dead, live = spans[py[o.dead]], spans[py[o.live]]
-        if not any(dead.raw_end <= e.start < live.name_start for e in escapes):
-            out.append(Overwrite(py[o.dead], py[o.live], o.why))
-    return out
+    try:
+        for o in python.overwritten(view, [spans[i] for i in py]):
+            dead, live = spans[py[o.dead]], spans[py[o.live]]
+            if not any(dead.raw_end <= e.start < live.name_start for e in escapes):
+                out.append(Overwrite(py[o.dead], py[o.live], o.why))
+    except Exception:  # a bug must not cost the rest
+        log.exception("ipython: overwritten values failed")
+    envs = [i for i in mine if spans[i].quote == "" and _env_line(text, escapes, spans[i])]
+    for k, i in enumerate(envs):
+        later = [j for j in envs[k + 1 :] if spans[j].variable == spans[i].variable]
+        if later and _only_env_lines(text, escapes, spans[i].raw_end, spans[later[0]].name_start):
+            why = f"the next %env sets {spans[i].variable} again before any code runs"
+            out.append(Overwrite(i, later[0], why))
+    return sorted(out)
+
+
+def _env_line(text: str, escapes: list[Escape], span: ValueSpan) -> bool:
+    """Whether ``span`` is the value of a ``%env`` line at the cell's top level."""
+    for esc in escapes:
+        if esc.start <= span.name_start < esc.end:
+            ls = max(text.rfind(c, 0, esc.start) for c in "\n\r") + 1
+            return esc.kind == "%" and ls == esc.start
+    return False
+
+
+def _only_env_lines(text: str, escapes: list[Escape], start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds only blanks, comments and ``%env`` lines."""
+    pos = start
+    for esc in escapes:
+        if esc.end <= start or esc.start >= end:
+            continue
+        name = esc.code.text.partition(" ")[0]
+        if esc.kind != "%" or name not in ("env", "set_env"):
+            return False
+        if not _blank_or_comments(text[pos : esc.start]):
+            return False
+        pos = esc.end
+    return _blank_or_comments(text[pos:end])
+
+
+def _blank_or_comments(piece: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("#") for line in piece.splitlines())
 
 
 def set_logs_calls(text: str) -> list[SetLogsCall]:

@@ -361,6 +361,31 @@ def test_overwritten_unless_a_command_between() -> None:
     assert ipython.overwritten(b, extract("ipython", b)) == []
 
 
+@pytest.mark.parametrize(
+    ("cell", "pairs"),
+    [
+        ("%env TORCH_LOGS=a\n# c\n%env TORCH_TRACE=/t\n\n%env TORCH_LOGS=b\n", [(0, 2)]),
+        ("%env TORCH_LOGS=a\n%set_env TORCH_LOGS b\n%env TORCH_LOGS=$c\n", [(0, 1), (1, 2)]),
+        ("%env TORCH_LOGS=a\nx = 1\n%env TORCH_LOGS=b\n", []),
+        ("%env TORCH_LOGS=a\n!python x.py\n%env TORCH_LOGS=b\n", []),
+        ("if x:\n  %env TORCH_LOGS=a\n%env TORCH_LOGS=b\n", []),
+        ("y = %env TORCH_LOGS=a\n%env TORCH_LOGS=b\n", []),
+    ],
+)
+def test_env_overwritten(cell: str, pairs: list[tuple[int, int]]) -> None:
+    spans = extract("ipython", cell)
+    assert [(o.dead, o.live) for o in ipython.overwritten(cell, spans)] == pairs
+
+
+def test_env_overwritten_against_ipython() -> None:
+    """Only the last of two `%env` lines reaches os.environ (and any later command)."""
+    (got,) = run_cells(["%env TORCH_LOGS=a\n# c\n%env TORCH_TRACE=/t\n\n%env TORCH_LOGS=b\n"])
+    assert (got["env"]["TORCH_LOGS"], got["env"]["TORCH_TRACE"]) == ("b", "/t")
+    cell = "%env TORCH_LOGS=+guards\n%env TORCH_LOGS=+dynamo\n"
+    codes = {d.code for _, a in check_text(cell, "ipython") for d in a.diagnostics}
+    assert codes == {"TL502"}
+
+
 def test_check_text_codes() -> None:
     def codes(cell: str) -> list[tuple[str, str]]:
         return [

@@ -10,6 +10,7 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp.conftest import open_and_wait
 from tests.lsp.test_code_actions import actions, apply, change
+from tests.lsp.test_server import complete
 
 URI = "vscode-notebook-cell:/w/nb.ipynb#W0sZmlsZQ%3D%3D"
 
@@ -67,3 +68,16 @@ async def test_a_python_file_is_still_python(vscode: LanguageClient):
     uri = "file:///w/nb.py"
     diags = await open_and_wait(vscode, uri, "%env TORCH_LOGS=\n", language_id="python")
     assert diags == []  # not a cell: `%env` is not Python
+
+
+async def test_completion_after_env(vscode: LanguageClient):
+    text = "import os\n%env TORCH_\n"
+    await open_and_wait(vscode, URI, text, language_id="python")
+    result = await complete(vscode, URI, 1, 11)
+    assert isinstance(result, types.CompletionList)
+    labels = [i.label for i in result.items]
+    assert "TORCH_LOGS" in labels and "TORCH_TRACE" in labels
+    result = await complete(vscode, URI, 0, 9)  # not after `%env`
+    assert result is None or not any(
+        i.label == "TORCH_LOGS" for i in getattr(result, "items", result)
+    )
