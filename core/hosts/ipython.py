@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import re
 import shlex
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import python
@@ -85,11 +86,14 @@ path_facts = no_path_facts  # a kernel runs here, in the notebook's directory
 
 class Reading(NamedTuple):
     """A cell as read: the Python ``view`` (same length), this host's own spans (``%env``
-    and shell values, document order) and the escapes found (document order)."""
+    and shell values, document order), the escapes found (document order) and where the
+    cell's code starts (after a ``%%time`` line: an import added before it would end the
+    cell magic)."""
 
     view: str
     own: list[ValueSpan]
     escapes: list[Escape]
+    start: int = 0
 
 
 def _blank(text: str) -> str:
@@ -130,7 +134,7 @@ def _read(text: str, base: int, depth: int) -> Reading:
             return _cell_magic(text, base, depth, lines, first, cuts or [])
     cell = read_cell(text, base)
     if cell is None:
-        return Reading(_blank(text), [], [])
+        return Reading(_blank(text), [], [], base)
     own: list[ValueSpan] = []
     for esc in cell.escapes:
         if esc.kind in ("!", "!!", "=!"):
@@ -144,7 +148,7 @@ def _read(text: str, base: int, depth: int) -> Reading:
                 )
                 found = env_span(args)
                 own += [found] if found is not None else []
-    return Reading(cell.view, own, cell.escapes)
+    return Reading(cell.view, own, cell.escapes, base)
 
 
 def _cell_magic(
@@ -155,7 +159,7 @@ def _cell_magic(
     head_end = sum(len(line) for line in lines[: first + 1])
     if magic in PYTHON_CELLS and depth < _MAX_DEPTH and not any(cuts) and head_end < len(text):
         inner = _read(text[head_end:], base + head_end, depth + 1)
-        return Reading(_blank(text[:head_end]) + inner.view, inner.own, inner.escapes)
+        return Reading(_blank(text[:head_end]) + inner.view, inner.own, inner.escapes, inner.start)
     if not _shell_magic(magic, args):
         return Reading(_blank(text), [], [])
     chars: list[str] = []
@@ -335,8 +339,12 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
 
 
 def set_logs_source(text: str) -> SetLogsSource | None:
-    """The Python host's answer on the view."""
-    return python.set_logs_source(read(text).view)
+    """The Python host's answer on the view, where imports go after a ``%%time`` line."""
+    reading = read(text)
+    found = python.set_logs_source(reading.view)
+    if found is not None and found.imports_at < reading.start:
+        found = replace(found, imports_at=reading.start)
+    return found
 
 
 def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
@@ -371,13 +379,21 @@ def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     return None
 
 
+_BANG_TYPED = re.compile(r"^[ \t]*!!?")
 _ENV_TYPED = re.compile(r"^[ \t]*%(?:env|set_env) +([A-Za-z_][A-Za-z0-9_]*)?$")
 
 
 def typed_name(text: str, offset: int) -> str | None:
-    """A name typed after ``%env `` (or ``%set_env ``); elsewhere the Python host's
-    answer (a key string of ``os.environ[...]``)."""
-    m = _ENV_TYPED.match(line_before(text, offset))
+    """A name typed after ``%env `` (or ``%set_env ``), at the start of a ``!`` command
+    or after ``export`` there (the shell host's rule); elsewhere the Python host's answer
+    (a key string of ``os.environ[...]``)."""
+    line = line_before(text, offset)
+    m = _ENV_TYPED.match(line)
     if m is not None:
         return m.group(1) or ""
+    bang = _BANG_TYPED.match(line)
+    if bang is not None:  # a `!` line: where the shell host would offer a name
+        from . import shell
+
+        return shell.typed_name(line[bang.end() :], len(line) - bang.end())
     return python.typed_name(read(text).view, offset)

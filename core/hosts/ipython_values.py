@@ -144,9 +144,8 @@ def encode_part(quote: str, value: str) -> str | None:
             return encode_verbatim(body, True) if q == BANG else None
 
         return encode_layers(quote, value, outer)
-    if quote == ENV_QUOTE:
-        found = encode_verbatim(value, True)
-        return found if found is None or found == found.strip() else None
+    if quote == ENV_QUOTE:  # (blanks around the whole value are stripped: the edit's
+        return encode_verbatim(value, True)  # verification reads it back)
     from .python import encode_part as python_part
 
     return python_part(quote, value)

@@ -472,6 +472,9 @@ def test_notebook_json_is_not_a_cell() -> None:
         ("os.environ['TORCH_", "TORCH_"),
         ("%env TORCH_LOGS=", None),
         ("x = 1", None),
+        ("!TORCH_", "TORCH_"),
+        ("  !!export TORCH_L", "TORCH_L"),
+        ("!python x.py", None),
     ],
 )
 def test_typed_name(line: str, typed: str | None) -> None:
@@ -544,3 +547,10 @@ def test_transform_loop_limit_against_ipython() -> None:
     cells = ["%env TORCH_LOGS=a\n" * 499, "%env TORCH_LOGS=a\n" * 500]
     assert [code is not None for code in transform_cells(cells)] == [True, False]
     assert [len(read(c)) for c in cells] == [499, 0]
+
+
+def test_imports_go_after_a_cell_magic_line() -> None:
+    cell = "%%time\nimport torch\ntorch._logging.set_logs(dynamo=10)\n"
+    found = ipython.set_logs_source(cell)
+    assert found is not None and found.imports_at == len("%%time\n")
+    assert [c.start for c in ipython.set_logs_calls(cell)] == [cell.index("torch._logging")]
