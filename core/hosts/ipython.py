@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 HOST = "ipython"
 DESCRIPTION = "notebook cells (IPython)"
 LANGUAGE_IDS: tuple[str, ...] = ()  # cells have languageId "python": the URI decides
+#: The languageIds of a cell document this host reads (a notebook's markdown and raw
+#: cells, and cells of other kernels' languages, carry the notebook's path too).
+CELL_LANGUAGE_IDS = frozenset({"python", "ipython"})
 COMMENT = "#"
 NEVER_SET: str | None = None  # an open quote in Python or shell code: those hosts decide
 STRIPS_TRAILING_BLANKS = True  # a `%env` value: the input transformer strips them

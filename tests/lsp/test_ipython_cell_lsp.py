@@ -81,3 +81,9 @@ async def test_completion_after_env(vscode: LanguageClient):
     assert result is None or not any(
         i.label == "TORCH_LOGS" for i in getattr(result, "items", result)
     )
+
+
+async def test_markdown_cell_is_not_code(vscode: LanguageClient):
+    uri = "vscode-notebook-cell:/w/nb.ipynb#X1sZmlsZQ%3D%3D"
+    text = "Set `%env TORCH_LOGS=` like this:\n%env TORCH_LOGS=\n"
+    assert await open_and_wait(vscode, uri, text, language_id="markdown") == []
