@@ -4,7 +4,8 @@ the test extras): one subprocess per batch of cells.
 ``run_cells(cells)`` runs each cell in a real ``InteractiveShell`` (the user namespace
 kept across cells, the family variables removed from ``os.environ`` before each; ``$SHELL``
 is bash) and returns per cell the family variables of ``os.environ`` after it, whether it
-ran without an error, its stdout, and the user variable ``out`` when the cell set it (the
+ran without an error, whether it failed before running (``before``: a SyntaxError of
+the transformed cell), its stdout, and the user variable ``out`` when the cell set it (the
 lines of ``out = !cmd``). ``transform_cells(cells)`` returns
 ``TransformerManager().transform_cell`` of each (``None`` when it raises).
 """
@@ -45,6 +46,7 @@ else:
         out.append({
             "env": {k: os.environ.get(k) for k in FAMILY},
             "ok": bool(result.success),
+            "before": result.error_before_exec is not None,
             "stdout": buf.getvalue(),
             "out": list(got) if got is not None and not isinstance(got, str) else got,
         })
