@@ -21,6 +21,9 @@ What a cell holds (measured with IPython as the oracle in
   ``os.environ`` writes, ``set_logs(...)`` calls and the import order (TL501) work and
   every offset is the cell's.
 
+A cell that does not compile (IPython then runs none of it) is still read, as the Python
+host reads half-typed code.
+
 All offsets are **code points into the document text** (the cell).
 """
 
