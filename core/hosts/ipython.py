@@ -340,8 +340,24 @@ def _blank_or_comments(piece: str) -> bool:
 
 
 def set_logs_calls(text: str) -> list[SetLogsCall]:
-    """The Python host's ``set_logs(...)`` calls of the view."""
-    return python.set_logs_calls(read(text).view) if "set_logs" in text else []
+    """The Python host's ``set_logs(...)`` calls of the view; a call after a top-level
+    ``%env TORCH_LOGS ...`` line of the cell (nothing between that could remove it) has
+    it in :attr:`~..set_logs_call.SetLogsCall.torch_logs_set` (TL631), as after an
+    ``os.environ`` write."""
+    if "set_logs" not in text:
+        return []
+    reading = read(text)
+    calls = python.set_logs_calls(reading.view)
+    if not calls or "TORCH_LOGS" not in text:
+        return calls
+    from .ipython_order import env_set_before_calls
+
+    open_ = [c.start for c in calls if c.torch_logs_set is None]
+    found = env_set_before_calls(reading.view, reading.own, reading.escapes, open_)
+    return [
+        replace(c, torch_logs_set=f"line {found[c.start]}") if c.start in found else c
+        for c in calls
+    ]
 
 
 def set_logs_source(text: str) -> SetLogsSource | None:

@@ -114,3 +114,49 @@ def late_after_earlier_import(
         note.span_index for note in late_env(_EARLIER + text, _EARLIER + view, moved, mine, shifted)
     }
     return sorted(found)
+
+
+# -- set_logs() after `%env TORCH_LOGS=...` in the same cell (TL631) --------------------
+
+_WRITE = "os.environ['TORCH_LOGS'] = ''"
+
+
+def env_set_before_calls(
+    view: str, spans: list[ValueSpan], escapes: list[Escape], calls: list[int]
+) -> dict[int, int]:
+    """For each ``set_logs(...)`` call starting at ``calls[i]`` (code points) that
+    certainly runs with ``TORCH_LOGS`` in ``os.environ`` because a top-level
+    ``%env TORCH_LOGS ...`` line (``spans``: the cell's own spans) set it before: its start
+    -> the 1-based line of that ``%env``. Decided by the Python host's rule
+    (:func:`.python_order.torch_logs_set_before`) on the view with each such line written
+    as ``os.environ['TORCH_LOGS'] = ''``. Never raises."""
+    from . import python
+    from .python_order import torch_logs_set_before
+
+    lines = [
+        e
+        for e in escapes
+        if e.kind == "%"
+        and (e.start == 0 or view[e.start - 1] in "\r\n")
+        and not any(c in view[e.start : e.end] for c in "\r\n")
+        and any(s.variable == "TORCH_LOGS" and e.start <= s.name_start < e.end for s in spans)
+    ]
+    if not lines or not calls:
+        return {}
+    try:
+        parts, shifts, pos = [], [], 0
+        for e in lines:
+            parts += [view[pos : e.start], _WRITE]
+            shifts.append((e.end, len(_WRITE) - (e.end - e.start)))
+            pos = e.end
+        text = "".join(parts) + view[pos:]
+
+        def moved(offset: int) -> int:
+            return offset + sum(d for end, d in shifts if end <= offset)
+
+        where = {moved(c): c for c in calls}
+        found = torch_logs_set_before(text, python.extract(text), None, list(where))
+    except Exception:  # a bug must not cost the other checks
+        log.exception("ipython: reading %env before set_logs failed")
+        return {}
+    return {where[c]: line for c, line in found.items() if c in where}

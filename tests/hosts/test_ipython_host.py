@@ -11,11 +11,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from torch_logs_lsp.core.checker import check_text
+from torch_logs_lsp.core.checker import call_diagnostics, check_text
 from torch_logs_lsp.core.hosts import detect_host, extract, host_for_language, ipython, python
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
 from torch_logs_lsp.core.hosts.ipython_values import EXPANDS
+from torch_logs_lsp.core.registry import load_registry
 
 from .ipython_oracle import FAMILY, run_cells, transform_cells
 from .spancheck import check_spans
@@ -562,3 +563,21 @@ def test_imports_go_after_a_cell_magic_line() -> None:
     found = ipython.set_logs_source(cell)
     assert found is not None and found.imports_at == len("%%time\n")
     assert [c.start for c in ipython.set_logs_calls(cell)] == [cell.index("torch._logging")]
+
+
+@pytest.mark.parametrize(
+    ("cell", "line"),
+    [
+        ("import torch\n%env TORCH_LOGS=+dynamo\ntorch._logging.set_logs(dynamo=10)\n", "line 2"),
+        ("import torch\n%env TORCH_LOGS=+dynamo\nf()\ntorch._logging.set_logs(dynamo=10)\n", None),
+        ("import torch\nif x:\n  %env TORCH_LOGS=a\ntorch._logging.set_logs(dynamo=10)\n", None),
+        ("import torch\n%env TORCH_TRACE=/t\ntorch._logging.set_logs(dynamo=10)\n", None),
+        ("import torch, os\nos.environ['TORCH_LOGS'] = 'a'\ntorch._logging.set_logs()\n", "line 2"),
+    ],
+)
+def test_set_logs_after_env(cell: str, line: str | None) -> None:
+    (call,) = ipython.set_logs_calls(cell)
+    assert call.start == cell.index("torch._logging.set_logs")
+    assert call.torch_logs_set == line
+    codes = {d.code for d in call_diagnostics("ipython", cell, load_registry())}
+    assert ("TL631" in codes) == (line is not None)
