@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.checker import call_diagnostics, check_text
 from torch_logs_lsp.core.hosts import detect_host, extract, host_for_language, ipython, python
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
@@ -581,3 +582,40 @@ def test_set_logs_after_env(cell: str, line: str | None) -> None:
     assert call.torch_logs_set == line
     codes = {d.code for d in call_diagnostics("ipython", cell, load_registry())}
     assert ("TL631" in codes) == (line is not None)
+
+
+def test_typographic_quotes() -> None:
+    for cell, at in [
+        ("%env TORCH_LOGS=“+dynamo”\n", 16),
+        ("import os\n!ls\nos.environ['TORCH_LOGS'] = “+dynamo”\n", 41),
+        ("!TORCH_LOGS=“+dynamo” python x.py\n", 12),
+    ]:
+        quotes: list[Diagnostic] = []
+        check_text(cell, "ipython", quotes=quotes)
+        assert [(d.code, d.start) for d in quotes] == [("TL109", at)]
+
+
+_HOSTILE = st.text(
+    st.sampled_from(list("%!?=$ {}()[]'\"\\#\t\n\r\x0b\x85\u2028aTORCH_LOGS+,:;/🙂“")), max_size=60
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["", "%%bash\n", "%%time\n", "TORCH_LOGS", "%env ", "  "])), _HOSTILE
+)
+def test_random_cells_never_raise(heads: list[str], body: str) -> None:
+    cell = "".join(heads) + body
+    spans = extract("ipython", cell)
+    check_spans(cell, spans)
+    assert len(ipython.read(cell).view) == len(cell)
+    ipython.notes(cell, spans)
+    ipython.overwritten(cell, spans)
+    ipython.quote_findings(cell, spans)
+    ipython.late_after_earlier_import(cell, spans)
+    ipython.set_logs_calls(cell)
+    ipython.typed_name(cell, len(cell))
+    for span in spans:
+        removal_edit("ipython", cell, span)
+        if span.value is not None and span.terminated:
+            value_edit("ipython", cell, span, "+dynamo")
