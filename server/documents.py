@@ -14,7 +14,7 @@ from torch_logs_lsp.core.analysis import Analysis, Diagnostic
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
 from torch_logs_lsp.core.checker import analyse_span, call_diagnostics
 from torch_logs_lsp.core.dead_values import with_document_hints
-from torch_logs_lsp.core.hosts import typographic
+from torch_logs_lsp.core.hosts import ipython, typographic
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.misspelled import name_diagnostics
@@ -51,6 +51,8 @@ def detect(uri: str, text: str, language_id: str | None) -> str | None:
     if language_id == NOT_ANALYSED:
         return None
     kind = hosts.detect_host(uri_path(uri), text[:256])
+    if kind == "ipython" and language_id and language_id not in ipython.CELL_LANGUAGE_IDS:
+        return None  # a markdown or raw cell of a notebook, or another kernel's language
     if kind is None and language_id:
         kind = hosts.host_for_language(language_id)
     return kind

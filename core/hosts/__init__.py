@@ -30,10 +30,18 @@ __all__ = [
 
 #: The host kinds, each the name of the module in this package that reads it, in the
 #: order their detection rules are tried (a name claimed by two goes to the first).
-HOST_KINDS: tuple[str, ...] = ("shell", "dotenv", "jsonc", "python", "dockerfile", "yaml")
+HOST_KINDS: tuple[str, ...] = (
+    "shell",
+    "dotenv",
+    "jsonc",
+    "python",
+    "dockerfile",
+    "yaml",
+    "ipython",
+)
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dockerfile, dotenv, jsonc, python, shell, yaml
+    from . import dockerfile, dotenv, ipython, jsonc, python, shell, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -41,6 +49,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _PYTHON: Host = python
     _DOCKERFILE: Host = dockerfile
     _YAML: Host = yaml
+    _IPYTHON: Host = ipython
 
 _modules: dict[str, Host] = {}
 

@@ -63,7 +63,15 @@ def test_detect_host(path: str, text: str, expected: str | None) -> None:
 
 
 def test_dispatch() -> None:
-    assert hosts.HOST_KINDS == ("shell", "dotenv", "jsonc", "python", "dockerfile", "yaml")
+    assert hosts.HOST_KINDS == (
+        "shell",
+        "dotenv",
+        "jsonc",
+        "python",
+        "dockerfile",
+        "yaml",
+        "ipython",
+    )
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
     doc = '{"configurations": [{"env": {"TORCH_LOGS": "a"}}]}'

@@ -1,0 +1,1 @@
+%env TORCH_LOGS=a
