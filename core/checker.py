@@ -335,7 +335,7 @@ def iter_files(
         for entry in walk(raw, report):
             file = Path(entry.path)
             name = str(file)
-            named = hosts.detect_host(name, "") or _notebook_kind(name)
+            named = _notebook_kind(name) or hosts.detect_host(name, "")
             if not named and file.suffix and not file.name.startswith("."):
                 continue  # no kind by name, and not a script's name: never looked at
             try:
@@ -398,8 +398,9 @@ def _is_symlink(entry: os.DirEntry[str]) -> bool:
 def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
     """The host kind of a file by its name, else by its first bytes (only when the name
     could be a script's: no extension, or a dotfile); a Jupyter notebook is
-    :data:`.notebook.NOTEBOOK`, a kind of file but no host's document."""
-    kind = hosts.detect_host(str(path), "") or _notebook_kind(str(path))
+    :data:`.notebook.NOTEBOOK`, a kind of file but no host's document (first: the
+    IPython cell host claims ``*.ipynb`` names for the cells an editor opens)."""
+    kind = _notebook_kind(str(path)) or hosts.detect_host(str(path), "")
     if kind or (path.suffix and not path.name.startswith(".")):
         return kind
     try:

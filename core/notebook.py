@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from .hosts.json_strings import ScannedString, scan_string
 
-#: The host kind each code cell is checked as. The lead switches it to "ipython" (the
-#: IPython cell host: magics, ``!`` lines, ``%%bash`` cells) when that host is merged.
-CELL_HOST = "python"
+#: The host kind each code cell is checked as: the IPython cell host (magics, ``!``
+#: lines, ``%%bash`` cells, and the rest as Python).
+CELL_HOST = "ipython"
 
 #: The kind of a ``.ipynb`` file in :func:`.checker.iter_files` (not a host kind).
 NOTEBOOK = "notebook"

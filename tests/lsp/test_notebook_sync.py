@@ -100,6 +100,8 @@ async def test_notebook_cells_diagnostics_order_and_close(tmp_path: Path) -> Non
         assert all(p["version"] == 1 for p in first.values())
         assert first[CELLS[0]]["diagnostics"] == []
         assert first[CELLS[1]]["diagnostics"] == []  # markdown: not read
+        # cell 3: `%env TORCH_LOGS=` (empty: import torch crashes), after the import
+        assert codes(first[CELLS[2]]) == ["TL001", "TL501"]
         # cell 4: the unknown name, and the import in cell 1 makes the write ineffective
         start = utf16(LINE[: LINE.index("aot_g")])
         value = {
@@ -207,7 +209,9 @@ async def test_notebook_cells_diagnostics_order_and_close(tmp_path: Path) -> Non
             },
         )
         for uri in CELLS[1:]:
-            assert (await client.next(uri))["diagnostics"] == []
+            # (the %env cell was republished by the moves above, unread: its last one counts)
+            while (await client.next(uri))["diagnostics"]:
+                assert uri == CELLS[2]
         # and they are no longer open: a hover there reads nothing
         hover = await client.ask(
             "textDocument/hover",
@@ -228,7 +232,7 @@ async def test_cells_as_plain_documents(tmp_path: Path) -> None:
             client.notify("textDocument/didOpen", {"textDocument": item})
             params = await client.next(uri)
             assert params["version"] == 1
-            assert codes(params) == (["TL201"] if i == 3 else [])
+            assert codes(params) == {2: ["TL001"], 3: ["TL201"]}.get(i, [])
         markdown = {"uri": CELLS[1], "languageId": "markdown", "version": 2, "text": TEXTS[3]}
         client.notify("textDocument/didClose", {"textDocument": {"uri": CELLS[1]}})
         assert (await client.next(CELLS[1]))["diagnostics"] == []
