@@ -9,10 +9,19 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from torch_logs_lsp.core.hosts import shell_operands
+import pytest
+
+from torch_logs_lsp.core.checker import check_text
+from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
+from torch_logs_lsp.core.hosts import extract, shell_operands
 from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.edits import apply_text_edits
+from torch_logs_lsp.core.hosts.interface import TextEdit
+from torch_logs_lsp.core.registry import load_registry
+
+REG = load_registry()
 
 
 def _cost(run: Callable[[], object]) -> float:
@@ -92,3 +101,80 @@ def test_path_facts_read_a_continued_line_once():
         "a Slurm job step (srun)",
         None,
     ]
+
+
+def _counting_extract(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Count the re-reads the edit verifier makes (``edits.extract`` calls)."""
+    from torch_logs_lsp.core.hosts import edits
+
+    calls: list[str] = []
+    real = edits.extract
+
+    def counted(host: str, text: str, cache: object = None) -> list[ValueSpan]:
+        calls.append(host)
+        return real(host, text)
+
+    monkeypatch.setattr(edits, "extract", counted)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("host", "make"),
+    [
+        ("shell", lambda n: "export TORCH_LOGS=++x,\n" * n),
+        ("dockerfile", lambda n: "FROM x\nRUN <<EOF\n" + "export TORCH_LOGS=++x,\n" * n + "EOF\n"),
+    ],
+)
+def test_fix_all_reads_the_document_again_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch, host: str, make: Callable[[int], str]
+):
+    """Fix-all over 300 values verifies its edits together: it used to re-read the whole
+    document once per value (N=800 took 237 s through the server)."""
+    calls = _counting_extract(monkeypatch)
+    text = make(300)
+    entries = check_text(text, host, REG)
+    changes = fix_all_edits(host, text, entries, REG)
+    assert len(changes) == 300
+    assert len(calls) <= 3
+    fixed = apply_text_edits(text, [e for c in changes for e in c.edits])
+    assert [s.value for s in extract(host, fixed)] == [c.new for c in changes]
+
+
+def test_fix_all_finds_the_candidate_that_reads_back(monkeypatch: pytest.MonkeyPatch):
+    """A first candidate that does not read back is found by halving, and replaced by
+    the next one: the result is still verified as a whole."""
+    from torch_logs_lsp.core.hosts import edits
+
+    text = "export TORCH_LOGS=++x,\n" * 64
+    spans = extract("shell", text)
+    wanted = [(s, "+x") for s in spans]
+    real = edits._candidates
+    broken = spans[17]
+
+    def candidates(host: str, span: ValueSpan, new: str) -> Iterator[tuple[TextEdit, ...]]:
+        if span is broken:  # a first candidate that writes the wrong value
+            yield (TextEdit(span.raw_start, span.raw_end, "+y"),)
+        yield from real(host, span, new)
+
+    monkeypatch.setattr(edits, "_candidates", candidates)
+    calls = _counting_extract(monkeypatch)
+    changes = edits.value_edits("shell", text, wanted)
+    assert [c[0] for c in changes] == spans
+    fixed = apply_text_edits(text, [e for c in changes for e in c[1]])
+    assert [s.value for s in extract("shell", fixed)] == ["+x"] * 64
+    assert len(calls) <= 2 * 7 + 2  # one halving path down to the broken value, then one
+
+
+def test_a_quick_fix_makes_only_the_edits_asked_for(monkeypatch: pytest.MonkeyPatch):
+    """One diagnostic of a value with 1,000 items: the fixes of the other items are not
+    made (each costs a re-read of the document)."""
+    text = 'FROM x\nENV TORCH_LOGS="++dynamo,\\\n' + ' \\" ,\\\n' * 1000 + 'y"\n'
+    (span, analysis), *_ = check_text(text, "dockerfile", REG)
+    assert analysis is not None
+    calls = _counting_extract(monkeypatch)
+    first = analysis.diagnostics[0]
+    fixes = span_fixes(
+        "dockerfile", text, span, analysis, REG, keep=lambda f: first in f.diagnostics
+    )
+    assert fixes and all(first in f.diagnostics for f in fixes)
+    assert len(calls) <= 2 * len(fixes) + 2
