@@ -191,3 +191,51 @@ def test_a_long_yaml_flow_mapping_is_read_in_linear_time():
     assert growth(make, 500) < 8
     text = "env: {" + "TORCH_LOGS: +dynamo, " * 3 + "TORCH_LOGS: +aot\t, }\n"
     assert [s.value for s in extract("yaml", text)] == ["+dynamo"] * 3 + [None]
+
+
+def test_a_long_continued_chain_is_extracted_in_linear_time():
+    """``TORCH_LOGS=+dynamo python && \\`` x N in one statement: tree-sitter nests it N
+    deep, and each value's parent/sibling lookups walked down from the root (16,000
+    lines took > 300 s)."""
+
+    def make(n: int) -> Callable[[], object]:
+        text = (
+            "#!/bin/sh\n" + "TORCH_LOGS=+dynamo env TORCH_TRACE=/t python && \\\n" * n + " true\n"
+        )
+        return lambda: extract("shell", text)
+
+    assert growth(make, 400) < 8
+    text = "#!/bin/sh\n" + "TORCH_LOGS=+dynamo env TORCH_TRACE=/t python && \\\n" * 3 + " true\n"
+    assert [(s.variable, s.value) for s in extract("shell", text)] == [
+        ("TORCH_LOGS", "+dynamo"),
+        ("TORCH_TRACE", "/t"),
+    ] * 3
+
+
+def test_tree_index_answers_as_tree_sitter_does():
+    """:class:`TreeIndex` (parents, next siblings, nodes at byte ranges read from one
+    walk) gives tree-sitter's own answers on random scripts, broken ones included."""
+    from torch_logs_lsp.core.hosts.bash_parse import parse_bash
+    from torch_logs_lsp.core.hosts.ts_index import TreeIndex
+
+    rng = random.Random(1)
+    pieces = [
+        "TORCH_LOGS=+dynamo ", "python ", "&& \\\n", "; ", "\n", "'a b' ", '"$x" ', "$(c) ",
+        "| d ", "if x; then ", "fi ", "{ ", "} ", "(", ")", "declare -i A=1 ", "a[1]=2 ",
+        "# c\n", "\\", "'", '"', "<<EOF\nx\nEOF\n", "env TORCH_LOGS=1 y ", "TORCH_LOGS+=x ",
+    ]  # fmt: skip
+    for _ in range(800):
+        data = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 15))).encode()
+        root = parse_bash(data).root_node
+        index = TreeIndex(root)
+        starts = sorted(rng.randrange(len(data)) for _ in range(20))
+        for a in starts:
+            b = rng.randint(a + 1, len(data))
+            node = index.descendant(a, b)
+            assert node == root.descendant_for_byte_range(a, b), (data, a, b)
+            for _ in range(4):
+                if node is None:
+                    break
+                assert index.parent(node) == node.parent, (data, node)
+                assert index.next_sibling(node) == node.next_sibling, (data, node)
+                node = node.parent
