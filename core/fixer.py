@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,10 +27,10 @@ from .files import (
     read_snapshot,
     replace_file,
 )
-from .fixes import QUICKFIX, RenameLookup, apply_edits, fix_all_value, value_fixes
+from .fixes import QUICKFIX, Fix, RenameLookup, apply_edits, fix_all_value, value_fixes
 from .hosts import typographic
 from .hosts.base import ValueSpan
-from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit
+from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit, value_edits
 from .hosts.typographic import QuoteFinding
 from .registry import Registry
 
@@ -78,17 +78,21 @@ def span_fixes(
     analysis: Analysis,
     registry: Registry,
     renames: RenameLookup | None = None,
+    keep: Callable[[Fix], bool] | None = None,
 ) -> list[DocumentFix]:
     """Every fix of one analysed span of ``text``, with verified document edits.
 
     A value fix whose edit cannot be written back into the host (see
     :func:`.hosts.edits.value_edit`) is left out. For TL001 (empty value) and TL002
-    (``help``) the fix removes the assignment; it is never safe.
+    (``help``) the fix removes the assignment; it is never safe. ``keep``: which value
+    fixes are wanted (before their edits are made: each costs a re-read of ``text``).
     """
     out: list[DocumentFix] = []
     if span.value is None or span.variable != "TORCH_LOGS":
         return out  # the other family variables have no fixes
     for fix in value_fixes(analysis, registry, renames):
+        if keep is not None and not keep(fix):
+            continue
         edits = value_edit(host, text, span, apply_edits(span.value, fix.edits))
         if edits is not None:
             out.append(
@@ -104,7 +108,8 @@ def span_fixes(
                 )
             )
     removable = [d for d in analysis.diagnostics if d.code in (EMPTY_VALUE, HELP)]
-    if removable:
+    removal = Fix("", QUICKFIX, tuple(removable), ())
+    if removable and (keep is None or keep(removal)):
         found = removal_edit(host, text, span)
         if found is not None:
             title, edit = found
@@ -127,17 +132,17 @@ def fix_all_edits(
     that cannot be written back into the host is left out.
     """
     index = LineIndex(text)
-    out: list[Change] = []
+    wanted: list[tuple[ValueSpan, str]] = []
     for span, analysis in entries:
         if analysis is None or span.value is None or span.variable != "TORCH_LOGS":
             continue
         new = fix_all_value(span.value, registry, renames, ignore)
-        if new == span.value:
-            continue
-        edits = value_edit(host, text, span, new)
-        if edits is not None:
-            out.append(Change(span, index.position(span.name_start)[0], span.value, new, edits))
-    return out
+        if new != span.value:
+            wanted.append((span, new))
+    return [  # verified together: one re-read of the document, not one per value
+        Change(span, index.position(span.name_start)[0], span.value or "", new, edits)
+        for span, edits, new in value_edits(host, text, wanted)
+    ]
 
 
 def quote_fixes(host: str, text: str) -> list[tuple[QuoteFinding, bool]]:

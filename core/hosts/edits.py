@@ -15,7 +15,8 @@ The encodings and removals are the host modules' own (``encode_part``, ``removal
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from ..value_edits import splice
@@ -23,6 +24,8 @@ from . import extract, host_module
 from .base import ValueSpan
 from .embedded import LAYER
 from .interface import TextEdit
+
+log = logging.getLogger(__name__)
 
 
 def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
@@ -156,6 +159,23 @@ def _placed(
     return tuple(out)
 
 
+def _candidates(host: str, span: ValueSpan, new_value: str) -> Iterator[tuple[TextEdit, ...]]:
+    """The unverified edits :func:`value_edit` tries, in its order."""
+    old = span.value
+    if old is None or not span.terminated or new_value == old:
+        return
+    smallest = _opcodes(old, new_value)
+    plans = [*([smallest] if smallest is not None else []), [_changed_range(old, new_value)]]
+    quotes = [span.quote] if span.quote is not None else ["", '"', "'"]
+    for plan in plans:
+        for q in dict.fromkeys(quotes):
+            edits = _placed(host, span, q, plan)
+            if edits is not None:
+                yield edits
+    for raw in encode_value(host, new_value, span.quote):
+        yield (TextEdit(span.raw_start, span.raw_end, raw),)
+
+
 def value_edit(
     host: str, text: str, span: ValueSpan, new_value: str
 ) -> tuple[TextEdit, ...] | None:
@@ -166,22 +186,91 @@ def value_edit(
     one edit over the changed range, then rewriting the whole value with its quotes (see
     :func:`encode_value`). Only verified edits (:func:`verify`) are returned.
     """
-    old = span.value
-    if old is None or not span.terminated or new_value == old:
-        return None
-    smallest = _opcodes(old, new_value)
-    plans = [*([smallest] if smallest is not None else []), [_changed_range(old, new_value)]]
-    quotes = [span.quote] if span.quote is not None else ["", '"', "'"]
-    for plan in plans:
-        for q in dict.fromkeys(quotes):
-            edits = _placed(host, span, q, plan)
-            if edits is not None and verify(host, text, span, edits, new_value):
-                return edits
-    for raw in encode_value(host, new_value, span.quote):
-        edit = (TextEdit(span.raw_start, span.raw_end, raw),)
-        if verify(host, text, span, edit, new_value):
-            return edit
+    for edits in _candidates(host, span, new_value):
+        if verify(host, text, span, edits, new_value):
+            return edits
     return None
+
+
+#: A value change: the span, the document edits, the value the span then reads.
+ValueChange = tuple[ValueSpan, tuple[TextEdit, ...], str]
+
+
+def verify_together(host: str, text: str, changes: Sequence[ValueChange]) -> bool:
+    """Whether applying every change's edits to ``text`` at once makes each change's span
+    read its new value and leaves every other assignment as it was (one re-read of the
+    document, whatever the number of changes; spans of distinct assignments)."""
+    spans = _spans(host, text)
+    where = {(s.name_start, s.variable): i for i, s in enumerate(spans)}
+    expected = _reading(spans)
+    for span, _, new_value in changes:
+        i = where.get((span.name_start, span.variable))
+        if i is None:
+            return False
+        expected[i] = (span.variable, new_value, True)
+    edited = apply_text_edits(text, [e for _, es, _ in changes for e in es])
+    return _reading(extract(host, edited)) == expected
+
+
+#: Most re-reads of the document :func:`value_edits` makes: past it the values left are
+#: not fixed (logged), so a hostile document costs a bounded number of re-reads.
+MAX_REREADS = 64
+
+
+def value_edits(host: str, text: str, wanted: Sequence[tuple[ValueSpan, str]]) -> list[ValueChange]:
+    """Verified edits that make each ``(span, new value)`` of ``wanted`` read its new value,
+    verified together (fix-all): each value's first candidate edit (see
+    :func:`value_edit`), all applied at once and the document read once; when that
+    reading differs, the changes are halved until the failing ones are found, and those
+    try their next candidate in the next round. Costs ``O(1 + f log n)`` re-reads for
+    ``f`` failing candidates, at most :data:`MAX_REREADS`; what the result holds was
+    verified as a whole. The changes come in ``wanted``'s order."""
+    left = MAX_REREADS
+    tries = {id(span): _candidates(host, span, new) for span, new in wanted}
+    done: list[ValueChange] = []
+    todo = list(wanted)
+
+    def check(group: list[ValueChange]) -> bool:
+        nonlocal left
+        if left <= 0:
+            return False
+        left -= 1
+        return verify_together(host, text, [*done, *group])
+
+    def split(group: list[ValueChange]) -> tuple[list[ValueChange], list[ValueChange]]:
+        """(verified together with ``done``, failed)."""
+        if not group or check(group):
+            return group, []
+        if len(group) == 1 or left <= 0:
+            return [], group
+        half = len(group) // 2
+        ok, bad = split(group[:half])
+        done.extend(ok)
+        ok2, bad2 = split(group[half:])
+        del done[len(done) - len(ok) :]
+        return ok + ok2, bad + bad2
+
+    while todo and left > 0:
+        group: list[ValueChange] = []
+        for span, new in todo:
+            edits = next(tries[id(span)], None)
+            if edits is not None:
+                group.append((span, edits, new))
+        if not group:
+            todo = []
+            break
+        ok, bad = split(group)
+        done.extend(ok)
+        failed = {id(c[0]) for c in bad}
+        todo = [(span, new) for span, new in todo if id(span) in failed]
+    if todo:
+        log.info(
+            "fix-all: %d value(s) left unfixed after %d re-reads of the document",
+            len(todo),
+            MAX_REREADS - left,
+        )
+    order = {id(span): i for i, (span, _) in enumerate(wanted)}
+    return sorted(done, key=lambda c: order[id(c[0])])
 
 
 def removal_edit(host: str, text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
@@ -202,5 +291,7 @@ __all__ = [
     "encode_value",
     "removal_edit",
     "value_edit",
+    "value_edits",
     "verify",
+    "verify_together",
 ]

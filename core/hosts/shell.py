@@ -41,6 +41,7 @@ from .shell_operands import path_facts as path_facts
 from .shell_overwrites import overwritten as overwritten
 from .shell_words import scan_word
 from .shell_wrappers import command_items, wrapped
+from .ts_index import TreeIndex
 from .typographic import shell_findings
 
 if TYPE_CHECKING:
@@ -164,7 +165,9 @@ _NAMES = re.compile(
 )
 
 
-def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
+def _nodes(
+    src: Source, root: tree_sitter.Node, tree: TreeIndex | None = None
+) -> list[tuple[str, tree_sitter.Node]]:
     """In document order: ``("var", variable_name node)`` for each variable name that is
     a family name; ``("env", command node)`` for each command whose name is ``env`` (or
     ``/usr/bin/env``, ``/bin/env``); ``("wrap", command node)`` for a command that runs
@@ -173,24 +176,25 @@ def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[str, tree_sitter.N
     assignments before it whose words include ``FAMILY_NAME=``, which tree-sitter-bash
     does not take for an assignment after a line continuation (``A=0\\<newline>
     TORCH_LOGS=x cmd``: bash does)."""
+    tree = tree if tree is not None else TreeIndex(root)  # (``root``'s)
     found: list[tuple[str, tree_sitter.Node]] = []
     prefixed: set[int] = set()
     commands: set[int] = set()  # env and wrapper commands found
     for m in _NAMES.finditer(src.data):
         start, end = m.span()
-        node = root.descendant_for_byte_range(start, end)
+        node = tree.descendant(start, end)
         word = m.group().decode()
         if node is None or node.start_byte != start:
             if word in FAMILY:  # --env=TORCH_LOGS=, bash -c 'TORCH_LOGS=...'
-                wrapped(node, found, commands)
+                wrapped(node, found, commands, tree)
             continue
         if node.end_byte != end:
             if word in FAMILY and node.type != "variable_name":
-                wrapped(node, found, commands)  # exec env TORCH_LOGS=x, docker run -e ...
+                wrapped(node, found, commands, tree)  # exec env TORCH_LOGS=x, docker run -e ...
             if word in FAMILY and node.type == "word" and src.data[end : end + 1] == b"=":
-                command = node.parent
+                command = tree.parent(node)
                 if command is not None and command.type == "command_name":
-                    command = command.parent
+                    command = tree.parent(command)
                 if command is not None and command.type == "command" and command.id not in prefixed:
                     prefixed.add(command.id)
                     found.append(("prefix", command))
@@ -199,12 +203,12 @@ def _nodes(src: Source, root: tree_sitter.Node) -> list[tuple[str, tree_sitter.N
             if word in FAMILY:
                 found.append(("var", node))
             continue
-        name = node.parent if node.type == "word" and word in _ENV_NAMES else None
+        name = tree.parent(node) if node.type == "word" and word in _ENV_NAMES else None
         if name is None or name.type != "command_name":
             continue
         if name.start_byte != start or name.end_byte != end:
             continue
-        command = name.parent
+        command = tree.parent(name)
         if (
             command is not None
             and command.child_by_field_name("name") == name
@@ -244,8 +248,11 @@ def _assignments(
     document."""
     found: list[Found] = []
     inside: list[ValueSpan] = []
+    if _NAMES.search(src.data) is None:
+        return found, inside
     skip = heredoc_bodies(src, root)  # `<<EOF cmd`: a body tree-sitter reads as code
-    for kind, node in _nodes(src, root):
+    tree = TreeIndex(root)  # parents and siblings without a walk down per lookup
+    for kind, node in _nodes(src, root, tree):
         if skip and in_regions(skip, src.cp(node.start_byte)):
             continue
         if kind in ("env", "wrap"):
@@ -257,14 +264,14 @@ def _assignments(
             for var, name_start, value_start in _after_prefix(src, node):
                 found.append((var, base + name_start, base + value_start, True, False))
             continue
-        parent = node.parent
+        parent = tree.parent(node)
         if parent is None or parent.type == "subscript":
             continue
-        op = node.next_sibling
+        op = tree.next_sibling(node)
         if op is None or op.type not in ("=", "+=") or op.start_byte != node.end_byte:
             continue
         static = op.type == "="
-        decl = parent.parent if parent.type == "variable_assignment" else None
+        decl = tree.parent(parent) if parent.type == "variable_assignment" else None
         if decl is not None and decl.type == "declaration_command":
             static = static and not _declaration_transforms(src, decl)
         var = src.data[node.start_byte : node.end_byte].decode()

@@ -7,6 +7,7 @@ machine. Offsets are code points into the text.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .base import FAMILY, ValueSpan
@@ -75,7 +76,10 @@ def operand_span(text: str, word: ShellWord, off: int, *, comma: bool = False) -
     )
 
 
-_ELSEWHERE = re.compile(r"(?:^|[\s;&|(`'\"])(?:\S*/)?(docker|podman|srun)[ \t]")
+#: What ``(?:^|[\s;&|(`'"])(?:\S*/)?(docker|podman|srun)[ \t]`` finds (with
+#: ``re.finditer``), read in one pass without backtracking (see :class:`_Elsewhere`).
+_CANDIDATE = re.compile(r"(docker|podman|srun)[ \t]")
+_BOUNDARY = re.compile(r"[\s;&|(`'\"]")
 _ELSEWHERE_NAMES = {
     "docker": "a container (docker)",
     "podman": "a container (podman)",
@@ -83,18 +87,66 @@ _ELSEWHERE_NAMES = {
 }
 
 
+def _matches(text: str, pos: int, endpos: int) -> list[tuple[int, str]]:
+    """(end, name) of each match ``re.finditer`` gives for the pattern above in
+    ``text[pos:endpos]``, in order; linear in ``endpos - pos``. A name followed by a
+    blank matches when a boundary character (or the text's start) comes right before it,
+    or before a ``/`` path that reaches it without a blank (any blank is a boundary), and
+    that character was not used by the match before (matches do not overlap)."""
+    out: list[tuple[int, str]] = []
+    lo = pos  # the first offset a match's boundary character may use
+    for m in _CANDIDATE.finditer(text, pos, endpos):
+        p = m.start()
+        if p == 0:
+            ok = True
+        elif text[p - 1] == "/":
+            ok = lo == 0 or (p - 1 > lo and _BOUNDARY.search(text, lo, p - 1) is not None)
+        else:
+            ok = p - 1 >= lo and _BOUNDARY.match(text, p - 1) is not None
+        if ok:
+            out.append((m.end(), m.group(1)))
+        # the blank after this name: the earliest boundary a later match can use
+        lo = m.end() if ok else max(lo, m.end() - 1)
+    return out
+
+
+class _Elsewhere:
+    """:func:`elsewhere` for many spans of one text: each logical line is read once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.newlines = [m.start() for m in re.finditer("\n", text)]
+        starts: list[int] = []  # per newline: where its logical line starts (-1: the text's)
+        for k, nl in enumerate(self.newlines):
+            joined = nl > 0 and text[nl - 1] == "\\"
+            starts.append((starts[k - 1] if k else -1) if joined else nl)
+        self.starts = starts
+        self.found: dict[int, tuple[int, list[tuple[int, str]]]] = {}
+
+    def line_start(self, pos: int) -> int:
+        """Where the logical line of ``pos`` starts: the newline before it, or 0."""
+        k = bisect.bisect_left(self.newlines, pos) - 1
+        return max(self.starts[k], 0) if k >= 0 else 0
+
+    def why(self, pos: int, line_end: int) -> str | None:
+        """The last match before ``pos`` in its logical line (see :func:`elsewhere`);
+        ``line_end``: how far to read that line's matches (at least ``pos``)."""
+        start = self.line_start(pos)
+        have = self.found.get(start)
+        if have is None or have[0] < pos:
+            have = (line_end, _matches(self.text, start, line_end))
+            self.found[start] = have
+        k = bisect.bisect_right(have[1], (pos, "\uffff")) - 1
+        return _ELSEWHERE_NAMES[have[1][k][1]] if k >= 0 else None
+
+
 def elsewhere(text: str, span: ValueSpan) -> str | None:
     """Why ``span``'s value is for a process on another machine or in a container: a
     ``docker``/``podman``/``srun`` word before it in its command (its line, with the lines
     it continues); ``None`` otherwise. A textual test: it only keeps paths from being
-    judged here, so a false match costs a path check, never a finding."""
-    start = span.name_start
-    while True:
-        start = text.rfind("\n", 0, start)
-        if start <= 0 or text[start - 1] != "\\":
-            break
-    found = list(_ELSEWHERE.finditer(text, max(start, 0), span.name_start))
-    return _ELSEWHERE_NAMES[found[-1].group(1)] if found else None
+    judged here, so a false match costs a path check, never a finding. Linear in the
+    text's length; for many spans of one text :func:`path_facts` reads each line once."""
+    return _Elsewhere(text).why(span.name_start, span.name_start)
 
 
 def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
@@ -105,8 +157,15 @@ def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
     from .shell_paths import path_facts as facts
 
     out = facts(text, spans)
+    where = _Elsewhere(text)
+    last: dict[int, int] = {}  # logical line start -> the last span's name start in it
+    for s in spans:
+        start = where.line_start(s.name_start)
+        last[start] = max(last.get(start, 0), s.name_start)
     return [
-        PathFacts(runs_elsewhere=w) if (w := elsewhere(text, s)) else f
+        PathFacts(runs_elsewhere=w)
+        if (w := where.why(s.name_start, last[where.line_start(s.name_start)]))
+        else f
         for f, s in zip(out, spans, strict=True)
     ]
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
     from ._ts import Source
+    from .ts_index import TreeIndex
 
 
 class ShellWord(NamedTuple):
@@ -194,16 +195,20 @@ _BOUNDARY = frozenset({"program", "list", "pipeline", "subshell", "compound_stat
 
 
 def wrapped(
-    node: tree_sitter.Node | None, found: list[tuple[str, tree_sitter.Node]], seen: set[int]
+    node: tree_sitter.Node | None,
+    found: list[tuple[str, tree_sitter.Node]],
+    seen: set[int],
+    tree: TreeIndex,
 ) -> None:
     """If ``node`` (where a family name was found) is a word of a command named in
-    :data:`NAMES`, add ``("wrap", command)`` to ``found`` once (``seen``: command ids)."""
+    :data:`NAMES`, add ``("wrap", command)`` to ``found`` once (``seen``: command ids);
+    ``tree``: the index of ``node``'s tree (parents without a walk from the root)."""
     for _ in range(6):
         if node is None or node.type in _BOUNDARY:
             return
         if node.type == "command":
             break
-        node = node.parent
+        node = tree.parent(node)
     else:
         return
     if node is None or node.id in seen:

@@ -35,6 +35,7 @@ read as ``" "`` (folded) or ``"\\n"`` (a lone CR).
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import NamedTuple
 
@@ -301,6 +302,40 @@ def _result(out: _Out | None, cs: int, ce: int, quote: str, terminated: bool) ->
     return Scalar(value, tuple(out.starts), tuple(out.ends), cs, ce, quote, terminated)
 
 
+class _Marks(NamedTuple):
+    """Where a text's line breaks, :data:`UNSURE` characters and BOMs are (sorted code
+    point offsets): :func:`_plain` looks past each scalar to the end of the next line,
+    which in a long flow mapping on one line is the rest of the document."""
+
+    breaks: list[int]
+    unsure: list[int]
+    boms: list[int]
+
+    def any_in(self, found: list[int], start: int, end: int) -> bool:
+        """Whether an offset of ``found`` is in ``[start, end)``."""
+        k = bisect.bisect_left(found, start)
+        return k < len(found) and found[k] < end
+
+
+_MARKS: list[tuple[str, _Marks]] = []  # the last text's (one entry)
+_BLANKS = re.compile(r"[ \t]*")
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def _marks(text: str) -> _Marks:
+    """The :class:`_Marks` of ``text`` (kept for the last text: its scalars come one
+    after another)."""
+    if _MARKS and _MARKS[0][0] is text:
+        return _MARKS[0][1]
+    marks = _Marks(
+        [m.start() for m in re.finditer("[\r\n]", text)],
+        [m.start() for m in UNSURE.finditer(text)],
+        [m.start() for m in re.finditer("\ufeff", text)],
+    )
+    _MARKS[:] = [(text, marks)]
+    return marks
+
+
 def _plain(text: str, start: int, end: int) -> Scalar:
     out, _ = _flow(text, start, end, "")
     ce = out.ends[-1] if out is not None and out.ends else start
@@ -308,20 +343,17 @@ def _plain(text: str, start: int, end: int) -> Scalar:
         ce = end
         while ce > start and text[ce - 1] in " \t\r\n":
             ce -= 1
-    after = ce
-    while after < len(text) and text[after] in " \t":
-        after += 1
+    after = _BLANKS.match(text, ce).end()  # type: ignore[union-attr]
     # The end of the next non-blank line: the line that could have continued the scalar.
-    nxt = after
-    while nxt < len(text) and text[nxt] in " \t\r\n":
-        nxt += 1
-    while nxt < len(text) and text[nxt] not in "\r\n":
-        nxt += 1
+    marks = _marks(text)
+    nxt = _SPACE.match(text, after).end()  # type: ignore[union-attr]
+    k = bisect.bisect_left(marks.breaks, nxt)
+    nxt = marks.breaks[k] if k < len(marks.breaks) else len(text)
     if (
         _unsure(text, start, ce)
-        or UNSURE.search(text, ce, nxt)
+        or marks.any_in(marks.unsure, ce, nxt)
         or not _clean_end(text, start, ce)
-        or "\ufeff" in text[start:nxt]
+        or marks.any_in(marks.boms, start, nxt)
     ):
         # PyYAML: a tab after a plain scalar is an error; a BOM is content there, where
         # tree-sitter-yaml ends the scalar

@@ -7,6 +7,7 @@ they become LSP ranges here, through the document's :class:`~..positions.Positio
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -22,10 +23,17 @@ from .diagnostics import SOURCE
 
 if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
     from torch_logs_lsp.core.fixer import DocumentFix
+    from torch_logs_lsp.core.fixes import Fix
     from torch_logs_lsp.core.hosts.edits import TextEdit
     from torch_logs_lsp.core.hosts.typographic import QuoteFinding
 
+log = logging.getLogger(__name__)
+
 FIX_ALL = "source.fixAll.torch-logs"
+#: Most values of one request whose quick fixes are computed: each fix is verified by
+#: re-reading the whole document, so a range over thousands of values would take
+#: minutes (fix-all verifies its edits together: it has no such cap).
+MAX_FIXED_VALUES = 50
 
 #: The kinds the server advertises in ``CodeActionOptions.codeActionKinds``.
 KINDS: list[types.CodeActionKind | str] = [
@@ -124,6 +132,7 @@ def code_actions(
     Diagnostics turned ``off`` in the settings get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
     from torch_logs_lsp.core.fixer import fix_all_edits, quote_fixes, span_fixes
+    from torch_logs_lsp.core.fixes import REFACTOR
 
     from .name_actions import name_actions
 
@@ -137,22 +146,37 @@ def code_actions(
     # edited document again: doing it for every value made a request take seconds).
     first = state.mapper.offset(params.range.start)
     last = state.mapper.offset(params.range.end)
-    for span, analysis in state.entries:
+    # (fix-all alone, as editors ask on save, needs none of them)
+    per_value = wanted(types.CodeActionKind.QuickFix, only) or wanted(REFACTOR, only)
+    fixed = 0
+    for span, analysis in state.entries if per_value else ():
         if analysis is None:
             continue
         if min(span.name_start, span.raw_start) > last or span.raw_end < first:
             continue
-        for fix in span_fixes(state.host, state.text, span, analysis, registry):
+        if fixed == MAX_FIXED_VALUES:  # each value's fixes re-read the whole document
+            log.info(
+                "code actions: quick fixes of the first %d values in the range only",
+                MAX_FIXED_VALUES,
+            )
+            break
+        fixed += 1
+
+        def keep(fix: Fix, span: ValueSpan = span) -> bool:
+            """Whether a fix is asked for: its kind, not turned off, in the range."""
             if not wanted(fix.kind, only):
-                continue
+                return False
             if fix.diagnostics and {d.code for d in fix.diagnostics} <= off:
-                continue
+                return False
             spots = [(d.start, d.end) for d in fix.diagnostics]
             if fix.anchor is not None:
                 spots.append(fix.anchor)
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
-            if any(_overlaps(r, params.range) for r in ranges):
-                out.append(_action(state, fix, sent, versioned))
+            return any(_overlaps(r, params.range) for r in ranges)
+
+        # only the fixes asked for get their edits made (each is verified by a re-read)
+        for fix in span_fixes(state.host, state.text, span, analysis, registry, keep=keep):
+            out.append(_action(state, fix, sent, versioned))
     from .set_logs_actions import set_logs_actions, set_logs_fix_all  # the Python host's
 
     out += set_logs_actions(state, params, registry, off, versioned)
