@@ -178,3 +178,22 @@ def test_a_python_setting_is_made_a_file_path(tmp_path, monkeypatch: pytest.Monk
     assert sink.data == b""
     server.apply_settings({"torchLogs": {"python": str(tmp_path)}})  # a directory
     assert b"no interpreter at" in sink.data
+
+
+def test_diagnostic_memo_does_not_grow_with_versions() -> None:
+    """TL502's hint is a new (equal) diagnostic on every version: the memo must find its
+    text again, not keep one entry per version (the 100,000-edit soak grew by 40 MB)."""
+    from torch_logs_lsp.server.features.diagnostics import diagnostic_json
+    from torch_logs_lsp.server.settings import Settings
+
+    registry = load_registry()
+    texts = ["TORCH_LOGS=+dynamo\nTORCH_LOGS=aot_g\n", "TORCH_LOGS=+dynamox\nTORCH_LOGS=aot_g\n"]
+    memo: dict[object, str] = {}
+    sizes = []
+    for version in range(1, 41):
+        text = texts[version % 2]
+        state = build_state("file:///w/.env", version, text, "", registry, "utf-16")
+        pieces = diagnostic_json(state, Settings(), memo)
+        assert any('"TL502"' in p for p in pieces)
+        sizes.append(len(memo))
+    assert sizes[-1] == sizes[1] <= 8, sizes

@@ -34,14 +34,16 @@ _OVERRIDES = {
     "hint": int(types.DiagnosticSeverity.Hint),
 }
 
-#: A diagnostic's JSON text by (core diagnostic id, start line, start character, end line,
-#: end character, severity); the diagnostic itself is kept to check the id's owner.
-Memo = dict[tuple[int, int, int, int, int, int], tuple[Diagnostic, str]]
+#: A diagnostic's JSON text by (core diagnostic, start line, start character, end line,
+#: end character, severity). Keyed by the diagnostic's value, not its identity: a check
+#: that makes new but equal diagnostics on every version (TL502's hint, a host's note)
+#: finds its text again instead of filling the memo (the soak grew by 40 MB that way).
+Memo = dict[tuple[Diagnostic, int, int, int, int, int], str]
 #: Most pieces a memo keeps (it is emptied when full; about 300 bytes each).
 MAX_MEMO = 50_000
 
 
-def _encode(d: Diagnostic, key: tuple[int, int, int, int, int, int]) -> str:
+def _encode(d: Diagnostic, key: tuple[Diagnostic, int, int, int, int, int]) -> str:
     _, start_line, start_character, end_line, end_character, severity = key
     text = (
         f'{{"range": {{"start": {{"line": {start_line}, "character": {start_character}}}, '
@@ -86,11 +88,11 @@ def diagnostic_json(
         if override == "off":
             continue
         severity = _OVERRIDES.get(override or "", int(d.severity))
-        key = (id(d), *at(start), *at(end), severity)
-        entry = memo.get(key)
-        if entry is None or entry[0] is not d:
-            entry = memo[key] = (d, _encode(d, key))
-        out.append(entry[1])
+        key = (d, *at(start), *at(end), severity)
+        text = memo.get(key)
+        if text is None:
+            text = memo[key] = _encode(d, key)
+        out.append(text)
     return out
 
 
