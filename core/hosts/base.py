@@ -10,7 +10,7 @@ two). Converting to LSP positions happens only in ``torch_logs_lsp.server``.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 #: The variables of the TORCH_LOGS family, in the order completion offers them. Hosts
 #: report an assignment of any of these; analysis decides what to do with each.
@@ -302,6 +302,16 @@ def simple_span(
         quote=quote,
         terminated=terminated,
     )
+
+
+def in_document_order(spans: Iterable[ValueSpan]) -> list[ValueSpan]:
+    """``spans`` sorted by their name's offset, one per name (the first of two found at
+    the same place by two readings of a document)."""
+    out: list[ValueSpan] = []
+    for span in sorted(spans, key=lambda s: s.name_start):
+        if not out or span.name_start > out[-1].name_start:
+            out.append(span)
+    return out
 
 
 def set_again(spans: Sequence[ValueSpan]) -> Iterator[tuple[int, int]]:

@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from . import python
-from .base import ValueSpan, names_family
+from .base import ValueSpan, in_document_order, names_family
 from .incremental import DocumentCache
 from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts
 from .ipython_cells import read
@@ -110,13 +110,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     if not names_family(text):
         return []
     reading = read(text)
-    merged = [_rehosted(s) for s in _python_spans(reading.view)] + reading.own
-    merged.sort(key=lambda s: s.name_start)
-    out: list[ValueSpan] = []
-    for span in merged:
-        if not out or span.name_start > out[-1].name_start:
-            out.append(span)
-    return out
+    return in_document_order([_rehosted(s) for s in _python_spans(reading.view)] + reading.own)
 
 
 def _split(text: str, spans: list[ValueSpan]) -> tuple[str, list[int], list[int]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 
 from ._ts import Source
-from .base import ValueSpan, names_family
+from .base import ValueSpan, in_document_order, names_family
 from .incremental import DocumentCache
 from .interface import (
     no_notes,
@@ -102,9 +102,4 @@ def _extract(text: str) -> list[ValueSpan]:
 
         first = next(iter(flavours.values()), "generic")
         spans += open_spans(text, first, {s.name_start for s in spans})
-    spans.sort(key=lambda s: s.name_start)
-    out: list[ValueSpan] = []
-    for span in spans:
-        if not out or span.name_start > out[-1].name_start:
-            out.append(span)
-    return out
+    return in_document_order(spans)
