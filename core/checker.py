@@ -44,6 +44,7 @@ SKIP_DIRS = frozenset(
         "venv",
         "env",
         "__pycache__",
+        ".ipynb_checkpoints",
         ".tox",
         ".nox",
         ".mypy_cache",

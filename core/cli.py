@@ -142,9 +142,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     roots, names = cli_roots(args.paths)  # workspace folders: directories named, and "."
     for path, host in files:
         if host == NOTEBOOK:  # each code cell a document (core/notebook_cli.py)
-            in_cells = check_notebook(path, args, skipped, noted)
-            if in_cells is None:
+            checked_notebook = check_notebook(path, args, skipped, noted)
+            if checked_notebook is None:
                 continue
+            in_cells, n = checked_notebook
+            fixed += n
             checked += 1
             _print_rows(path, in_cells, args.format, minimum, rows, counts)
             continue

@@ -82,10 +82,10 @@ def check_notebook(
     args: argparse.Namespace,
     skipped: Callable[[SkippedFile], None],
     noted: set[str],
-) -> list[CellFinding] | None:
-    """``check`` (and ``--fix``) of one notebook file; ``None`` when it was not checked
-    (handed to ``skipped``: unreadable, too large, not a notebook we read, or a kernel
-    that is not Python)."""
+) -> tuple[list[CellFinding], int] | None:
+    """``check`` (and ``--fix``) of one notebook file: its findings and the number of
+    values ``--fix`` changed; ``None`` when it was not checked (handed to ``skipped``:
+    unreadable, too large, not a notebook we read, or a kernel that is not Python)."""
     try:
         data = read_regular(path, MAX_NOTEBOOK_BYTES)
         notebook = read_notebook(data)
@@ -102,10 +102,12 @@ def check_notebook(
     code_text = "".join(c.text for c in notebook.code_cells)
     context = context_for(args, code_text, path)
     print_notes(context, noted)
+    fixed = 0
     if args.fix:
-        notebook = _fix(path, notebook, context.registry, args.format)
+        notebook, fixed = _fix(path, notebook, context.registry, args.format)
     roots = (os.getcwd(), project_dir(path))
-    return notebook_findings(notebook, context.registry, context.finder, os.getcwd(), roots)
+    found = notebook_findings(notebook, context.registry, context.finder, os.getcwd(), roots)
+    return found, fixed
 
 
 def fix_notebook(data: bytes, registry: Registry) -> tuple[bytes, list[Fixed]]:
@@ -138,9 +140,10 @@ def fix_notebook(data: bytes, registry: Registry) -> tuple[bytes, list[Fixed]]:
     return new, changed
 
 
-def _fix(path: Path, notebook: Notebook, registry: Registry, fmt: str) -> Notebook:
+def _fix(path: Path, notebook: Notebook, registry: Registry, fmt: str) -> tuple[Notebook, int]:
     """``--fix`` of one notebook file: write the fixed bytes safely (the file as read,
-    :func:`.files.replace_file`), print each change; return the notebook to check."""
+    :func:`.files.replace_file`), print each change; return the notebook to check and the
+    number of values changed."""
     from .cli import shown  # (it imports this module)
 
     out = sys.stderr if fmt == "json" else sys.stdout
@@ -150,24 +153,24 @@ def _fix(path: Path, notebook: Notebook, registry: Registry, fmt: str) -> Notebo
         new, changed = fix_notebook(snapshot.data, registry)
     except (SkippedFile, NotNotebook) as exc:
         print(f"{name}: {getattr(exc, 'reason', exc)}; not fixed", file=sys.stderr)
-        return notebook
+        return notebook, 0
     if not changed:
-        return notebook
+        return notebook, 0
     if read_only(snapshot.mode, snapshot.uid, snapshot.gid):
         print(f"{name}: read-only; not fixed", file=sys.stderr)
-        return notebook
+        return notebook, 0
     try:
         replace_file(path, new, snapshot)
     except ChangedOnDisk:
         print(f"{name}: changed on disk while being fixed; not fixed", file=sys.stderr)
-        return notebook
+        return notebook, 0
     except NotWritten as exc:
         print(f"{name}: {exc.reason}; the file is unchanged, not fixed", file=sys.stderr)
-        return notebook
+        return notebook, 0
     for cell, line, what, old, value in changed:
         old_s, new_s = (json.dumps(v, ensure_ascii=False) for v in (old, value))
         print(f"{name}:cell {cell}:{line + 1}: fixed {what}: {old_s} -> {new_s}", file=out)
-    return read_notebook(new)
+    return read_notebook(new), len(changed)
 
 
 __all__ = [

@@ -35,7 +35,8 @@ _MAGIC_LINE = re.compile(r"^[ \t]*[%!][^\r\n]*", re.M)
 _NAMED_LINE = re.compile(r"`import torch` \(line 1\)")
 _CALLED_AT = re.compile(r"called at line (\d+)")
 #: What, in a later cell, could read the variables again (then no finding, as in a file).
-_REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
+_REREAD = re.compile(r"\b(?:_init_logs|set_logs)[ \t]*\(")
+_COMMENT = re.compile(r"#[^\r\n]*")
 
 
 def imports_torch(text: str) -> bool:
@@ -56,9 +57,10 @@ def imports_torch(text: str) -> bool:
 
 
 def rereads(text: str) -> bool:
-    """Whether a cell's ``text`` may read the variables again (it mentions ``set_logs`` or
-    ``_init_logs``): no cell before it then gets a cell-order note."""
-    return _REREAD.search(text) is not None
+    """Whether a cell's ``text`` may read the variables again (it calls ``set_logs(`` or
+    ``_init_logs(`` outside a comment; a mention in a comment or a string without the call
+    does not count): no cell before it then gets a cell-order note."""
+    return "_logs" in text and _REREAD.search(_COMMENT.sub("", text)) is not None
 
 
 def cell_order_notes(
@@ -83,7 +85,7 @@ def cell_order_notes(
     # whether a cell after position i may read the variables again
     reread_after = [False] * len(cells)
     for i in range(len(cells) - 2, -1, -1):
-        reread_after[i] = reread_after[i + 1] or _REREAD.search(cells[i + 1]) is not None
+        reread_after[i] = reread_after[i + 1] or rereads(cells[i + 1])
     first: int | None = None  # the position of the first cell that imports torch
     for i, text in enumerate(cells):
         if first is not None and not reread_after[i]:

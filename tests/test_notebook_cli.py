@@ -386,3 +386,17 @@ def test_source_edits_per_changed_run(listed: bool) -> None:
         assert broken_line is not None
         joined = apply_byte_edits(data, broken_line)
         assert read_notebook(joined).cells[0].text == text.replace("x", "x\n")
+
+
+def test_fix_counts_a_notebooks_values_and_the_walk_skips_checkpoints(tmp_path: Path) -> None:
+    # found by a user trial: the summary said "0 value(s) fixed" for a fixed notebook, and
+    # a directory walk checked Jupyter's .ipynb_checkpoints copies too
+    nb = notebook([code(["import os\n", 'os.environ["TORCH_LOGS"] = "+dynamo,"\n'])])
+    write(tmp_path / "a.ipynb", nb)
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    write(tmp_path / ".ipynb_checkpoints" / "a-checkpoint.ipynb", nb)
+    proc = run("check", str(tmp_path), *PY)
+    assert ".ipynb_checkpoints" not in proc.stdout and proc.stdout.count("TL104") == 1
+    proc = run("check", "--fix", str(tmp_path / "a.ipynb"), *PY)
+    assert "1 value(s) fixed" in proc.stderr, proc.stderr
+    assert '"+dynamo\\"' in (tmp_path / "a.ipynb").read_text(encoding="utf-8")

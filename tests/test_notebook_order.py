@@ -56,3 +56,13 @@ def test_magics_and_broken_cells_do_not_crash():
     assert list(found) == [1] and [d.code for d in found[1]] == ["TL501"]
     assert imports_torch("%matplotlib inline\nimport torch\n")
     assert not imports_torch("def f():\n    import torch\n")
+
+
+def test_only_a_call_in_a_later_cell_may_read_the_variables_again():
+    # a mention in a comment or a string is no call (found by a user trial: it silenced
+    # TL501); a real call may re-read them, so nothing is said then
+    for later in ("# TODO: try set_logs later\n", 'print("set_logs")\n'):
+        found = cross_cell_diagnostics(cells("import torch\n", WRITE, later))
+        assert [d.code for d in found[1]] == ["TL501"], later
+    later = "torch._logging.set_logs(dynamo=10)\n"
+    assert cross_cell_diagnostics(cells("import torch\n", WRITE, later)) == {}

@@ -47,7 +47,9 @@ READ_AT_IMPORT = frozenset(
     | {"TORCH_LOGS_TRACE_ID_FILTER"}
 )
 # (a line starts after LF, CRLF or a lone CR, as in Python's tokenizer)
-_IMPORT_LINE = re.compile(r"(?:import|from)[ \t]+torch\b")  # at a line start: _imports_torch
+#: At a line start (see :func:`_imports_torch`): ``import torch``, ``import os, torch``,
+#: ``import os; import torch``, ``from torch...``; the tree then confirms the statement.
+_IMPORT_LINE = re.compile(r"(?:import|from)[ \t]+[^\r\n]*?\btorch\b")
 _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
 #: What re-reads ``TORCH_LOGS``: only ``_init_logs`` (``set_logs`` returns at once when
 #: ``TORCH_LOGS`` is in ``os.environ``, torch 2.13.0 ``_internal.py`` line 491; it runs
@@ -58,7 +60,7 @@ _ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|d
 
 
 def _imports_torch(text: str) -> bool:
-    """Whether a line of ``text`` starts with ``import torch`` / ``from torch`` (a cheap
+    """Whether a line of ``text`` starts with an import that names torch (a cheap
     test before any parse; a pattern starting with a literal is searched ~20x faster
     than one anchored with ``^``)."""
     return any(m.start() == 0 or text[m.start() - 1] in "\r\n" for m in _IMPORT_LINE.finditer(text))

@@ -33,6 +33,11 @@ _SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = 
     ("text", "expected"),
     [
         ('import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 3)]),
+        # torch not the first name of its import (found by a user trial)
+        ('import os, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
+        ('import os; import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
+        ('import numpy as np, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
+        ('from x import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
         ('import torch.nn as nn\nos.environ.setdefault("TORCH_LOGS", "+dynamo")\n', [("TL501", 2)]),
         (
             'from torch import nn\nos.environ.update({"TORCH_LOGS_OUT": "/tmp/t.log"})\n',
