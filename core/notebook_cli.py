@@ -22,7 +22,15 @@ from pathlib import Path
 from .analysis import Diagnostic
 from .checker import Finding, findings
 from .cli_torch import context_for, print_notes, project_dir
-from .files import ChangedOnDisk, NotWritten, SkippedFile, read_regular, read_snapshot, replace_file
+from .files import (
+    MAX_FILE_BYTES,
+    ChangedOnDisk,
+    NotWritten,
+    SkippedFile,
+    read_regular,
+    read_snapshot,
+    replace_file,
+)
 from .fixer import fix_document, read_only
 from .modules import ModuleFinder
 from .notebook import CELL_HOST, Notebook, NotNotebook, read_notebook
@@ -100,6 +108,10 @@ def check_notebook(
         skipped(SkippedFile(str(path), reason))
         return None
     code_text = "".join(c.text for c in notebook.code_cells)
+    if len(code_text) > MAX_FILE_BYTES:  # outputs do not count: only what is read
+        reason = f"its code cells hold more than {MAX_FILE_BYTES // 2**20} MiB (as a file would)"
+        skipped(SkippedFile(str(path), reason))
+        return None
     context = context_for(args, code_text, path)
     print_notes(context, noted)
     fixed = 0

@@ -400,3 +400,12 @@ def test_fix_counts_a_notebooks_values_and_the_walk_skips_checkpoints(tmp_path: 
     proc = run("check", "--fix", str(tmp_path / "a.ipynb"), *PY)
     assert "1 value(s) fixed" in proc.stderr, proc.stderr
     assert '"+dynamo\\"' in (tmp_path / "a.ipynb").read_text(encoding="utf-8")
+
+
+def test_code_cells_over_the_file_limit_are_skipped(tmp_path: Path) -> None:
+    # outputs may be large (read cheaply); the code itself is capped like a source file
+    # (found by a user trial: 21 MB of code cells took 28 s and 650 MB)
+    big = "x = 1\n" * (9 * 2**20 // 6) + 'import os\nos.environ["TORCH_LOGS"] = "aot_g"\n'
+    path = write(tmp_path / "big.ipynb", notebook([code(big)]))
+    proc = run("check", *PY, str(path))
+    assert "code cells hold more than 8 MiB" in proc.stderr and "TL201" not in proc.stdout
