@@ -80,10 +80,32 @@ def skip_cell(ls: TorchLogsServer, uri: str) -> bool:
     notebook = notebook_of(ls, uri)
     kind = None
     if notebook is not None:
-        kind = next((c.kind for c in notebook.cells if c.document == uri), None)
+        kind = _kinds(notebook).get(uri)
     elif not is_cell(uri):
         return False
     return not analysed_cell(ls.language_ids.get(uri), kind)
+
+
+#: Each open notebook's cell kinds by cell URI, with the notebook version they are of: a
+#: notebook of thousands of cells publishes each cell without a scan of all the others.
+_KINDS: dict[str, tuple[tuple[int, int], dict[str, types.NotebookCellKind]]] = {}
+
+
+def _stamp(notebook: types.NotebookDocument) -> tuple[int, int]:
+    """What changes with any change of a synced notebook: its version (every
+    ``notebookDocument/didChange`` carries a new one, cell text edits too) and its size."""
+    return (notebook.version, len(notebook.cells))
+
+
+def _kinds(notebook: types.NotebookDocument) -> dict[str, types.NotebookCellKind]:
+    cached = _KINDS.get(notebook.uri)
+    if cached is not None and cached[0] == _stamp(notebook):
+        return cached[1]
+    kinds = {c.document: c.kind for c in notebook.cells}
+    if len(_KINDS) > 64:
+        _KINDS.clear()
+    _KINDS[notebook.uri] = (_stamp(notebook), kinds)
+    return kinds
 
 
 def _cells(ls: TorchLogsServer, notebook: types.NotebookDocument) -> list[tuple[str, CellText]]:
@@ -128,9 +150,12 @@ def cross_cell(ls: TorchLogsServer, cell_uri: str) -> list[Diagnostic]:
 
 def _per_cell(ls: TorchLogsServer, notebook: types.NotebookDocument) -> dict[str, list[Diagnostic]]:
     cache: CrossCache = ls.cross_cells
-    key = _key(ls, notebook)
     cached = cache.get(_decoded(notebook.uri))
-    if cached is not None and cached[0] == key:
+    if cached is not None and cached[0][0] == _stamp(notebook):
+        return cached[1]  # the same version: no walk over every cell (once per publish)
+    key = (_stamp(notebook), *_key(ls, notebook))
+    if cached is not None and cached[0][1:] == key[1:]:
+        cache[_decoded(notebook.uri)] = (key, cached[1])
         return cached[1]
     from .notebook_order import cross_cell_diagnostics  # (not at start-up: ~5 ms)
 
