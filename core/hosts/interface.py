@@ -13,7 +13,7 @@ All offsets are **code points into the document text** (like :class:`~.base.Valu
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -228,6 +228,20 @@ def line_break(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
 
 
+def lines_back(text: str, line_start: int, comment: str = "#") -> Iterator[str]:
+    """The lines before the line starting at ``line_start``, nearest first, without their
+    line break; blank lines and lines starting with ``comment`` are skipped (for finding
+    an indented line's parent)."""
+    pos = line_start - 1
+    while pos > 0:
+        start = text.rfind("\n", 0, pos) + 1
+        line = text[start:pos].rstrip("\r")
+        pos = start - 1
+        stripped = line.strip()
+        if stripped and not stripped.startswith(comment):
+            yield line
+
+
 def line_before(text: str, offset: int) -> str:
     """The text of ``offset``'s line before it (up to the previous ``\\n``)."""
     return text[text.rfind("\n", 0, offset) + 1 : offset]
@@ -242,6 +256,7 @@ __all__ = [
     "line_before",
     "line_bounds",
     "line_break",
+    "lines_back",
     "no_notes",
     "no_overwrites",
     "no_path_facts",

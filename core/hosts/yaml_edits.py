@@ -11,7 +11,7 @@ from . import yaml_scalars
 from ._ts import Source
 from .base import ValueSpan
 from .embedded import LAYER, encode_layers
-from .interface import TextEdit, line_before, line_bounds
+from .interface import TextEdit, line_before, line_bounds, lines_back
 from .yaml_tree import key_of
 
 
@@ -84,14 +84,8 @@ def typed_name(text: str, offset: int) -> str | None:
     dash, name = m.group(2) is not None, m.group(3) is not None
     line_start = text.rfind("\n", 0, offset) + 1
     # The previous non-blank, non-comment line with less indentation is the parent key.
-    pos = line_start - 1
-    while pos > 0:
-        prev_start = text.rfind("\n", 0, pos) + 1
-        line = text[prev_start:pos].rstrip("\r")
-        pos = prev_start - 1
+    for line in lines_back(text, line_start):
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
         if name and not dash and stripped.startswith("- ") and _indent(line) == indent:
             dash = True  # `name:` on the item's second line: its parent is the item's `-`
             indent = len(line) - len(line.lstrip(" \t"))

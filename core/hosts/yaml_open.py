@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .base import ValueSpan
+from .interface import lines_back
 from .yaml_scalars import decode_scalar
 from .yaml_values import expand
 
@@ -28,14 +29,7 @@ _PARENT = re.compile(r"^[ \t]*(?:-[ \t]+)?(env|environment|variables)[ \t]*:[ \t
 def _parent(text: str, line_start: int, indent: int) -> str | None:
     """The key of the nearest line before ``line_start`` with less indentation (blank
     and comment lines skipped), when it is a bare ``key:`` line; else ``None``."""
-    pos = line_start - 1
-    while pos > 0:
-        start = text.rfind("\n", 0, pos) + 1
-        line = text[start:pos].rstrip("\r")
-        pos = start - 1
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
+    for line in lines_back(text, line_start):
         if len(line) - len(line.lstrip(" \t")) >= indent:
             continue
         m = _PARENT.match(line)
