@@ -30,6 +30,9 @@ GRAMMARS: dict[str, str] = {
     "json": "tree_sitter_json",
     "python": "tree_sitter_python",
     "yaml": "tree_sitter_yaml",
+    "powershell": "tree_sitter_powershell",
+    "make": "tree_sitter_make",
+    "toml": "tree_sitter_toml",
 }
 
 

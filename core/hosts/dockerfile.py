@@ -62,6 +62,7 @@ COMMENT = "#"
 #: ``RUN``/``CMD`` code; either way the instruction fails.
 NEVER_SET: str | None = "the instruction fails (BuildKit or /bin/sh cannot read it)"
 STRIPS_TRAILING_BLANKS = True
+RUNS_ON = "posix"
 
 _BASES = ("dockerfile", "containerfile")
 #: ``Dockerfile.<suffix>`` names that are not Dockerfiles: BuildKit's per-Dockerfile

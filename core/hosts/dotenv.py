@@ -35,6 +35,7 @@ LANGUAGE_IDS: tuple[str, ...] = ("dotenv",)
 COMMENT = "#"
 NEVER_SET: str | None = "python-dotenv cannot read this line and skips it"
 STRIPS_TRAILING_BLANKS = True
+RUNS_ON = "posix"
 
 
 # ``.env.<suffix>`` files that are source or data files, not .env files (``.env.py``,

@@ -96,6 +96,13 @@ class Host(Protocol):
     #: Whether the reader strips blanks after an unquoted value (so a cursor after
     #: ``TORCH_LOGS=+dynamo, `` is still in the value, for completion).
     STRIPS_TRAILING_BLANKS: bool
+    #: Where the process that reads the value runs, which decides torch's reading of a
+    #: value wrapped in one pair of quotes (torch 2.9+ strips them on Windows only,
+    #: ``process_env_var_string_for_windows`` in ``torch/_logging/_internal.py``):
+    #: ``"windows"`` (a batch file), ``"any"`` (PowerShell: Windows, Linux or macOS) or
+    #: ``"posix"`` (judged as on Linux/macOS; every host that runs on either and has no
+    #: Windows-only syntax is judged so, as torch mostly runs there).
+    RUNS_ON: str
 
     def detect_name(self, name: str) -> bool:
         """Whether a file named ``name`` (a base name, any case) is of this host."""

@@ -60,6 +60,7 @@ CELL_LANGUAGE_IDS = frozenset({"python", "ipython"})
 COMMENT = "#"
 NEVER_SET: str | None = None  # an open quote in Python or shell code: those hosts decide
 STRIPS_TRAILING_BLANKS = True  # a `%env` value: the input transformer strips them
+RUNS_ON = "posix"
 
 
 def detect_name(name: str) -> bool:

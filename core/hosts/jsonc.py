@@ -57,6 +57,7 @@ LANGUAGE_IDS: tuple[str, ...] = ()
 COMMENT = "//"
 NEVER_SET: str | None = None  # VS Code's lenient parser may still read such a string
 STRIPS_TRAILING_BLANKS = False
+RUNS_ON = "posix"
 
 
 _NAMES = ("launch.json", "tasks.json", "devcontainer.json", ".devcontainer.json")

@@ -59,6 +59,7 @@ LANGUAGE_IDS: tuple[str, ...] = ("python",)
 COMMENT = "#"
 NEVER_SET: str | None = None  # Python refuses to run the file; nothing to add
 STRIPS_TRAILING_BLANKS = False
+RUNS_ON = "posix"
 _NEEDLES = re.compile(
     rb"TORCH_LOGS(?:_OUT|_FORMAT|_TRACE_ID_FILTER)?|TORCH_TRACE|TORCH_COMPILE_DEBUG"
 )

@@ -53,6 +53,7 @@ LANGUAGE_IDS: tuple[str, ...] = ("shellscript", "sh", "bash", "zsh")
 COMMENT = "#"
 NEVER_SET: str | None = "bash stops with a syntax error (unexpected end of file)"
 STRIPS_TRAILING_BLANKS = False
+RUNS_ON = "posix"
 _SHELLS = frozenset({"sh", "bash", "zsh", "ksh", "dash", "mksh", "ash"})
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
 _DOTFILES = frozenset({".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv", ".zprofile"})

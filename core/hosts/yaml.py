@@ -44,6 +44,7 @@ LANGUAGE_IDS: tuple[str, ...] = ("yaml", "dockercompose", "github-actions-workfl
 COMMENT = "#"
 NEVER_SET: str | None = None  # what a reader does with a broken file varies
 STRIPS_TRAILING_BLANKS = True  # a plain scalar ends before its trailing blanks
+RUNS_ON = "posix"
 
 
 def detect_name(name: str) -> bool:
