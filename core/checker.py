@@ -32,6 +32,7 @@ from .paths import Where, places
 from .registry import Registry, load_registry
 from .set_logs import check_set_logs
 from .set_logs_keywords import set_logs_signature
+from .suppressions import Silencer
 
 #: Directories never entered when walking a tree.
 SKIP_DIRS = frozenset(
@@ -261,10 +262,12 @@ def findings(
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
     roots: tuple[str, ...] | None = None,
+    silence: bool = True,
 ) -> list[Finding]:
     """Every diagnostic of a document, placed in document coordinates, in order (values,
     ``set_logs`` calls, misspelled variable names: :mod:`.misspelled`; paths judged as by
-    :func:`check_text`)."""
+    :func:`check_text`); with ``silence``, filtered by the document's suppression
+    comments (:func:`silence_findings`)."""
     index = LineIndex(text)
     out: list[Finding] = []
     quotes: list[Diagnostic] = []  # TL109, document offsets
@@ -277,11 +280,31 @@ def findings(
     reg = registry or load_registry()
     document_wide = quotes + call_diagnostics(host, text, reg, finder)
     for diag in document_wide + name_diagnostics(host, text, reg.release):
-        line, column = index.position(diag.start)
-        end_line, end_column = index.position(diag.end)
-        out.append(Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column))
+        out.append(_placed(index, diag))
     out.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
-    return out
+    return silence_findings(text, out, index) if silence else out
+
+
+def _placed(index: LineIndex, diag: Diagnostic) -> Finding:
+    line, column = index.position(diag.start)
+    end_line, end_column = index.position(diag.end)
+    return Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column)
+
+
+def silence_findings(
+    text: str, found: list[Finding], index: LineIndex | None = None
+) -> list[Finding]:
+    """``found`` (the findings of ``text``, in order) without those its suppression
+    comments silence, plus a TL903 hint for each suppression that silences nothing
+    (:mod:`.suppressions`), in order."""
+    silencer = Silencer(text)
+    if not silencer:
+        return found
+    kept = [f for f in found if not silencer.silenced(f.diagnostic.code, f.start)]
+    index = index or LineIndex(text)
+    kept += [_placed(index, d) for d in silencer.unused()]
+    kept.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
+    return kept
 
 
 def iter_files(

@@ -33,6 +33,7 @@ from .hosts.base import ValueSpan
 from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit, value_edits
 from .hosts.typographic import QuoteFinding
 from .registry import Registry
+from .suppressions import Silencer
 
 log = logging.getLogger(__name__)
 
@@ -128,15 +129,24 @@ def fix_all_edits(
     """The changes fix-all makes to a document: one per value that safe fixes change.
 
     ``entries`` are the document's spans with their analyses (``None`` for spans that
-    are not analysed). ``ignore``: diagnostic codes whose fixes are skipped. A new value
+    are not analysed). ``ignore``: diagnostic codes whose fixes are skipped, and so are
+    those of findings silenced by a suppression comment on their line. A new value
     that cannot be written back into the host is left out.
     """
     index = LineIndex(text)
     wanted: list[tuple[ValueSpan, str]] = []
+    silencer = Silencer(text)  # a finding silenced on its line is not fixed either
     for span, analysis in entries:
         if analysis is None or span.value is None or span.variable != "TORCH_LOGS":
             continue
-        new = fix_all_value(span.value, registry, renames, ignore, hosts.runs_on(span.host))
+        skip = ignore
+        if silencer:
+            skip = ignore | {
+                d.code
+                for d in analysis.every_diagnostic
+                if silencer.silenced(d.code, span.document_range(d.start, d.end)[0])
+            }
+        new = fix_all_value(span.value, registry, renames, skip, hosts.runs_on(span.host))
         if new != span.value:
             wanted.append((span, new))
     return [  # verified together: one re-read of the document, not one per value

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis import Diagnostic
-from .checker import Finding, findings
+from .checker import Finding, findings, silence_findings
 from .cli_torch import context_for, print_notes, project_dir
 from .files import (
     MAX_FILE_BYTES,
@@ -78,9 +78,10 @@ def notebook_findings(
     order = cell_order_notes([c.text for c in code], CELL_HOST, [c.index + 1 for c in code])
     out: list[CellFinding] = []
     for i, cell in enumerate(code):
-        placed = findings(cell.text, CELL_HOST, registry, finder, base_dir, roots)
+        placed = findings(cell.text, CELL_HOST, registry, finder, base_dir, roots, silence=False)
         placed += note_findings(cell.text, CELL_HOST, order.get(i, []))
         placed.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
+        placed = silence_findings(cell.text, placed)
         out += [CellFinding(cell.index + 1, f) for f in placed]
     return out
 

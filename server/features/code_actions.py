@@ -135,6 +135,7 @@ def code_actions(
     from torch_logs_lsp.core.fixes import REFACTOR
 
     from .name_actions import name_actions
+    from .suppress_actions import suppress_actions
 
     if state.host is None:
         return []
@@ -186,6 +187,7 @@ def code_actions(
     if wanted(types.CodeActionKind.QuickFix, only):
         out += _quote_actions(state, quotes, params.range, sent, versioned)
     out += name_actions(state, params, versioned, off)  # TL408 renames
+    out += suppress_actions(state, params, versioned)  # `torch-logs: ignore[...]`
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
         # the quote fixes first; a value they change is fixed by the next fix-all

@@ -20,12 +20,15 @@ from lsprotocol import converters, types
 
 from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.dead_values import OVERWRITTEN
+from torch_logs_lsp.core.suppressions import UNUSED_SUPPRESSION, Silencer
 
 from ..documents import DocumentState
 from ..settings import Settings
 from ..wire import Encoded
 
 SOURCE = "torch-logs"
+#: Codes shown faded (``DiagnosticTag.Unnecessary``): a dead value, an unused suppression.
+_FADED = frozenset({OVERWRITTEN, UNUSED_SUPPRESSION})
 
 _OVERRIDES = {
     "error": int(types.DiagnosticSeverity.Error),
@@ -56,9 +59,31 @@ def _encode(d: Diagnostic, key: tuple[Diagnostic, int, int, int, int, int]) -> s
     related = getattr(d, "related_json", "")  # TL632 (server/launch_links.py)
     if related:
         text += f', "relatedInformation": {related}'
-    if d.code == OVERWRITTEN:  # DiagnosticTag.Unnecessary: editors fade the dead value
+    if d.code in _FADED:  # DiagnosticTag.Unnecessary: editors fade the dead value
         text += ', "tags": [1]'
     return text + "}"
+
+
+def _placed(state: DocumentState) -> list[tuple[Diagnostic, int, int]]:
+    """Every diagnostic of the document with its document range (code points)."""
+    placed = [
+        (d, *span.document_range(d.start, d.end))
+        for span, analysis in state.entries
+        if analysis is not None
+        for d in analysis.diagnostics
+    ]
+    placed += [(d, d.start, d.end) for d in state.calls]  # set_logs(...) calls
+    return placed
+
+
+def document_silencer(state: DocumentState) -> Silencer:
+    """The document's suppression comments, each marked with the codes that silence one
+    of its diagnostics (:attr:`~torch_logs_lsp.core.suppressions.Suppression.used`)."""
+    silencer = Silencer(state.text)
+    if silencer:
+        for d, start, _ in _placed(state):
+            silencer.silenced(d.code, start)
+    return silencer
 
 
 def diagnostic_json(
@@ -76,13 +101,11 @@ def diagnostic_json(
     if len(memo) > MAX_MEMO:
         memo.clear()
     overrides = settings.severity
-    placed = [
-        (d, *span.document_range(d.start, d.end))
-        for span, analysis in state.entries
-        if analysis is not None
-        for d in analysis.diagnostics
-    ]
-    placed += [(d, d.start, d.end) for d in state.calls]  # set_logs(...) calls
+    placed = _placed(state)
+    silencer = Silencer(state.text)  # `torch-logs: ignore[...]` comments
+    if silencer:
+        placed = [p for p in placed if not silencer.silenced(p[0].code, p[1])]
+        placed += [(d, d.start, d.end) for d in silencer.unused()]
     for d, start, end in placed:
         override = overrides.get(d.code) if overrides else None
         if override == "off":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -10,11 +11,39 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.lsp.raw import Client
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torch_logs_lsp.server"])
+#: Every publishDiagnostics a test client received, in order, and how many of them the
+#: waits have passed (see :func:`wait_diagnostics`).
+_PUBLISHED: weakref.WeakKeyDictionary[LanguageClient, list[types.PublishDiagnosticsParams]]
+_PUBLISHED = weakref.WeakKeyDictionary()
+_SEEN: weakref.WeakKeyDictionary[LanguageClient, int] = weakref.WeakKeyDictionary()
+
+
+def _recording_client() -> LanguageClient:
+    """pytest-lsp's test client, whose publishDiagnostics handler also records every
+    notification: pytest-lsp wakes only a waiter already waiting, so a second notification
+    read in the same turn of the event loop was lost and the wait for it hung."""
+    original = DEFAULT_CLIENT_FEATURES[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+        _PUBLISHED.setdefault(client, []).append(params)
+        original(client, params)
+
+    client = LanguageClient(converter_factory=default_converter)
+    features = {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish}
+    register_lsp_features(client, features)
+    return client
+
+
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "torch_logs_lsp.server"],
+    client_factory=_recording_client,
+)
 
 
 async def _session(
@@ -68,13 +97,16 @@ async def open_and_wait(
 async def wait_diagnostics(
     client: LanguageClient, uri: str, version: int
 ) -> list[types.Diagnostic]:
-    """Wait for the publishDiagnostics of ``uri`` at ``version`` (no sleeping)."""
+    """Wait for the publishDiagnostics of ``uri`` at ``version`` (no sleeping): the first
+    one received after the last one a wait returned, even if it came before this call."""
+    published = _PUBLISHED.setdefault(client, [])
     while True:
-        params: types.PublishDiagnosticsParams = await client.wait_for_notification(
-            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-        )
-        if params.uri == uri and params.version == version:
-            return list(params.diagnostics)
+        for i in range(_SEEN.get(client, 0), len(published)):
+            params = published[i]
+            if params.uri == uri and params.version == version:
+                _SEEN[client] = i + 1
+                return list(params.diagnostics)
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
 
 @pytest.fixture

@@ -4,18 +4,16 @@ disk) and on disk (workspace/didChangeWatchedFiles, registered by the server).""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
 
-from tests.lsp.conftest import open_and_wait
+from tests.lsp.conftest import SERVER, open_and_wait
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torch_logs_lsp.server"])
 SCRIPT = "import logging\nimport torch\n\ntorch._logging.set_logs(dynamo=logging.DEBUG)\n"
 LINKED = (
     '{\n  "configurations": [\n    {\n      "name": "Train",\n      "type": "debugpy",\n'

@@ -1,0 +1,117 @@
+"""Quick fixes for suppression comments (:mod:`~torch_logs_lsp.core.suppressions`):
+"Ignore TL201 on this line" for a diagnostic the client sent, and "Remove unused
+suppression" for a TL903 hint.
+
+An edit is offered only when the edited document reads the same values as before (the
+host extracts it again), so a comment line can never change what a process sees.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from lsprotocol import types
+
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.hosts.edits import apply_text_edits
+from torch_logs_lsp.core.hosts.interface import TextEdit
+from torch_logs_lsp.core.suppressions import UNUSED_SUPPRESSION, suppression_edit
+
+from ..documents import DocumentState
+from .code_actions import _overlaps, _workspace_edit, wanted
+from .diagnostics import SOURCE, document_silencer
+
+log = logging.getLogger(__name__)
+
+#: Most client diagnostics of one request that get an "Ignore" fix (each is verified by
+#: extracting the edited document again).
+MAX_SUPPRESSIONS = 20
+
+
+def _reads_the_same(state: DocumentState, edit: TextEdit) -> bool:
+    """Whether the document with ``edit`` applied has the same values, in order."""
+    assert state.host is not None
+    new = apply_text_edits(state.text, [edit])
+    before = [(s.variable, s.value) for s, _ in state.entries]
+    after = [(s.variable, s.value) for s in hosts.extract(state.host, new)]
+    return before == after
+
+
+def _removal(state: DocumentState, offset: int) -> TextEdit | None:
+    """The edit for the unused suppression whose body starts at document offset
+    ``offset``: the codes that silence nothing removed from its list when others do;
+    else the whole comment (its line when it is alone there, else it and the blanks
+    before it)."""
+    text = state.text
+    for s in document_silencer(state).suppressions:
+        if s.start != offset:
+            continue
+        if s.codes is not None and s.used:
+            kept = ", ".join(c for c in s.codes if c in s.used)
+            return TextEdit(s.start, s.end, f"torch-logs: ignore[{kept}]")
+        if s.alone:
+            line_start = max(text.rfind("\n", 0, s.marker), text.rfind("\r", 0, s.marker)) + 1
+            ends = [i for i in (text.find("\n", s.end), text.find("\r", s.end)) if i >= 0]
+            end = min(ends) if ends else len(text)
+            if text.startswith("\r\n", end):
+                end += 2
+            elif end < len(text):
+                end += 1
+            return TextEdit(line_start, end, "")
+        start = s.marker
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        return TextEdit(start, s.end, "")
+    return None
+
+
+def suppress_actions(
+    state: DocumentState,
+    params: types.CodeActionParams,
+    versioned: bool,
+) -> list[types.CodeAction]:
+    """An "Ignore CODE on this line" quick fix for each torch-logs diagnostic the client
+    sent in ``context.diagnostics`` that overlaps the range (at most
+    :data:`MAX_SUPPRESSIONS`), and "Remove
+    unused suppression" for a TL903; none when ``context.only`` excludes quick fixes.
+    Positions are the client's (UTF-16 code units unless utf-8 was negotiated)."""
+    module = hosts.host_module(state.host or "")
+    if module is None or not wanted(types.CodeActionKind.QuickFix, params.context.only):
+        return []
+    out: list[types.CodeAction] = []
+    seen: set[tuple[int, str]] = set()
+    spans = [s for s, _ in state.entries]
+    for diag in params.context.diagnostics[:MAX_SUPPRESSIONS]:
+        if diag.source != SOURCE or not isinstance(diag.code, str):
+            continue
+        if not _overlaps(diag.range, params.range):
+            continue
+        offset = state.mapper.offset(diag.range.start)
+        line = diag.range.start.line
+        if diag.code == UNUSED_SUPPRESSION:
+            edit = _removal(state, offset)
+            title = "Remove unused suppression"
+        else:
+            if (line, diag.code) in seen:
+                continue
+            seen.add((line, diag.code))
+            edit = suppression_edit(state.text, module.COMMENT, offset, diag.code, spans)
+            title = f"Ignore {diag.code} on this line"
+        try:
+            if edit is None or not _reads_the_same(state, edit):
+                continue
+        except Exception:  # a host failing on the edited text: no fix, never a crash
+            log.exception("verifying a suppression edit of %s failed", state.uri)
+            continue
+        out.append(
+            types.CodeAction(
+                title=title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                edit=_workspace_edit(state, [edit], versioned),
+            )
+        )
+    return out
+
+
+__all__ = ["suppress_actions"]
