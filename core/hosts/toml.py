@@ -90,9 +90,15 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
 
 def _extract(text: str) -> list[ValueSpan]:
     from ._ts import Source
-    from .toml_places import spans
+    from .toml_places import prefix, spans
     from .toml_tree import read
 
     src = Source(text)
     root = src.parse("toml").root_node
-    return in_document_order(spans(src, read(src, root)))
+    tree = read(src, root)
+    found = spans(src, tree)
+    if root.has_error:  # a string left open while typing: read from its line
+        from .toml_open import open_spans
+
+        found += open_spans(src, root, prefix(tree), {s.name_start for s in found})
+    return in_document_order(found)

@@ -50,13 +50,18 @@ _TOX_BASES = ("env_run_base", "env_pkg_base")
 _SET_ENV = ("set_env", "setenv")
 
 
+def prefix(tree: Tree) -> tuple[str, ...]:
+    """``("tool",)`` for a pyproject.toml (a document with a top-level ``tool`` table),
+    else ``()``: where the tools' tables are."""
+    pyproject = any(leaf.keys[0].name == "tool" for leaf in tree.leaves)
+    return ("tool",) if pyproject or any(h[:1] == ("tool",) for h in tree.headers) else ()
+
+
 def spans(src: Source, tree: Tree) -> list[ValueSpan]:
     """The spans of every place above, unsorted."""
     paths = [leaf.path for leaf in tree.leaves]
-    pyproject = any(p[:1] == ("tool",) for p in paths) or any(
-        h[:1] == ("tool",) for h in tree.headers
-    )
-    pre: tuple[str, ...] = ("tool",) if pyproject else ()
+    pre = prefix(tree)
+    pyproject = bool(pre)
     out: list[ValueSpan] = []
     env_table = (*pre, "pytest_env")
     has_env_table = env_table in tree.headers or any(p[: len(pre) + 1] == env_table for p in paths)
@@ -108,7 +113,7 @@ def _env_list(src: Source, leaf: Leaf, ini_mode: bool) -> list[ValueSpan]:
             continue
         split = leaf.value.type == "string"
         for a, b in _lines(s.value) if split else [(0, len(s.value))]:
-            span = _entry_span(s, a, b)
+            span = entry_span(s, a, b)
             if span is not None:
                 out.append(span)
     return out
@@ -129,7 +134,7 @@ def _lines(value: str) -> Iterable[tuple[int, int]]:
             yield a, b
 
 
-def _entry_span(s: toml_strings.TomlString, a: int, b: int) -> ValueSpan | None:
+def entry_span(s: toml_strings.TomlString, a: int, b: int) -> ValueSpan | None:
     """The span of the pytest-env entry ``s.value[a:b]``, or ``None`` when it sets no
     family variable."""
     e = pytest_env.parse_entry(s.value[a:b])
@@ -146,7 +151,7 @@ def _entry_span(s: toml_strings.TomlString, a: int, b: int) -> ValueSpan | None:
 
     start = pos(e.raw_start)
     end = max(start, after(e.raw_end)) if e.raw_end > e.raw_start else start
-    value = e.value if s.valid else None
+    value = e.value if s.valid or not s.terminated else None
     ok = value is not None
     layer = TRANSFORMED if e.transform else RAW
     return ValueSpan(
@@ -234,53 +239,71 @@ def _table_entries(
 
 
 def _plain_span(src: Source, leaf: Leaf, depth: int, mode: str, static: bool) -> ValueSpan:
-    """The span of a table entry's value (a string, a decimal integer, else not static;
-    ``static`` false: never static): ``mode`` ``"raw"`` a pytest-env value without
-    ``{VAR}`` expansion, ``"transform"`` one with it (``str.format``), ``"tox"`` a tox
-    value (any brace or backslash makes it not static)."""
+    """The span of a table entry's value (a string, a decimal integer for pytest-env,
+    else not static; ``static`` false: never static): ``mode`` as :func:`string_span`."""
     key = leaf.keys[depth - 1]
     start, end = _text(src, leaf.value)
     s = _string(src, leaf.value)
-    value: str | None = None
-    starts: tuple[int, ...] = ()
-    ends: tuple[int, ...] = ()
-    quote: str | None = ""
-    content = (start, end)
-    terminated = True
     if s is not None:
-        quote, content, terminated = s.quote, (s.content_start, s.content_end), s.terminated
-        end = s.end
-        if s.valid or not s.terminated:
-            value, starts, ends = s.value, s.starts, s.ends
-        if value is not None and mode != "raw":
-            if mode == "transform":
-                got = pytest_env.formatted(value, 0, len(value))
-                quote = s.quote + LAYER + TRANSFORMED
-                if got is None:
-                    value = None
-                else:
-                    value = got[0]
-                    starts = tuple(s.starts[k] for k in got[1])
-                    ends = tuple(s.ends[k - 1] for k in got[2])
-            elif re.search(r"[{}\\]", value):
-                value = None
-    elif mode != "tox" and leaf.value.type == "integer" and _INTEGER.fullmatch(src.text[start:end]):
-        value = src.text[start:end]
-        starts, ends = tuple(range(start, end)), tuple(range(start + 1, end + 1))
-    if not static or value is None:
-        value, starts, ends = None, (), ()
+        return string_span(key.name, key.start, key.end, s, mode, static)
+    value: str | None = None
+    if static and mode != "tox" and leaf.value.type == "integer":
+        value = src.text[start:end] if _INTEGER.fullmatch(src.text[start:end]) else None
+    n = len(value) if value is not None else 0
     return ValueSpan(
         variable=key.name,
         host=HOST,
         name_start=key.start,
         name_end=key.end,
         value=value,
-        char_starts=starts,
-        char_ends=ends,
-        content_start=content[0],
-        content_end=content[1],
+        char_starts=tuple(range(start, start + n)),
+        char_ends=tuple(range(start + 1, start + n + 1)),
+        content_start=start,
+        content_end=end,
         raw_start=start,
         raw_end=end,
+        quote="",
+    )
+
+
+def string_span(
+    variable: str,
+    name_start: int,
+    name_end: int,
+    s: toml_strings.TomlString,
+    mode: str,
+    static: bool,
+) -> ValueSpan:
+    """The span of a table entry's string value ``s`` (``static`` false: never static):
+    ``mode`` ``"raw"`` a pytest-env value without ``{VAR}`` expansion, ``"transform"``
+    one with it (``str.format``), ``"tox"`` a tox value (any brace or backslash makes it
+    not static). An unterminated string's value runs to the end of its line."""
+    value: str | None = s.value if static and (s.valid or not s.terminated) else None
+    starts, ends = s.starts, s.ends
+    quote = s.quote
+    if value is not None and mode == "transform":
+        quote = s.quote + LAYER + TRANSFORMED
+        got = pytest_env.formatted(value, 0, len(value))
+        if got is None:
+            value = None
+        else:
+            value = got[0]
+            starts = tuple(s.starts[k] for k in got[1])
+            ends = tuple(s.ends[k - 1] for k in got[2])
+    elif value is not None and mode == "tox" and re.search(r"[{}\\]", value):
+        value = None
+    return ValueSpan(
+        variable=variable,
+        host=HOST,
+        name_start=name_start,
+        name_end=name_end,
+        value=value,
+        char_starts=starts if value is not None else (),
+        char_ends=ends if value is not None else (),
+        content_start=s.content_start,
+        content_end=s.content_end,
+        raw_start=s.start,
+        raw_end=s.end,
         quote=quote,
-        terminated=terminated,
+        terminated=s.terminated,
     )

@@ -121,8 +121,8 @@ def _pair(src: Source, node: tree_sitter.Node, table: tuple[Key, ...], out: list
     key = _key_child(node)
     value = _value_child(node)
     got = _keys(src, key) if key is not None else None
-    if got is None or value is None:
-        return
+    if got is None or value is None or any(c.type == "ERROR" for c in node.children):
+        return  # a value being typed: read from its line (.toml_open)
     keys = table + tuple(got)
     out.append(Leaf(keys, value, node))
     if value.type == "inline_table":
