@@ -5,9 +5,9 @@ hostile input. tomllib checks that every generated document is the TOML it claim
 from __future__ import annotations
 
 import time
-import tomllib
 
 import pytest
+import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

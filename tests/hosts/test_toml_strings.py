@@ -5,10 +5,10 @@ generated and hand-written, including invalid ones) and pytest-env 1.8.5's own
 
 from __future__ import annotations
 
-import tomllib
 from types import SimpleNamespace
 
 import pytest
+import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_env import plugin
@@ -113,7 +113,7 @@ def pytest_env_reads(line: str) -> plugin.Entry:
 class _NoToml:
     """A root path where no pytest.toml/pyproject.toml exists (so the INI lines are read)."""
 
-    parents: list[object] = []
+    parents: tuple[object, ...] = ()
 
     def __truediv__(self, other: str) -> SimpleNamespace:
         return SimpleNamespace(exists=lambda: False)
