@@ -86,7 +86,8 @@ def test_pytest_env_reads_what_the_host_reads(tmp_path: Path, form: str) -> None
     values = bodies(16 if form == "ini_options" else 17, braces=True)
     if form == "ini_options":
         flags = [rng.choice(FLAGS) for _ in values]
-        items = [literal(rng, f"{f}V{i}={v}") for i, (f, v) in enumerate(zip(flags, values, strict=False))]
+        pairs = list(zip(flags, values, strict=True))
+        items = [literal(rng, f"{f}V{i}={v}") for i, (f, v) in enumerate(pairs)]
         doc = "[tool.pytest.ini_options]\nenv = [\n" + "".join(f"  {x},\n" for x in items)
         doc += '  "TORCH_LOGS=Dynamo",\n]\n'
         twins = [literal(rng, f"{f}TORCH_LOGS={v}") for f, v in zip(flags, values, strict=False)]
