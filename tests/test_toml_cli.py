@@ -88,7 +88,7 @@ def test_fix_keeps_every_other_byte(tmp_path: Path) -> None:
         'env = ["😀", "TORCH_LOGS=Dynamo", \'R:TORCH_LOGS_OUT=/tmp/x\']\r\n'
         "[tool.tox.env.py.set_env]\r\n"
         'TORCH_LOGS = """+dynamo,\\u0047uards"""  # é\r\n'
-    ).encode("utf-8")
+    ).encode()
     path = tmp_path / "pyproject.toml"
     path.write_bytes(original)
     rc, rows = check("--fix", str(path), "--torch-version", "2.8")
