@@ -59,7 +59,7 @@ def test_every_claimed_name_and_no_other(tmp_path: Path) -> None:
     (tmp_path / "tox.toml").write_text('[env.a.set_env]\nTORCH_LOGS = "aot_g"\n', encoding="utf-8")
     (tmp_path / "Cargo.toml").write_text(body, encoding="utf-8")
     (tmp_path / "config.toml").write_text('[env.a.set_env]\nTORCH_LOGS = "x"\n', encoding="utf-8")
-    rc, rows = check(str(tmp_path), "--torch-version", "2.8")
+    _, rows = check(str(tmp_path), "--torch-version", "2.8")
     assert sorted(findings(rows)) == [
         ".pytest.toml:2:20: TL201",
         "pytest.toml:2:20: TL201",
