@@ -23,7 +23,6 @@ from .base import ValueSpan, in_document_order, names_family
 from .incremental import DocumentCache
 from .interface import (
     no_notes,
-    no_overwrites,
     no_path_facts,
     no_set_logs_calls,
     no_set_logs_site,
@@ -32,6 +31,7 @@ from .interface import (
 from .toml_edits import encode_part as encode_part
 from .toml_edits import removal as removal
 from .toml_edits import typed_name as typed_name
+from .toml_overwrites import overwritten as overwritten
 from .typographic import kept_findings
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,6 @@ def detect_content(name: str, head: str) -> bool:
 
 may_hold_values = names_family
 notes = no_notes
-overwritten = no_overwrites
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 set_logs_site = no_set_logs_site

@@ -271,3 +271,24 @@ def test_open_strings_in_every_place(text: str, value: str) -> None:
 def test_open_string_in_other_table_is_not_read() -> None:
     assert toml.extract('[tool.black]\nTORCH_LOGS = "x\n') == []
     assert toml.extract('[env.py]\nTORCH_LOGS = "x\n') == []
+
+
+def test_overwritten_entries_of_one_env_list() -> None:
+    text = (
+        "[tool.pytest.ini_options]\n"
+        'env = ["TORCH_LOGS=a", "TORCH_TRACE=/t", "TORCH_LOGS=b", "D:TORCH_LOGS=c",\n'
+        '  "TORCH_LOGS=d"]\n'
+    )
+    spans = toml.extract(text)
+    assert [s.value for s in spans] == ["a", "/t", "b", "c", "d"]
+    # a by b; b not by the D: entry (skipped, the variable being set) but by d; c by d
+    assert [(o.dead, o.live) for o in toml.overwritten(text, spans)] == [(0, 2), (2, 4), (3, 4)]
+
+
+def test_no_overwrite_across_lists_or_tables() -> None:
+    text = (
+        '[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=a"]\n'
+        '[tool.tox.env_run_base.set_env]\nTORCH_LOGS = "b"\n'
+    )
+    spans = toml.extract(text)
+    assert len(spans) == 2 and toml.overwritten(text, spans) == []

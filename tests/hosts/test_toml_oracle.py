@@ -147,3 +147,16 @@ def test_tox_config_reads_what_the_host_reads(tmp_path: Path) -> None:
         assert want is not None  # no brace or backslash: static
         # tox prints each line after two blanks; a value's own outer blanks stay
         assert read[f"V{i}"].rstrip(" ") == want.rstrip(" "), (i, x)
+
+
+def test_pytest_env_keeps_the_value_the_host_keeps_live(tmp_path: Path) -> None:
+    doc = (
+        "[tool.pytest.ini_options]\n"
+        'env = ["TORCH_LOGS=a", "TORCH_LOGS=b", "D:TORCH_LOGS=c", "V0=x", "TORCH_LOGS=d",\n'
+        '  "D:TORCH_LOGS=e"]\n'
+    )
+    spans = toml.extract(doc)
+    dead = {o.dead for o in toml.overwritten(doc, spans)}
+    live = [s.value for i, s in enumerate(spans) if i not in dead]
+    assert run_pytest(tmp_path, doc)["TORCH_LOGS"] == "d"
+    assert live[-2:] == ["d", "e"] and "d" in live and not {"a", "b", "c"} & set(live)
