@@ -292,3 +292,18 @@ def test_no_overwrite_across_lists_or_tables() -> None:
     )
     spans = toml.extract(text)
     assert len(spans) == 2 and toml.overwritten(text, spans) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('[tool.tox]\nenv_run_base = { set_env = { TORCH_LOGS = "x" } }\n', "x"),
+        ('[tool]\npytest.ini_options.env = ["TORCH_LOGS=x"]\n', "x"),
+        ('[tool."pytest_env"]\n"TORCH_LOGS" = "x"\n', "x"),
+        ('[tool.pytest.ini_options]\nenv = [  # c\n  "TORCH_LOGS=x",  # c2\n]\n', "x"),
+        ('[[tool.pytest_env]]\nTORCH_LOGS = "x"\n', None),  # an array of tables: not read
+    ],
+)
+def test_key_paths_however_spelled(text: str, value: str | None) -> None:
+    assert tomllib.loads(text)
+    assert [v for _, v in read(text)] == ([value] if value else [])
