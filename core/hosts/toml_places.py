@@ -9,6 +9,8 @@ Read by pytest and pytest-env (pytest 9.2 ``_pytest/config/findpaths.py``, pytes
   (pytest.toml/.pytest.toml): each item an entry ``[FLAG:]...NAME=VALUE``
   (:mod:`.pytest_env`). pytest-env reads no ``env`` list at all when the document has a
   ``pytest_env`` table (``[tool.pytest_env]``, even an empty one: ``_load_values``);
+- a pyproject.toml with both ``[tool.pytest.ini_options]`` and native ``[tool.pytest]``
+  keys makes pytest stop with a UsageError: nothing of pytest's or pytest-env's is read;
 - ``[tool.pytest_env]`` / ``[pytest_env]``: ``NAME = "value"`` (raw: no ``{VAR}``
   expansion) or ``NAME = {value = "...", transform = true, skip_if_set = true, unset =
   true}`` (flags are Python's truth of the TOML values; ``unset`` removes: no span).
@@ -67,14 +69,28 @@ def spans(src: Source, tree: Tree) -> list[ValueSpan]:
     has_env_table = env_table in tree.headers or any(p[: len(pre) + 1] == env_table for p in paths)
     lists = [(*pre, "pytest", "ini_options", "env"), (*pre, "pytest", "env")]
     tox = (*pre, "tox") if pyproject else ()
-    for leaf in tree.leaves:
-        path = leaf.path
-        if path in lists and not has_env_table:
-            out += _env_list(src, leaf, ini_mode=path == lists[0])
-    out += _table_entries(src, tree.leaves, len(env_table) + 1, lambda p: p[:-1] == env_table, True)
+    if pyproject and _both_modes(paths + list(tree.headers)):
+        pass  # pytest stops with a UsageError before pytest-env sets anything
+    else:
+        for leaf in tree.leaves:
+            path = leaf.path
+            if path in lists and not has_env_table:
+                out += _env_list(src, leaf, ini_mode=path == lists[0])
+        table = len(env_table) + 1
+        out += _table_entries(src, tree.leaves, table, lambda p: p[:-1] == env_table, True)
     for depth in (len(tox) + 3, len(tox) + 4):
         out += _table_entries(src, tree.leaves, depth, lambda p: _tox_table(p, tox), False)
     return out
+
+
+def _both_modes(paths: list[tuple[str, ...]]) -> bool:
+    """Whether a pyproject.toml has both ``[tool.pytest.ini_options]`` and other keys of
+    ``[tool.pytest]``: pytest 9.2 raises ``UsageError`` (``_config_from_tool_pytest``)."""
+    ini = any(p[:3] == ("tool", "pytest", "ini_options") for p in paths)
+    native = any(
+        len(p) > 2 and p[:2] == ("tool", "pytest") and p[2] != "ini_options" for p in paths
+    )
+    return ini and native
 
 
 def _tox_table(path: tuple[str, ...], tox: tuple[str, ...]) -> bool:

@@ -307,3 +307,12 @@ def test_no_overwrite_across_lists_or_tables() -> None:
 def test_key_paths_however_spelled(text: str, value: str | None) -> None:
     assert tomllib.loads(text)
     assert [v for _, v in read(text)] == ([value] if value else [])
+
+
+def test_pytest_ini_and_native_modes_together_set_nothing() -> None:
+    """pytest 9.2 raises UsageError for both tables (``_config_from_tool_pytest``)."""
+    both = '[tool.pytest]\naddopts = ["-x"]\n[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=a"]\n'
+    assert read(both) == []
+    assert read(both.replace("[tool.pytest]\naddopts", "[tool.other]\naddopts")) == [
+        ("TORCH_LOGS", "a")
+    ]
