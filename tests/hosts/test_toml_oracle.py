@@ -160,3 +160,11 @@ def test_pytest_env_keeps_the_value_the_host_keeps_live(tmp_path: Path) -> None:
     live = [s.value for i, s in enumerate(spans) if i not in dead]
     assert run_pytest(tmp_path, doc)["TORCH_LOGS"] == "d"
     assert live[-2:] == ["d", "e"] and "d" in live and not {"a", "b", "c"} & set(live)
+
+
+def test_both_pytest_tables_stop_pytest_and_the_host_reads_nothing(tmp_path: Path) -> None:
+    doc = '[tool.pytest]\naddopts = ["-q"]\n[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=a"]\n'
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        run_pytest(tmp_path, doc)
+    assert b"Cannot use both" in failed.value.stderr + failed.value.stdout
+    assert toml.extract(doc) == []
