@@ -164,6 +164,35 @@ def gen_dockerfile(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
+def gen_pyproject(lines: int) -> str:
+    """A pyproject.toml of about ``lines`` lines: project tables and a long pytest-env
+    ``env`` list (one entry every ~10 lines, one value in four with a typo), then tox
+    ``set_env`` tables."""
+    out = ["[project]", 'name = "big"', 'version = "1.0"', "dependencies = ["]
+    i = 0
+    while len(out) < lines // 2:
+        i += 1
+        out += [f'  "pkg{i}>=1.{i}",  # dependency {i}']
+    out += ["]", "", "[tool.pytest.ini_options]", "env = ["]
+    j = 0
+    while len(out) < lines * 3 // 4:
+        j += 1
+        typo = ",aot_g" if j % 4 == 0 else ""
+        out += [f'  "D:TORCH_LOGS=+dynamo{typo}",', *(f'  "OTHER_{j}_{k}=x",' for k in range(9))]
+    out += ["]"]
+    k = 0
+    while len(out) < lines:
+        k += 1
+        typo = ",recompile" if k % 4 == 0 else ""
+        out += [
+            f"[tool.tox.env.e{k}.set_env]",
+            f'TORCH_LOGS = "graph_breaks{typo}"',
+            f'OTHER = "{k}"',
+            *(f'X{m} = "y"' for m in range(7)),
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
 def gen_notebook(megabytes: int, cells: int) -> str:
     """A Jupyter notebook (nbformat 4, indented as Jupyter writes it) of about
     ``megabytes`` MB and ``cells`` cells: code cells with ``os.environ["TORCH_LOGS"]``
@@ -236,6 +265,7 @@ INPUTS = {
     "compose-5000": ("compose.yaml", lambda: gen_compose(5_000)),
     "workflow-5000": (".github/workflows/train.yml", lambda: gen_workflow(5_000)),
     "docker-2000": ("Dockerfile", lambda: gen_dockerfile(2_000)),
+    "pyproject-2000": ("toml/pyproject.toml", lambda: gen_pyproject(2_000)),
     # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI

@@ -39,10 +39,11 @@ HOST_KINDS: tuple[str, ...] = (
     "dockerfile",
     "yaml",
     "ipython",
+    "toml",
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dockerfile, dotenv, ipython, jsonc, python, shell, yaml
+    from . import dockerfile, dotenv, ipython, jsonc, python, shell, toml, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _DOCKERFILE: Host = dockerfile
     _YAML: Host = yaml
     _IPYTHON: Host = ipython
+    _TOML: Host = toml
 
 _modules: dict[str, Host] = {}
 
