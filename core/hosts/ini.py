@@ -174,10 +174,8 @@ def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
 
 _OPTION_LINE = re.compile(r"^(env|set_env|setenv)[ \t]*[=:][ \t]*", re.IGNORECASE)
 _FLAGS = r"(?:[ \t]*[A-Za-z][ \t]*:)*[ \t]*"
-_TYPED = re.compile(
-    rf"^(?:[ \t]+(?:[\w.!{{}},-]+:[ \t]+)?|(?:env|set_env|setenv)[ \t]*[=:]){_FLAGS}([A-Za-z_][A-Za-z0-9_]*)?$",
-    re.IGNORECASE,
-)
+_LEAD = r"(?:[ \t]+(?:[\w.!{},-]+:[ \t]+)?|(?:env|set_env|setenv)[ \t]*[=:])"
+_TYPED = re.compile(rf"^{_LEAD}{_FLAGS}([A-Za-z_][A-Za-z0-9_]*)?$", re.IGNORECASE)
 
 
 def typed_name(text: str, offset: int) -> str | None:

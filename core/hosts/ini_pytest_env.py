@@ -10,7 +10,8 @@ name, the others (stripped, upper cased) are flags: ``R`` (raw), ``D`` (only whe
 ``U`` (unset). The value is the rest, stripped; without ``R`` it goes through
 ``str.format(**os.environ)``, so a value holding ``{`` or ``}`` is not static. An entry
 without ``=`` sets the variable to ``""`` (not reported); a ``U`` entry removes it (an
-:class:`Entry` with ``"U"`` in its flags, whose span is no value span). All offsets are **code points into the document**.
+:class:`Entry` with ``"U"`` in its flags, whose span is no value span).
+All offsets are **code points into the document**.
 """
 
 from __future__ import annotations
