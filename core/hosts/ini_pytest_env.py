@@ -9,7 +9,8 @@ at its first ``=``; the part before is split at ``:``, the last piece stripped i
 name, the others (stripped, upper cased) are flags: ``R`` (raw), ``D`` (only when unset),
 ``U`` (unset). The value is the rest, stripped; without ``R`` it goes through
 ``str.format(**os.environ)``, so a value holding ``{`` or ``}`` is not static. An entry
-without ``=`` sets the variable to ``""`` (not reported); a ``U`` entry removes it (an
+without ``=`` sets the variable to ``""`` (an :class:`Entry` flagged :data:`NO_VALUE`,
+not reported); a ``U`` entry removes it (an
 :class:`Entry` with ``"U"`` in its flags, whose span is no value span).
 All offsets are **code points into the document**.
 """
@@ -24,6 +25,11 @@ from .ini_lines import Option, iniconfig_options
 #: The sections pytest reads its options from in an INI file (``findpaths.py``:
 #: ``[pytest]`` in pytest.ini, .pytest.ini, tox.ini; ``[tool:pytest]`` in setup.cfg).
 SECTIONS = ("pytest", "tool:pytest")
+
+
+#: The pseudo-flag of an entry without ``=`` (it sets the variable to ``""``; its span is
+#: not reported).
+NO_VALUE = "="
 
 
 class Entry(NamedTuple):
@@ -47,8 +53,9 @@ def entry(text: str, start: int, end: int, option: int, host: str) -> Entry | No
     """The entry on the value line ``text[start:end]`` (stripped, no line break) when it
     sets a family variable, else ``None``."""
     eq = text.find("=", start, end)
-    if eq == -1:
-        return None
+    no_value = eq == -1
+    if no_value:
+        eq = end
     colon = text.rfind(":", start, eq)
     ns, ne = _strip(text, colon + 1 if colon != -1 else start, eq)
     name = text[ns:ne]
@@ -59,7 +66,9 @@ def entry(text: str, start: int, end: int, option: int, host: str) -> Entry | No
         if colon != -1
         else frozenset()
     )
-    vs, ve = _strip(text, eq + 1, end)
+    if no_value:
+        flags |= {NO_VALUE}
+    vs, ve = _strip(text, eq + 1, end) if not no_value else (ne, ne)
     value: str | None = text[vs:ve]
     if "R" not in flags and ("{" in text[vs:ve] or "}" in text[vs:ve]):
         value = None  # str.format(**os.environ): depends on the environment
@@ -117,4 +126,4 @@ def dead(found: list[Entry]) -> list[tuple[int, int]]:
     return out
 
 
-__all__ = ["SECTIONS", "Entry", "dead", "entries", "entry"]
+__all__ = ["NO_VALUE", "SECTIONS", "Entry", "dead", "entries", "entry"]
