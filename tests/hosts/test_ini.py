@@ -196,26 +196,9 @@ def test_typed_name(before: str, want: str | None) -> None:
     assert ini.typed_name(before, len(before)) == want
 
 
-_CHARS = st.sampled_from(
-    list("[]=:;#{}\\ \t\n\r,+-_!|'\"")
-    + [
-        "TORCH_LOGS",
-        "env",
-        "set_env",
-        "pytest",
-        "testenv",
-        "D:",
-        "R:",
-        "py3: ",
-        "😀",
-        "\x85",
-        "\u2028",
-        "\v",
-        "\x00",
-        "\ufeff",
-        "\udc80",
-    ]
-)
+_WORDS = ["TORCH_LOGS", "env", "set_env", "pytest", "testenv", "D:", "R:", "py3: "]
+_ODD = ["😀", "\x85", "\u2028", "\v", "\x00", "\ufeff", "\udc80"]
+_CHARS = st.sampled_from([*"[]=:;#{}\\ \t\n\r,+-_!|'\"", *_WORDS, *_ODD])
 
 
 @settings(max_examples=300, deadline=None)

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from torch_logs_lsp.core.hosts import ini
 from torch_logs_lsp.core.hosts.base import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.core.hosts.ini_lines import configparser_options, iniconfig_options
+from torch_logs_lsp.core.hosts.ini_tox import _comment_cut
 
 from .spancheck import check_spans
 
@@ -62,8 +63,8 @@ def _mine(text: str, options: list[object]) -> dict[str, dict[str, str]]:
 @_SETTINGS
 @given(_DOCS)
 def test_iniconfig_structure(tmp_path: Path, text: str) -> None:
-    from _pytest.config.findpaths import _parse_ini_config
     from _pytest.config.exceptions import UsageError
+    from _pytest.config.findpaths import _parse_ini_config
 
     path = _write(tmp_path / "pytest.ini", text)
     try:
@@ -90,7 +91,7 @@ def test_configparser_structure(tmp_path: Path, text: str) -> None:
     assert {k: v for k, v in mine.items() if v} == {k: v for k, v in want.items() if v}
 
 
-_LINE_CHARS = st.sampled_from(list("py310,{}!-_.*?[]= a:#;'\"\\") + ["😀", "TORCH_LOGS"])
+_LINE_CHARS = st.sampled_from([*"py310,{}!-_.*?[]= a:#;'\"\\", "😀", "TORCH_LOGS"])
 
 
 @settings(max_examples=500, deadline=None)
@@ -106,7 +107,7 @@ def test_tox_line_against_tox(prefix: str, value: str) -> None:
     spans = ini.extract(text)
     check_spans(text, spans)
     # tox: comments cut (process_raw), then the factor prefix, then SetEnv's split
-    cut = ini.ini_tox._comment_cut(line, 0, len(line))  # type: ignore[attr-defined]
+    cut = _comment_cut(line, 0, len(line))
     raw = line[:cut].rstrip().replace("\\#", "#")
     if line.startswith("#") or "\\" in line:
         return  # a dropped line, a joined or escaped one: not compared
@@ -118,7 +119,7 @@ def test_tox_line_against_tox(prefix: str, value: str) -> None:
         env = SetEnv(content, "set_env", None, Path("."))
     except ValueError:
         return  # an invalid marker or line: tox stops with an error, nothing is set
-    found = "TORCH_LOGS" in env._raw  # type: ignore[attr-defined]
+    found = "TORCH_LOGS" in env._raw
     tox_value = env.load("TORCH_LOGS") if found else None
     if not found or content.startswith("file|"):
         assert [s for s in spans if s.value is not None] == []
@@ -131,7 +132,7 @@ def test_tox_line_against_tox(prefix: str, value: str) -> None:
 # --- end to end: real pytest with pytest-env ------------------------------------------
 
 _VALUE = st.lists(
-    st.sampled_from(list("abz+-,.=:/ #;'\"{}") + ["😀", "𝄞", "dynamo", "+guards"]),
+    st.sampled_from([*"abz+-,.=:/ #;'\"{}", "😀", "𝄞", "dynamo", "+guards"]),
     min_size=0,
     max_size=10,
 ).map("".join)
@@ -213,14 +214,14 @@ def test_pytest_env_end_to_end(
         check=False,
     )
     compared = 0
-    for d, (name, text) in zip(dirs, projects, strict=True):
+    for where, (_name, text) in zip(dirs, projects, strict=True):
         spans = ini.extract(text)
         check_spans(text, spans)
-        if not (Path(d) / "seen.json").exists():
+        if not (Path(where) / "seen.json").exists():
             # str.format(**os.environ) failed on a brace: pytest-env stops the session
             assert any(s.value is None for s in spans), text
             continue
-        seen = json.loads((Path(d) / "seen.json").read_text(encoding="utf-8"))
+        seen = json.loads((Path(where) / "seen.json").read_text(encoding="utf-8"))
         by_name: dict[str, ValueSpan] = {s.variable: s for s in spans}
         for var, value in seen.items():
             span = by_name.get(var)
