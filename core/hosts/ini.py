@@ -36,12 +36,12 @@ from .incremental import DocumentCache
 from .ini_lines import configparser_options, iniconfig_options
 from .interface import (
     Overwrite,
+    PathFacts,
     TextEdit,
     line_before,
     line_bounds,
     lines_back,
     no_notes,
-    no_path_facts,
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
@@ -72,12 +72,20 @@ def detect_content(name: str, head: str) -> bool:
     return False
 
 
+def unknown_cwd(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+    """:meth:`Host.path_facts`: the values run here, in a working directory not known
+    from the file."""
+    return [PathFacts(cwd=None)] * len(spans)
+
+
 may_hold_values = names_family
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 set_logs_site = no_set_logs_site
-path_facts = no_path_facts  # pytest and tox run here
+# pytest runs in the directory it is started from (not known here), tox in its
+# ``change_dir``: a relative path is not judged.
+path_facts = unknown_cwd
 # Both readers keep a typographic quote as a character of the value (no quoting).
 quote_findings = kept_findings(False)
 
