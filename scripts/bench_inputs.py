@@ -164,6 +164,29 @@ def gen_dockerfile(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
+def gen_tox(lines: int) -> str:
+    """A ``tox.ini`` of about ``lines`` lines: a ``[pytest]`` section with pytest-env
+    ``env`` entries, then ``[testenv:eN]`` sections with ``set_env`` lines (a factor
+    prefix, a comment), one value in four with a typo."""
+    out = ["[tox]", "env_list = py312", "", "[pytest]", "env ="]
+    out += [f"    D:TORCH_LOGS_FORMAT=%(levelname)s {i}: %(message)s" for i in range(20)]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [
+            "",
+            f"[testenv:e{i}]",
+            f"deps = pkg{i}",
+            "set_env =",
+            f"    TORCH_LOGS = +dynamo{typo}  # env {i}",
+            f"    py312: TORCH_LOGS_OUT = logs/e{i}.log",
+            f"    OTHER_{i} = x",
+            "commands = pytest {posargs}",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
 def gen_notebook(megabytes: int, cells: int) -> str:
     """A Jupyter notebook (nbformat 4, indented as Jupyter writes it) of about
     ``megabytes`` MB and ``cells`` cells: code cells with ``os.environ["TORCH_LOGS"]``
@@ -236,6 +259,8 @@ INPUTS = {
     "compose-5000": ("compose.yaml", lambda: gen_compose(5_000)),
     "workflow-5000": (".github/workflows/train.yml", lambda: gen_workflow(5_000)),
     "docker-2000": ("Dockerfile", lambda: gen_dockerfile(2_000)),
+    # issue 16: pytest-env and tox set_env in one tox.ini
+    "tox-2000": ("tox.ini", lambda: gen_tox(2_000)),
     # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI
