@@ -1,6 +1,7 @@
 """tox 4's ``set_env`` (alias ``setenv``) lines in ``[testenv]``, ``[testenv:NAME]`` and
 ``[pkgenv...]`` sections of ``tox.ini`` (and of a ``setup.cfg`` with a ``[tox:tox]``
-section), as tox 4.67 reads them.
+section: a document with ``[metadata]``, ``[options]`` or ``[tool:pytest]`` options and
+no ``[tox:tox]`` is taken for a setup.cfg tox does not read), as tox 4.67 reads them.
 
 The file is read by configparser (:func:`.ini_lines.configparser_options`; names lower
 cased). ``IniLoader.process_raw`` (``tox/config/loader/ini/__init__.py``) then drops value
@@ -155,9 +156,18 @@ def _line(text: str, start: int, end: int, option: int, host: str) -> Line | Non
     return Line(span, option, conditional)
 
 
+#: Sections only a ``setup.cfg`` has (setuptools, pytest): such a file is read by tox
+#: only when it has a ``[tox:tox]`` section (``tox/config/source/setup_cfg.py``).
+_SETUP_CFG = frozenset(("metadata", "options", "tool:pytest"))
+_TOX_TOX = re.compile(r"^[ \t]*\[tox:tox\]", re.MULTILINE)
+
+
 def lines(text: str, options: list[Option], host: str) -> list[Line]:
     """The ``set_env`` entries of family variables in ``options``
-    (:func:`.ini_lines.configparser_options` of ``text``), in document order."""
+    (:func:`.ini_lines.configparser_options` of ``text``), in document order; none in a
+    ``setup.cfg`` (known by its sections) without ``[tox:tox]``."""
+    if _SETUP_CFG & {o.section for o in options} and not _TOX_TOX.search(text):
+        return []
     with_set_env = {o.section for o in options if o.name == "set_env"}
     out: list[Line] = []
     for option in options:

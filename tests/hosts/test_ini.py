@@ -74,6 +74,9 @@ CASES: list[tuple[str, Want]] = [
     ("[testenv]\r\nset_env =\r\n  TORCH_LOGS=a\r\n", [("TORCH_LOGS", "a")]),
     ("[testenv]\rset_env =\r  TORCH_LOGS=a\r", [("TORCH_LOGS", "a")]),
     ("TORCH_LOGS=a\n[testenv]\nset_env = TORCH_LOGS=a\n", []),  # configparser stops
+    # a setup.cfg is read by tox only with a [tox:tox] section
+    ("[metadata]\nname = x\n[testenv]\nset_env = TORCH_LOGS=a\n", []),
+    ("[metadata]\nname = x\n[tox:tox]\n[testenv]\nset_env = TORCH_LOGS=a\n", [("TORCH_LOGS", "a")]),
 ]
 
 
