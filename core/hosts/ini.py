@@ -116,8 +116,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
 
 def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """Entries set again later in the same option (pytest-env: a later entry without
-    ``D:``, or a ``D:`` entry after one that set the variable; tox: a later unconditional
-    line). Never raises."""
+    ``D:``; tox: a later unconditional line). Never raises."""
     try:
         every = ini_pytest_env.entries(text, HOST)
         tox_lines = ini_tox.lines(text, configparser_options(text), HOST)
@@ -126,12 +125,14 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
         return []
     index = {s.name_start: i for i, s in enumerate(spans)}
     out: list[Overwrite] = []
-    pairs = [(every[d].span, every[k].span, "pytest-env") for d, k in ini_pytest_env.dead(every)]
-    pairs += [(tox_lines[d].span, tox_lines[k].span, "tox") for d, k in ini_tox.dead(tox_lines)]
+    why = "set again by a later pytest-env entry of the same `env`"
+    pairs = [(every[d].span, every[k].span, why) for d, k in ini_pytest_env.dead(every)]
+    why = "set again by a later line of the same tox `set_env`"
+    pairs += [(tox_lines[d].span, tox_lines[k].span, why) for d, k in ini_tox.dead(tox_lines)]
     for dead, live, who in pairs:
         i, j = index.get(dead.name_start), index.get(live.name_start)
         if i is not None and j is not None:
-            out.append(Overwrite(i, j, f"{who} sets it again in the same option"))
+            out.append(Overwrite(i, j, who))
     return sorted(out)
 
 

@@ -107,8 +107,8 @@ def entries(text: str, host: str, options: list[Option] | None = None) -> list[E
 def dead(found: list[Entry]) -> list[tuple[int, int]]:
     """``(dead, live)`` index pairs into ``found`` (pytest-env applies the entries of an
     option in order): an entry set again by a later one of the same option and variable
-    without ``D``, and a ``D`` entry after one that set the variable (it is skipped). A
-    ``U`` entry between them keeps both."""
+    without ``D`` (a ``D`` entry after it is skipped, as the variable is then set). A ``U``
+    entry between them keeps both."""
     out: list[tuple[int, int]] = []
     last: dict[tuple[int, str], int] = {}  # (option, variable) -> the entry that set it
     for i, e in enumerate(found):
@@ -118,9 +118,7 @@ def dead(found: list[Entry]) -> list[tuple[int, int]]:
             last.pop(key, None)
         elif before is None:
             last[key] = i
-        elif "D" in e.flags:
-            out.append((i, before))
-        else:
+        elif "D" not in e.flags:
             out.append((before, i))
             last[key] = i
     return out

@@ -123,7 +123,8 @@ def test_detection() -> None:
     ("text", "dead_live"),
     [
         ("[pytest]\nenv =\n  TORCH_LOGS=a\n  TORCH_LOGS=b\n", [(0, 1)]),
-        ("[pytest]\nenv =\n  TORCH_LOGS=a\n  D:TORCH_LOGS=b\n", [(1, 0)]),
+        ("[pytest]\nenv =\n  TORCH_LOGS=a\n  D:TORCH_LOGS=b\n", []),  # b is skipped
+        ("[pytest]\nenv =\n  TORCH_LOGS=a\n  D:TORCH_LOGS=b\n  TORCH_LOGS=c\n", [(0, 2)]),
         ("[pytest]\nenv =\n  TORCH_LOGS=a\n  U:TORCH_LOGS\n  D:TORCH_LOGS=b\n", []),
         ("[pytest]\nenv =\n  TORCH_LOGS=a\n  TORCH_TRACE=b\n", []),
         ("[testenv]\nset_env =\n  TORCH_LOGS=a\n  TORCH_LOGS=b\n", [(0, 1)]),
