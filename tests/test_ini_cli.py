@@ -80,3 +80,20 @@ def test_fix_changes_only_the_values(tmp_path: Path) -> None:
     assert "2 value(s) fixed" in proc.stderr, proc.stderr
     for name, (_, after) in FILES.items():
         assert (tmp_path / name).read_bytes() == after, name
+
+
+def test_typographic_quotes_and_a_misspelled_name(tmp_path: Path) -> None:
+    """Both readers keep a typographic quote as a character (TL109, fixed by removing
+    it); a near miss of a family name where the reader would set it (TL408)."""
+    (tmp_path / "tox.ini").write_text(
+        "[pytest]\nenv = TORCH_LOGS=“+dynamo”\n[testenv]\nset_env = TORCH_LOG=+dynamo\n",
+        encoding="utf-8",
+    )
+    proc = run("check", "tox.ini", cwd=tmp_path)
+    assert _findings(proc.stdout) == ["tox.ini:2:18: TL109", "tox.ini:4:11: TL408"]
+    run("check", "--fix", "tox.ini", cwd=tmp_path)
+    assert (
+        (tmp_path / "tox.ini")
+        .read_text(encoding="utf-8")
+        .startswith("[pytest]\nenv = TORCH_LOGS=+dynamo\n")
+    )
