@@ -189,6 +189,25 @@ def gen_pyproject(lines: int) -> str:
             f'TORCH_LOGS = "graph_breaks{typo}"',
             f'OTHER = "{k}"',
             *(f'X{m} = "y"' for m in range(7)),
+def gen_tox(lines: int) -> str:
+    """A ``tox.ini`` of about ``lines`` lines: a ``[pytest]`` section with pytest-env
+    ``env`` entries, then ``[testenv:eN]`` sections with ``set_env`` lines (a factor
+    prefix, a comment), one value in four with a typo."""
+    out = ["[tox]", "env_list = py312", "", "[pytest]", "env ="]
+    out += [f"    D:TORCH_LOGS_FORMAT=%(levelname)s {i}: %(message)s" for i in range(20)]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [
+            "",
+            f"[testenv:e{i}]",
+            f"deps = pkg{i}",
+            "set_env =",
+            f"    TORCH_LOGS = +dynamo{typo}  # env {i}",
+            f"    py312: TORCH_LOGS_OUT = logs/e{i}.log",
+            f"    OTHER_{i} = x",
+            "commands = pytest {posargs}",
         ]
     return "\n".join(out[:lines]) + "\n"
 
@@ -266,6 +285,8 @@ INPUTS = {
     "workflow-5000": (".github/workflows/train.yml", lambda: gen_workflow(5_000)),
     "docker-2000": ("Dockerfile", lambda: gen_dockerfile(2_000)),
     "pyproject-2000": ("toml/pyproject.toml", lambda: gen_pyproject(2_000)),
+    # issue 16: pytest-env and tox set_env in one tox.ini
+    "tox-2000": ("tox.ini", lambda: gen_tox(2_000)),
     # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI

@@ -40,10 +40,11 @@ HOST_KINDS: tuple[str, ...] = (
     "yaml",
     "ipython",
     "toml",
+    "ini",
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dockerfile, dotenv, ipython, jsonc, python, shell, toml, yaml
+    from . import dockerfile, dotenv, ini, ipython, jsonc, python, shell, toml, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _YAML: Host = yaml
     _IPYTHON: Host = ipython
     _TOML: Host = toml
+    _INI: Host = ini
 
 _modules: dict[str, Host] = {}
 

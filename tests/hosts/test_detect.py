@@ -72,6 +72,7 @@ def test_dispatch() -> None:
         "yaml",
         "ipython",
         "toml",
+        "ini",
     )
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
