@@ -13,7 +13,8 @@ is the oracle of ``tests/hosts/test_makefile_oracle.py``):
   make's expansion first (``$$`` -> ``$``; a value overlapping a make reference is not
   static), the ``@``/``-``/``+`` prefixes removed, then the shell host reads the code
   (:func:`~.embedded.shell_spans`): ``TORCH_LOGS=$$EXTRA python x.py`` is ``$EXTRA`` to
-  the shell, not static.
+  the shell, not static. ``/bin/sh`` is dash on Debian and Ubuntu and bash elsewhere:
+  a value quoted ``$'...'`` or ``$"..."`` (bash only) is not static.
 
 Which assignments reach a process: make puts an exported variable in every recipe's
 environment, and also a variable that is not exported when it came from make's own
@@ -168,8 +169,6 @@ def _define_span(line: Line, text: str) -> Found | None:
     else:
         a = b = _line_end(text, chars.ends[-1]) if chars.ends else line.start
     value = decode(body, 0, len(body.text)) if op in STATIC_OPS else (None, [], [])
-    if "\\\n" in body.text:
-        value = (None, [], [])
     mods = tuple(chars.text[: m.end()].split()[:-1])
     return Found(_span(name, value, (a, b), DEFINE), "define", line.start,
                  _line_end(text, line.end), line.depth, op, mods)  # fmt: skip
@@ -185,10 +184,13 @@ def _recipe_spans(line: Line, text: str) -> list[Found]:
     code, refs = recipe_code(line.chars, line.end)
     out = []
     for s in shell_spans(HOST, code):
+        written = text[s.raw_start : s.raw_end]
         if any(
             a < max(s.content_end, s.content_start + 1) and s.content_start < b for a, b in refs
         ):
             s = _unread(s)  # make expands a reference there first
+        elif "$$'" in written or '$$"' in written:
+            s = _unread(s)  # /bin/sh: dash (Debian, Ubuntu) has no $'...' or $"...", bash has
         out.append(Found(s, "recipe", line.start, _line_end(text, line.end), line.depth))
     return out
 

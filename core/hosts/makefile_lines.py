@@ -14,7 +14,8 @@ tests run ``make`` on generated makefiles):
   stay), then ``remove_comments`` (the first ``#`` outside a ``$(...)``/``${...}``
   reference, unless escaped: the backslashes before a ``#`` are halved, an odd number
   escapes it).
-- ``define NAME`` ... ``endef``: the body's lines as written, nested ``define``s counted.
+- ``define NAME`` ... ``endef`` (``do_define``): the body's logical lines with their
+  continuations collapsed, comments kept, nested ``define``s counted.
 
 tree-sitter-make is not used for this: its 1.1.1 grammar disagrees with GNU make on lines
 that matter here (it keeps ``# comment`` in a variable's text, reads
@@ -170,6 +171,11 @@ def uncomment(chars: Chars) -> Chars:
     pos = 0
     while True:
         at = pos + comment_at(text[pos:])
+        if at >= len(text):
+            parts.append(text[pos:])
+            out.starts.extend(starts[pos:])
+            out.ends.extend(ends[pos:])
+            return Chars("".join(parts), out.starts, out.ends)
         n = 0
         while at - n > pos and text[at - n - 1] == "\\":
             n += 1
@@ -181,7 +187,7 @@ def uncomment(chars: Chars) -> Chars:
             parts.append("\\")
             out.starts.append(starts[head + 2 * k])
             out.ends.append(ends[head + 2 * k + 1])
-        if at >= len(text) or n % 2 == 0:
+        if n % 2 == 0:
             return Chars("".join(parts), out.starts, out.ends)
         parts.append("#")  # escaped: `\#` is a `#`
         out.starts.append(starts[at - 1])
@@ -242,6 +248,22 @@ def _define_words(text: str) -> bool:
     return bool(words) and words[0] == "define"
 
 
+def _directive(text: str, prefix: str) -> str:
+    """``"define"``/``"endef"`` when a line of a define's body is one (``do_define``: not
+    after the recipe prefix; the word followed by a blank or the end), else ``""``."""
+    if text[:1] == prefix:
+        return ""
+    word = text.lstrip(_BLANK)
+    for directive in ("define", "endef"):
+        if word.startswith(directive) and word[len(directive) : len(directive) + 1] in (
+            "",
+            " ",
+            "\t",
+        ):
+            return directive
+    return ""
+
+
 def read(text: str) -> list[Line]:
     """The logical lines of a makefile (see the module docstring), in order; blank,
     comment-only and conditional lines are left out. A rule line opens a rule (recipe
@@ -279,19 +301,18 @@ def read(text: str) -> list[Line]:
             body_end = end
             prev = end
             while pos < len(text):
-                b_start, b_end, b_next = _physical(text, pos)
-                head = first_word(uncomment(_chars(text, b_start, b_end)).text)
+                b_start = pos
+                raw, b_end, pos = _logical(text, pos)
+                body_line = collapse(raw)
+                head = _directive(body_line.text, prefix)
                 if head == "endef" and nesting == 0:
-                    body_end, pos, closed = b_end, b_next, True
+                    body_end, closed = b_end, True
                     break
-                if head == "endef":
-                    nesting -= 1
-                elif _define_words(text[b_start:b_end]):
-                    nesting += 1
+                nesting += 1 if head == "define" else -1 if head == "endef" else 0
                 if body:
                     body.append(Chars("\n", [prev], [b_start]))
-                body.append(_chars(text, b_start, b_end))
-                body_end, pos, prev = b_end, b_next, b_end
+                body.append(body_line)
+                body_end, prev = b_end, b_end
             joined = join(body) if closed else None
             out.append(Line("define", line, start, body_end, depth, joined))
             in_rule = False

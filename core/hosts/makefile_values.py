@@ -4,8 +4,9 @@
 - an assignment (``parse_var_assignment``/``parse_variable_definition`` in ``read.c``):
   modifiers (``export``, ``unexport``, ``override``, ``private``), the name, blanks, an
   operator (``=``, ``:=``, ``::=``, ``:::=``, ``?=``, ``+=``, ``!=``); the value starts after
-  the blanks that follow the operator and runs to the end of the (comment-free) line, its
-  trailing blanks included (make keeps them: ``X = a # c`` is ``"a "``).
+  the white space (CR, VT, FF too) that follows the operator and runs to the end of the
+  (comment-free) line, its trailing blanks included (make keeps them: ``X = a # c`` is
+  ``"a "``).
 - a value's ``$$`` is ``$``; any other ``$`` is a reference (``$(X)``, ``${X}``, ``$X``),
   which makes the value not static.
 - recipe code: make expands it (``$$`` -> ``$``, references: not static) and removes the
@@ -23,6 +24,8 @@ from .embedded import EmbeddedCode
 from .makefile_lines import Chars, ref_end
 
 _BLANK = " \t"
+#: What make skips before a value (``next_token``: C's ``isspace``, CR and FF included).
+_SPACE = " \t\r\v\f"
 _MODIFIER = re.compile(r"(export|unexport|override|private)[ \t]+")
 _OPS = (":::=", "::=", ":=", "?=", "+=", "!=", "=")
 #: Operators whose value is the text written (``$$`` -> ``$``): ``=``, ``:=``, ``::=`` and
@@ -37,7 +40,8 @@ RECIPE = "\t"
 
 class Assign(NamedTuple):
     """An assignment found in a line: the modifiers before it, the name's range, the
-    operator and where the value starts (after the blanks that follow the operator)."""
+    operator and where the value starts (after the white space that follows the
+    operator)."""
 
     modifiers: tuple[str, ...]
     name_start: int
@@ -65,7 +69,7 @@ def _plain(text: str, i: int) -> Assign | None:
     if op is None or end == start:
         return None
     j = i + len(op)
-    while j < n and text[j] in _BLANK:
+    while j < n and text[j] in _SPACE:
         j += 1
     return Assign((), start, end, op, j)
 
@@ -206,7 +210,7 @@ def encode_part(quote: str, value: str) -> str | None:
         return dollars
     if quote != "":
         return None
-    if "\n" in value or value[:1] in (" ", "\t") or value.endswith("\r"):
+    if "\n" in value or value[:1] in _SPACE or value.endswith("\r"):
         return None
     if re.search(r"(?<!\\)(\\\\)*\\$", value):
         return None
