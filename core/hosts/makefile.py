@@ -53,6 +53,7 @@ from .makefile_values import (
     DEFINE,
     STATIC_OPS,
     assignment,
+    bash_quotes,
     decode,
     recipe_code,
     rule_colon,
@@ -183,13 +184,12 @@ def _unread(s: ValueSpan) -> ValueSpan:
 def _recipe_spans(line: Line, text: str) -> list[Found]:
     code, refs = recipe_code(line.chars, line.end)
     out = []
+    bash_only = [code.starts[i] for i in bash_quotes(code.text)]
     for s in shell_spans(HOST, code):
-        written = text[s.raw_start : s.raw_end]
-        if any(
-            a < max(s.content_end, s.content_start + 1) and s.content_start < b for a, b in refs
-        ):
+        end = max(s.content_end, s.content_start + 1)
+        if any(a < end and s.content_start < b for a, b in refs):
             s = _unread(s)  # make expands a reference there first
-        elif "$$'" in written or '$$"' in written:
+        elif any(s.raw_start <= i < max(s.raw_end, s.content_end) for i in bash_only):
             s = _unread(s)  # /bin/sh: dash (Debian, Ubuntu) has no $'...' or $"...", bash has
         out.append(Found(s, "recipe", line.start, _line_end(text, line.end), line.depth))
     return out

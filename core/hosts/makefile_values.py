@@ -185,6 +185,34 @@ def recipe_code(chars: Chars, end: int) -> tuple[EmbeddedCode, list[tuple[int, i
     return EmbeddedCode("".join(out), starts, ends, end, RECIPE), refs
 
 
+def bash_quotes(code: str) -> list[int]:
+    """The indexes of the ``$`` of each ``$'...'`` and ``$"..."`` of shell ``code``
+    (outside other quotes): bash's quoting, which dash (``/bin/sh`` on Debian and Ubuntu)
+    does not have."""
+    out: list[int] = []
+    state = ""
+    i = 0
+    while i < len(code):
+        c = code[i]
+        if state == "'":
+            state = "" if c == "'" else state
+        elif state == '"':
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                state = ""
+        elif c == "\\":
+            i += 1
+        elif c in "'\"":
+            state = c
+        elif c == "$" and code[i + 1 : i + 2] in ("'", '"'):
+            out.append(i)
+            state = code[i + 1]
+            i += 1
+        i += 1
+    return out
+
+
 def _escape_hashes(value: str) -> str:
     """``value`` with each ``#`` written ``\\#`` and the backslashes before it doubled
     (``remove_comments`` halves them)."""
@@ -203,6 +231,8 @@ def encode_part(quote: str, value: str) -> str | None:
         return None if "\n" in value or "\r" in value else dollars
     if quote == DEFINE:
         lines = value.split("\n")
+        if any(line.endswith("\r") for line in lines):
+            return None  # make drops a CR before LF
         if any(line.split()[:1] in (["endef"], ["define"]) for line in lines):
             return None
         if any(re.search(r"(?<!\\)(\\\\)*\\$", line) for line in lines):
@@ -223,6 +253,7 @@ __all__ = [
     "STATIC_OPS",
     "Assign",
     "assignment",
+    "bash_quotes",
     "decode",
     "encode_part",
     "line_kind",

@@ -175,3 +175,19 @@ def test_what_reaches_a_recipe(tmp_path: Path, doc: str, env: dict[str, str], pr
     assert _make(tmp_path, doc, env) == printed
     values = [s.value for s in host.extract(doc)]
     assert printed in values or printed == UNSET or printed == "env"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(value=st.text(alphabet="ab+-, \t#$\\\"'🙂=:", max_size=10))
+def test_written_values_are_read_back_by_make(tmp_path: Path, value: str) -> None:
+    """What a fix writes (encode_part) is what make exports, in a variable and in a
+    single-quoted word of a recipe."""
+    encoded = host.encode_part("", value)
+    if encoded is not None:
+        doc = f"export TORCH_LOGS = {encoded}\nall:\n{PRINT}"
+        assert _make(tmp_path, doc) == value, encoded
+    encoded = host.encode_part("'" + "\0" + "\t", value)
+    if encoded is not None:
+        cmd = " sh -c 'printf %s \"$${TORCH_LOGS-" + UNSET + "}\"' > out"
+        doc = f"all:\n\t@TORCH_LOGS='{encoded}'{cmd}\n"
+        assert _make(tmp_path, doc) == value, encoded
