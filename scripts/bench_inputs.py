@@ -164,6 +164,30 @@ def gen_dockerfile(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
+def gen_makefile(lines: int) -> str:
+    """A Makefile of about ``lines`` lines, a family value every ~10 lines: exported
+    assignments (some continued), target-specific ones and recipe lines setting the
+    variable (``$$`` and ``$(X)`` too), one value in four with a typo."""
+    out = ["# generated", "export TORCH_LOGS = +dynamo,guards", "PY ?= python3", ""]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [
+            f"target{i}: export TORCH_LOGS := recompiles{typo}",
+            f"target{i}: dep{i}.o $(OBJS)",
+            f"	@echo building {i} $$HOME",
+            f"	TORCH_LOGS=+inductor{typo} $(PY) train.py --seed {i} \\",
+            f"	  --out $(BUILD)/run{i}",
+            f"	-TORCH_LOGS=$$EXTRA $(PY) eval.py  # {i}",
+            "",
+            f"OBJS += obj{i}.o",
+            f"TORCH_LOGS_OUT = /tmp/logs/run{i}.txt \\",
+            "    # continued",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
 def gen_notebook(megabytes: int, cells: int) -> str:
     """A Jupyter notebook (nbformat 4, indented as Jupyter writes it) of about
     ``megabytes`` MB and ``cells`` cells: code cells with ``os.environ["TORCH_LOGS"]``
@@ -236,6 +260,7 @@ INPUTS = {
     "compose-5000": ("compose.yaml", lambda: gen_compose(5_000)),
     "workflow-5000": (".github/workflows/train.yml", lambda: gen_workflow(5_000)),
     "docker-2000": ("Dockerfile", lambda: gen_dockerfile(2_000)),
+    "make-5000": ("Makefile", lambda: gen_makefile(5_000)),
     # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI

@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .base import names_family
+
 
 class Chars(NamedTuple):
     """Text as make reads it: ``text[i]`` comes from the document's
@@ -265,8 +267,8 @@ def _directive(text: str, prefix: str) -> str:
 
 
 def read(text: str) -> list[Line]:
-    """The logical lines of a makefile (see the module docstring), in order; blank,
-    comment-only and conditional lines are left out. A rule line opens a rule (recipe
+    """The logical lines of a makefile that name a family variable (see the module
+    docstring; a ``define`` when its first line does), in order. A rule line opens a rule (recipe
     lines follow it), a variable assignment closes it; ``.RECIPEPREFIX`` is followed."""
     from .makefile_values import line_kind, recipe_prefix
 
@@ -276,14 +278,25 @@ def read(text: str) -> list[Line]:
     prefix = "\t"
     in_rule = False
     while pos < len(text):
-        chars, end, nxt = _logical(text, pos)
         start = pos
+        _, end, nxt = _physical(text, pos)
+        multi = nxt < len(text) and end != nxt and _odd_backslashes(text, start, end)
+        chars = None
+        if multi:
+            chars, end, nxt = _logical(text, pos)
+        raw = chars.text if chars is not None else text[start:end]
         pos = nxt
-        if chars.text[:1] == prefix and in_rule:
-            out.append(Line("recipe", _recipe(chars, prefix), start, end, depth))
+        family = names_family(raw)  # only such lines are kept (and their offsets built)
+        if raw[:1] == prefix and in_rule:
+            if family:
+                whole = chars or _chars(text, start, end)
+                out.append(Line("recipe", _recipe(whole, prefix), start, end, depth))
             continue
-        line = uncomment(collapse(chars))
-        word = first_word(line.text)
+        line = None
+        if multi or "#" in raw:
+            line = uncomment(collapse(chars or _chars(text, start, end)))
+        plain = line.text if line is not None else raw
+        word = first_word(plain)
         if not word:
             continue
         if word in _CONDITIONALS:
@@ -294,7 +307,7 @@ def read(text: str) -> list[Line]:
             continue
         if word == "else":
             continue
-        if _define_words(line.text):
+        if _define_words(plain):
             body: list[Chars] = []
             nesting = 0
             closed = False
@@ -302,8 +315,8 @@ def read(text: str) -> list[Line]:
             prev = end
             while pos < len(text):
                 b_start = pos
-                raw, b_end, pos = _logical(text, pos)
-                body_line = collapse(raw)
+                raw_body, b_end, pos = _logical(text, pos)
+                body_line = collapse(raw_body)
                 head = _directive(body_line.text, prefix)
                 if head == "endef" and nesting == 0:
                     body_end, closed = b_end, True
@@ -313,19 +326,22 @@ def read(text: str) -> list[Line]:
                     body.append(Chars("\n", [prev], [b_start]))
                 body.append(body_line)
                 body_end, prev = b_end, b_end
-            joined = join(body) if closed else None
-            out.append(Line("define", line, start, body_end, depth, joined))
+            if family:
+                joined = join(body) if closed else None
+                head_line = line or _chars(text, start, end)
+                out.append(Line("define", head_line, start, body_end, depth, joined))
             in_rule = False
             continue
-        kind = line_kind(line.text)
+        kind = line_kind(plain)
         if kind == "assign":
             in_rule = False
-            new = recipe_prefix(line.text)
+            new = recipe_prefix(plain)
             if new is not None:
                 prefix = new
         elif kind in ("rule", "target-var"):
             in_rule = kind == "rule"
-        out.append(Line("line", line, start, end, depth))
+        if family:
+            out.append(Line("line", line or _chars(text, start, end), start, end, depth))
     return out
 
 
