@@ -23,9 +23,9 @@ recipe reads it either way. Every static assignment is therefore diagnosed, expo
 not: the value is written for torch. ``?=`` is the value used when the environment does
 not set the variable, and is diagnosed as such.
 
-Not read: the inline recipe after ``;`` on a rule line, ``.ONESHELL`` (each recipe line
-is read alone), conditionals (both branches are read), ``include``. All offsets are
-**code points into the document**.
+Not read: an inline recipe (``target: ; cmd``) continued on the next line, ``.ONESHELL``
+(each recipe line is read alone), conditionals (both branches are read), ``include``.
+All offsets are **code points into the document**.
 """
 
 from __future__ import annotations

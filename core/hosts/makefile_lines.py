@@ -6,6 +6,8 @@ tests run ``make`` on generated makefiles):
 
 - ``readline``: a physical line ends at LF (a CR before it is dropped); a line whose text
   ends with an odd number of backslashes goes on on the next one (a *logical* line).
+- a rule line's text after its first ``;`` (outside references, before a comment) is a
+  recipe line too (one physical line only).
 - a logical line that starts with the recipe prefix (a tab, or the first character of
   ``.RECIPEPREFIX``) while a rule is open is a recipe line: its backslash-newlines are kept
   for the shell, one recipe prefix at the start of each continued line is removed.
@@ -117,13 +119,15 @@ def collapse(chars: Chars) -> Chars:
     o_e: list[int] = []
     i = 0
     while i < len(text):
-        c = text[i]
-        if c != "\n":
-            out.append(c)
-            o_s.append(starts[i])
-            o_e.append(ends[i])
-            i += 1
-            continue
+        nl = text.find("\n", i)
+        if nl < 0:
+            nl = len(text)
+        out.extend(text[i:nl])
+        o_s.extend(starts[i:nl])
+        o_e.extend(ends[i:nl])
+        i = nl
+        if i >= len(text):
+            break
         n = 0
         while n < len(out) and out[len(out) - 1 - n] == "\\":
             n += 1
@@ -250,6 +254,23 @@ def _define_words(text: str) -> bool:
     return bool(words) and words[0] == "define"
 
 
+def _inline_recipe(raw: str) -> int | None:
+    """The index of the ``;`` that starts a rule line's inline recipe (the first ``;``
+    before any comment, outside references; not after a backslash), else ``None``."""
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "$":
+            i = ref_end(raw, i)
+            continue
+        if c == "#":
+            return None
+        if c == ";":
+            return None if i and raw[i - 1] == "\\" else i
+        i += 1
+    return None
+
+
 def _directive(text: str, prefix: str) -> str:
     """``"define"``/``"endef"`` when a line of a define's body is one (``do_define``: not
     after the recipe prefix; the word followed by a blank or the end), else ``""``."""
@@ -340,6 +361,11 @@ def read(text: str) -> list[Line]:
                 prefix = new
         elif kind in ("rule", "target-var"):
             in_rule = kind == "rule"
+            semi = _inline_recipe(raw) if kind == "rule" and family and not multi else None
+            if semi is not None:  # `target: prerequisites ; recipe`
+                whole = _chars(text, start, end)
+                out.append(Line("recipe", whole.sub(semi + 1, len(raw)), start, end, depth))
+                continue
         if family:
             out.append(Line("line", line or _chars(text, start, end), start, end, depth))
     return out

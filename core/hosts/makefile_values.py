@@ -18,6 +18,7 @@ All offsets are indexes into a :class:`~.makefile_lines.Chars` unless said other
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from .embedded import EmbeddedCode
@@ -27,6 +28,8 @@ _BLANK = " \t"
 #: What make skips before a value (``next_token``: C's ``isspace``, CR and FF included).
 _SPACE = " \t\r\v\f"
 _MODIFIER = re.compile(r"(export|unexport|override|private)[ \t]+")
+#: The characters of a name up to one that may end it or start a reference.
+_NAME_RUN = re.compile(r"[^ \t=:#$+?!]*")
 _OPS = (":::=", "::=", ":=", "?=", "+=", "!=", "=")
 #: Operators whose value is the text written (``$$`` -> ``$``): ``=``, ``:=``, ``::=`` and
 #: ``?=`` (the default when the environment does not set the variable). ``+=`` appends to
@@ -55,13 +58,14 @@ def _plain(text: str, i: int) -> Assign | None:
     start = i
     n = len(text)
     while i < n:
-        c = text[i]
+        i = _NAME_RUN.match(text, i).end()  # type: ignore[union-attr]  # always matches
+        c = text[i : i + 1]
         if c == "$":
             i = ref_end(text, i)
             continue
-        if c in _BLANK or c in "=:#" or (c in "+?!" and text[i + 1 : i + 2] == "="):
+        if not c or c in _BLANK or c in "=:#" or text[i + 1 : i + 2] == "=":
             break
-        i += 1
+        i += 1  # a `+`, `?` or `!` not before `=`
     end = i
     while i < n and text[i] in _BLANK:
         i += 1
@@ -108,9 +112,11 @@ def rule_colon(text: str) -> int | None:
     return None
 
 
+@lru_cache(maxsize=16384)
 def line_kind(text: str) -> str:
     """``"assign"``, ``"target-var"`` (``target: [export] NAME = v``), ``"rule"`` or
-    ``"other"`` (directives, ``export NAME``, junk) for a comment-free line."""
+    ``"other"`` (directives, ``export NAME``, junk) for a comment-free line. Remembered:
+    a document read again after an edit has mostly the same lines."""
     if assignment(text) is not None:
         return "assign"
     colon = rule_colon(text)
@@ -134,23 +140,26 @@ def decode(chars: Chars, start: int, end: int) -> tuple[str | None, list[int], l
     is both characters), with each code point's document range; ``None`` (and empty maps)
     when it holds a reference."""
     text = chars.text
+    if "$" not in text[start:end]:
+        return text[start:end], chars.starts[start:end], chars.ends[start:end]
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     i = start
     while i < end:
-        if text[i] == "$":
-            if text[i + 1 : i + 2] != "$" or i + 1 >= end:
-                return None, [], []
-            out.append("$")
-            starts.append(chars.starts[i])
-            ends.append(chars.ends[i + 1])
-            i += 2
-            continue
-        out.append(text[i])
-        starts.append(chars.starts[i])
-        ends.append(chars.ends[i])
-        i += 1
+        at = text.find("$", i, end)
+        stop = end if at < 0 else at
+        out.append(text[i:stop])
+        starts.extend(chars.starts[i:stop])
+        ends.extend(chars.ends[i:stop])
+        if at < 0:
+            break
+        if text[at + 1 : at + 2] != "$" or at + 1 >= end:
+            return None, [], []
+        out.append("$")
+        starts.append(chars.starts[at])
+        ends.append(chars.ends[at + 1])
+        i = at + 2
     return "".join(out), starts, ends
 
 
@@ -168,19 +177,25 @@ def recipe_code(chars: Chars, end: int) -> tuple[EmbeddedCode, list[tuple[int, i
     while i < len(text) and text[i] in " \t@-+":
         i += 1
     while i < len(text):
-        if text[i] == "$" and text[i + 1 : i + 2] == "$":
+        at = text.find("$", i)
+        stop = len(text) if at < 0 else at
+        out.append(text[i:stop])
+        starts.extend(chars.starts[i:stop])
+        ends.extend(chars.ends[i:stop])
+        if at < 0:
+            break
+        if text[at + 1 : at + 2] == "$":
             out.append("$")
-            starts.append(chars.starts[i])
-            ends.append(chars.ends[i + 1])
-            i += 2
+            starts.append(chars.starts[at])
+            ends.append(chars.ends[at + 1])
+            i = at + 2
             continue
-        stop = ref_end(text, i) if text[i] == "$" else i + 1
-        if stop > i + 1:
-            refs.append((chars.starts[i], chars.ends[stop - 1]))
-        for k in range(i, stop):
-            out.append(text[k])
-            starts.append(chars.starts[k])
-            ends.append(chars.ends[k])
+        stop = ref_end(text, at)
+        if stop > at + 1:
+            refs.append((chars.starts[at], chars.ends[stop - 1]))
+        out.append(text[at:stop])
+        starts.extend(chars.starts[at:stop])
+        ends.extend(chars.ends[at:stop])
         i = stop
     return EmbeddedCode("".join(out), starts, ends, end, RECIPE), refs
 
@@ -189,6 +204,8 @@ def bash_quotes(code: str) -> list[int]:
     """The indexes of the ``$`` of each ``$'...'`` and ``$"..."`` of shell ``code``
     (outside other quotes): bash's quoting, which dash (``/bin/sh`` on Debian and Ubuntu)
     does not have."""
+    if "$'" not in code and '$"' not in code:
+        return []
     out: list[int] = []
     state = ""
     i = 0

@@ -54,6 +54,10 @@ CASES: list[tuple[str, list[tuple[str, str | None, str | None]]]] = [
     ("all:\n\tTORCH_LOGS='$(X)' python\n", [("TORCH_LOGS", None, "'" + LAYER + R)]),
     ("all:\n\tTORCH_LOGS=$$'a' python\n", [("TORCH_LOGS", None, None)]),
     ("all:\n\texport TORCH_LOGS=a; \\\n\tpython x.py\n", [("TORCH_LOGS", "a", "" + LAYER + R)]),
+    # the inline recipe of a rule line, after `;` (not in a reference, not after a comment)
+    ("all: dep ; @TORCH_LOGS=+dynamo python\n", [("TORCH_LOGS", "+dynamo", "" + LAYER + R)]),
+    ("all: $(X;Y) ; TORCH_LOGS=a python # c\n", [("TORCH_LOGS", "a", "" + LAYER + R)]),
+    ("all: dep # ; TORCH_LOGS=a\n", []),
     # .RECIPEPREFIX
     (".RECIPEPREFIX = >\nall:\n>TORCH_LOGS=q python\n", [("TORCH_LOGS", "q", "" + LAYER + R)]),
     # a tab line that is not after a rule is not a recipe; a variable ends the rule

@@ -132,7 +132,11 @@ def recipes(draw: st.DrawFn) -> str:
     word = "".join(draw(st.lists(WORD, min_size=1, max_size=6)))
     cmd = " sh -c 'printf %s \"$${TORCH_LOGS-" + UNSET + "}\"' > out"
     silent = "" if "@" in prefix else "@"
-    doc = draw(PREFIX) + f"all:\n\t{silent}{prefix}TORCH_LOGS={word}{cmd}\n"
+    line = f"{silent}{prefix}TORCH_LOGS={word}{cmd}"
+    rule = draw(st.sampled_from(["all:\n\t", "all: ; ", "all: dep ;"]))
+    if rule != "all:\n\t":
+        line = line.replace("\\\n\t", "")  # an inline recipe: one line
+    doc = draw(PREFIX) + f"{rule}{line}\ndep:\n"
     return doc.replace("\n", "\r\n") if draw(st.booleans()) else doc
 
 
