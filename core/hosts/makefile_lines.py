@@ -16,6 +16,8 @@ tests run ``make`` on generated makefiles):
   stay), then ``remove_comments`` (the first ``#`` outside a ``$(...)``/``${...}``
   reference, unless escaped: the backslashes before a ``#`` are halved, an odd number
   escapes it).
+- recipes are shell code only while ``SHELL`` (its last assignment: make reads the whole
+  file before running any) names a POSIX shell (``/bin/sh`` by default).
 - ``define NAME`` ... ``endef`` (``do_define``): the body's logical lines with their
   continuations collapsed, comments kept, nested ``define``s counted.
 
@@ -291,13 +293,14 @@ def read(text: str) -> list[Line]:
     """The logical lines of a makefile that name a family variable (see the module
     docstring; a ``define`` when its first line does), in order. A rule line opens a rule (recipe
     lines follow it), a variable assignment closes it; ``.RECIPEPREFIX`` is followed."""
-    from .makefile_values import line_kind, recipe_prefix
+    from .makefile_values import line_kind, posix_shell, recipe_prefix
 
     out: list[Line] = []
     pos = 0
     depth = 0
     prefix = "\t"
     in_rule = False
+    posix = True  # make runs recipes with the last SHELL of the file (not the environment's)
     while pos < len(text):
         start = pos
         _, end, nxt = _physical(text, pos)
@@ -359,6 +362,9 @@ def read(text: str) -> list[Line]:
             new = recipe_prefix(plain)
             if new is not None:
                 prefix = new
+            shell = posix_shell(plain) if "SHELL" in plain else None
+            if shell is not None:
+                posix = shell
         elif kind in ("rule", "target-var"):
             in_rule = kind == "rule"
             semi = _inline_recipe(raw) if kind == "rule" and family and not multi else None
@@ -368,7 +374,7 @@ def read(text: str) -> list[Line]:
                 continue
         if family:
             out.append(Line("line", line or _chars(text, start, end), start, end, depth))
-    return out
+    return out if posix else [line for line in out if line.kind != "recipe"]
 
 
 __all__ = ["Chars", "Line", "collapse", "comment_at", "first_word", "read", "ref_end", "uncomment"]

@@ -135,6 +135,22 @@ def recipe_prefix(text: str) -> str | None:
     return value[0] if value and value[0] != "$" else "\t"
 
 
+_POSIX_SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "zsh", "mksh", "busybox"})
+
+
+def posix_shell(text: str) -> bool | None:
+    """Whether ``text``, an assignment of ``SHELL``, keeps recipes in a POSIX shell
+    (``SHELL := /bin/bash``); ``None`` when it is not one (or ``?=``: make defines
+    ``SHELL`` itself, so it changes nothing). A value make expands is not known: ``False``."""
+    a = assignment(text)
+    if a is None or text[a.name_start : a.name_end] != "SHELL" or a.op == "?=":
+        return None
+    words = text[a.value_start :].split()
+    if a.op not in STATIC_OPS or "$" in text[a.value_start :] or not words:
+        return False
+    return words[0].rsplit("/", 1)[-1] in _POSIX_SHELLS
+
+
 def decode(chars: Chars, start: int, end: int) -> tuple[str | None, list[int], list[int]]:
     """The value of ``chars[start:end]`` once make expands it: ``$$`` -> ``$`` (its source
     is both characters), with each code point's document range; ``None`` (and empty maps)
@@ -274,6 +290,7 @@ __all__ = [
     "decode",
     "encode_part",
     "line_kind",
+    "posix_shell",
     "recipe_code",
     "recipe_prefix",
     "rule_colon",

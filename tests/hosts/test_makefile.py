@@ -58,6 +58,11 @@ CASES: list[tuple[str, list[tuple[str, str | None, str | None]]]] = [
     ("all: dep ; @TORCH_LOGS=+dynamo python\n", [("TORCH_LOGS", "+dynamo", "" + LAYER + R)]),
     ("all: $(X;Y) ; TORCH_LOGS=a python # c\n", [("TORCH_LOGS", "a", "" + LAYER + R)]),
     ("all: dep # ; TORCH_LOGS=a\n", []),
+    # SHELL: recipes are shell code only for a POSIX shell (the file's last SHELL)
+    ("SHELL := /bin/bash\nall:\n\tTORCH_LOGS=a x\n", [("TORCH_LOGS", "a", "" + LAYER + R)]),
+    ("all:\n\tTORCH_LOGS=a x\nSHELL = python3\n", []),
+    ("SHELL = $(BASH)\nall:\n\tTORCH_LOGS=a x\n", []),
+    ("SHELL ?= python3\nall:\n\tTORCH_LOGS=a x\n", [("TORCH_LOGS", "a", "" + LAYER + R)]),
     # .RECIPEPREFIX
     (".RECIPEPREFIX = >\nall:\n>TORCH_LOGS=q python\n", [("TORCH_LOGS", "q", "" + LAYER + R)]),
     # a tab line that is not after a rule is not a recipe; a variable ends the rule
@@ -155,7 +160,7 @@ def test_value_edits_are_verified() -> None:
     assert _fixed("define TORCH_LOGS\na\nendef\n", "b$") == "define TORCH_LOGS\nb$$\nendef\n"
 
 
-@settings(max_examples=300, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(value=st.text(alphabet="ab+-, \t#$\\\"'🙂\r=:", max_size=12))
 def test_encode_part_round_trips(value: str) -> None:
     for quote, make in [

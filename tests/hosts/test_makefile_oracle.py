@@ -195,3 +195,18 @@ def test_written_values_are_read_back_by_make(tmp_path: Path, value: str) -> Non
         cmd = " sh -c 'printf %s \"$${TORCH_LOGS-" + UNSET + "}\"' > out"
         doc = f"all:\n\t@TORCH_LOGS='{encoded}'{cmd}\n"
         assert _make(tmp_path, doc) == value, encoded
+
+
+@pytest.mark.parametrize(
+    ("doc", "printed"),
+    [
+        # SHELL ?= changes nothing (make defines SHELL itself)
+        ("SHELL ?= python3\nall:\n\t@printf '%s' x > out\n", "x"),
+        # the last SHELL of the file runs every recipe, also those before it
+        ("all:\n\t@printf '%s' \"$${BASH_VERSION:+bash}\" > out\nSHELL = /bin/bash\n", "bash"),
+        ("all:\n\t@printf '%s' \"$${BASH_VERSION:+bash}\" > out\n", ""),
+    ],
+)
+def test_which_shell_runs_recipes(tmp_path: Path, doc: str, printed: str) -> None:
+    """The facts the host's SHELL rule rests on (/bin/sh is dash here)."""
+    assert _make(tmp_path, doc) == printed
