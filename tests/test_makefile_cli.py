@@ -71,3 +71,12 @@ def test_fix_keeps_every_other_byte(tmp_path: Path) -> None:
         "# 🙂 build\r\nexport TORCH_LOGS=+dynamo,guards# c\r\n"
         "all:\r\n\t@TORCH_LOGS='aot_graphs,dynamo' python x.py $$HOME\r\n"
     )
+
+
+def test_open_quote_in_a_recipe(tmp_path: Path) -> None:
+    """/bin/sh cannot read the line (make reports the shell's syntax error): TL108."""
+    path = tmp_path / "Makefile"
+    path.write_text("all:\n\tTORCH_LOGS='+dynamo python x.py\n")
+    assert [code for *_, code in _found(str(path))] == ["TL108"]
+    proc = subprocess.run(["make", "-s"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert proc.returncode != 0 and "quote" in proc.stderr.lower()

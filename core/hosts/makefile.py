@@ -67,7 +67,9 @@ HOST = "makefile"
 DESCRIPTION = "Makefiles"
 LANGUAGE_IDS: tuple[str, ...] = ("makefile",)
 COMMENT = "#"
-NEVER_SET: str | None = None  # make has no quotes; a recipe's shell may fail, or not
+#: Only a recipe line can leave a quote open (make itself has no quotes): /bin/sh then
+#: stops with a syntax error and runs nothing of the line.
+NEVER_SET: str | None = "the recipe line fails (/bin/sh cannot read it)"
 STRIPS_TRAILING_BLANKS = False  # make keeps the blanks after a value
 RUNS_ON = "posix"
 
