@@ -23,8 +23,9 @@ recipe reads it either way. Every static assignment is therefore diagnosed, expo
 not: the value is written for torch. ``?=`` is the value used when the environment does
 not set the variable, and is diagnosed as such.
 
-Not read: an inline recipe (``target: ; cmd``) continued on the next line, ``.ONESHELL``
-(each recipe line is read alone), conditionals (both branches are read), ``include``.
+Under ``.ONESHELL`` a rule's recipe lines are one script. Not read: an inline recipe
+(``target: ; cmd``) continued on the next line, conditionals (both branches are read),
+``include``.
 All offsets are **code points into the document**.
 """
 
@@ -36,7 +37,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .base import FAMILY, ValueSpan, names_family, set_again
-from .embedded import LAYER, encode_layers, shell_spans
+from .embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
 from .incremental import DocumentCache
 from .interface import (
     Overwrite,
@@ -183,8 +184,22 @@ def _unread(s: ValueSpan) -> ValueSpan:
                      s.content_start, s.content_end, s.raw_start, s.raw_end, s.quote)  # fmt: skip
 
 
-def _recipe_spans(line: Line, text: str) -> list[Found]:
-    code, refs = recipe_code(line.chars, line.end)
+def _recipe_spans(group: list[Line], text: str) -> list[Found]:
+    """The spans of recipe lines run as one script (one line, or a rule's lines joined by
+    line breaks under ``.ONESHELL``)."""
+    first, last = group[0], group[-1]
+    code, refs = recipe_code(first.chars, first.end)
+    for line in group[1:]:
+        more, more_refs = recipe_code(line.chars, line.end)
+        brk = (code.end, _line_end(text, code.end))
+        code = EmbeddedCode(
+            code.text + "\n" + more.text,
+            [*code.starts, brk[0], *more.starts],
+            [*code.ends, brk[1], *more.ends],
+            more.end,
+            code.quote,
+        )
+        refs += more_refs
     out = []
     bash_only = [code.starts[i] for i in bash_quotes(code.text)]
     for s in shell_spans(HOST, code):
@@ -193,18 +208,37 @@ def _recipe_spans(line: Line, text: str) -> list[Found]:
             s = _unread(s)  # make expands a reference there first
         elif any(s.raw_start <= i < max(s.raw_end, s.content_end) for i in bash_only):
             s = _unread(s)  # /bin/sh: dash (Debian, Ubuntu) has no $'...' or $"...", bash has
-        out.append(Found(s, "recipe", line.start, _line_end(text, line.end), line.depth))
+        out.append(Found(s, "recipe", first.start, _line_end(text, last.end), first.depth))
     return out
+
+
+#: ``.ONESHELL:`` anywhere: each rule's recipe is one script (GNU make 4.3 manual,
+#: "Using One Shell"; the prefixes ``@-+`` of every line are removed for a POSIX shell).
+_ONESHELL = re.compile(r"^\.ONESHELL[ \t]*:", re.MULTILINE)
 
 
 @lru_cache(maxsize=4)
 def _read(text: str) -> tuple[Found, ...]:
     out: list[Found] = []
-    for line in read(text):
-        if not names_family(line.chars.text) and not (line.body and names_family(line.body.text)):
-            continue
+    oneshell = _ONESHELL.search(text) is not None
+    lines = read(text, oneshell)
+    for i, line in enumerate(lines):
         if line.kind == "recipe":
-            out.extend(_recipe_spans(line, text))
+            before = lines[i - 1] if i else None
+            same_rule = before is not None and (before.kind, before.rule) == ("recipe", line.rule)
+            if oneshell and same_rule:
+                continue  # read with the rule's first line
+            group = [line]
+            while (
+                oneshell and i + len(group) < len(lines) and lines[i + len(group)].kind == "recipe"
+            ):
+                if lines[i + len(group)].rule != line.rule:
+                    break
+                group.append(lines[i + len(group)])
+            if any(names_family(g.chars.text) for g in group):
+                out.extend(_recipe_spans(group, text))
+            continue
+        if not names_family(line.chars.text) and not (line.body and names_family(line.body.text)):
             continue
         if line.kind == "define":
             found = _define_span(line, text)

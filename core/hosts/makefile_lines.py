@@ -57,7 +57,8 @@ class Line(NamedTuple):
     removed) or ``"define"`` (``chars``: the ``define`` line; ``body`` the body's text
     joined by LF without the last line break, ``None`` when there is no ``endef``).
     ``start``/``end``: the document range of the whole logical line (through ``endef``
-    for a define), without the last line break; ``depth``: open conditionals."""
+    for a define), without the last line break; ``depth``: open conditionals; ``rule``:
+    the number of the rule a recipe line belongs to."""
 
     kind: str
     chars: Chars
@@ -65,6 +66,7 @@ class Line(NamedTuple):
     end: int
     depth: int
     body: Chars | None = None
+    rule: int = -1
 
 
 _BLANK = " \t"
@@ -289,10 +291,11 @@ def _directive(text: str, prefix: str) -> str:
     return ""
 
 
-def read(text: str) -> list[Line]:
+def read(text: str, all_recipes: bool = False) -> list[Line]:
     """The logical lines of a makefile that name a family variable (see the module
-    docstring; a ``define`` when its first line does), in order. A rule line opens a rule (recipe
-    lines follow it), a variable assignment closes it; ``.RECIPEPREFIX`` is followed."""
+    docstring; a ``define`` when its first line does; every recipe line with
+    ``all_recipes``), in order. A rule line opens a rule (recipe lines follow it), a
+    variable assignment closes it; ``.RECIPEPREFIX`` is followed."""
     from .makefile_values import line_kind, posix_shell, recipe_prefix
 
     out: list[Line] = []
@@ -300,6 +303,7 @@ def read(text: str) -> list[Line]:
     depth = 0
     prefix = "\t"
     in_rule = False
+    rule = -1
     posix = True  # make runs recipes with the last SHELL of the file (not the environment's)
     while pos < len(text):
         start = pos
@@ -312,9 +316,9 @@ def read(text: str) -> list[Line]:
         pos = nxt
         family = names_family(raw)  # only such lines are kept (and their offsets built)
         if raw[:1] == prefix and in_rule:
-            if family:
+            if family or all_recipes:
                 whole = chars or _chars(text, start, end)
-                out.append(Line("recipe", _recipe(whole, prefix), start, end, depth))
+                out.append(Line("recipe", _recipe(whole, prefix), start, end, depth, None, rule))
             continue
         line = None
         if multi or "#" in raw:
@@ -367,10 +371,12 @@ def read(text: str) -> list[Line]:
                 posix = shell
         elif kind in ("rule", "target-var"):
             in_rule = kind == "rule"
-            semi = _inline_recipe(raw) if kind == "rule" and family and not multi else None
+            rule += in_rule
+            wanted = family or all_recipes
+            semi = _inline_recipe(raw) if in_rule and wanted and not multi else None
             if semi is not None:  # `target: prerequisites ; recipe`
-                whole = _chars(text, start, end)
-                out.append(Line("recipe", whole.sub(semi + 1, len(raw)), start, end, depth))
+                whole = _chars(text, start, end).sub(semi + 1, len(raw))
+                out.append(Line("recipe", whole, start, end, depth, None, rule))
                 continue
         if family:
             out.append(Line("line", line or _chars(text, start, end), start, end, depth))

@@ -63,6 +63,16 @@ CASES: list[tuple[str, list[tuple[str, str | None, str | None]]]] = [
     ("all:\n\tTORCH_LOGS=a x\nSHELL = python3\n", []),
     ("SHELL = $(BASH)\nall:\n\tTORCH_LOGS=a x\n", []),
     ("SHELL ?= python3\nall:\n\tTORCH_LOGS=a x\n", [("TORCH_LOGS", "a", "" + LAYER + R)]),
+    # .ONESHELL: a rule's recipe is one script (a heredoc's body is not code)
+    (
+        ".ONESHELL:\nall:\n\tcat <<EOF\n\tTORCH_LOGS=a\n\tEOF\n\tTORCH_LOGS=b x\n",
+        [("TORCH_LOGS", "b", "" + LAYER + R)],
+    ),
+    (
+        ".ONESHELL:\nall:\n\t@TORCH_LOGS='a\n\t-b' x\nother:\n\t@TORCH_LOGS=c x\n",
+        [("TORCH_LOGS", "a\nb", "'" + LAYER + R), ("TORCH_LOGS", "c", "" + LAYER + R)],
+    ),
+    ("all:\n\tcat <<EOF\n\tTORCH_LOGS=a\n\tEOF\n", [("TORCH_LOGS", "a", "" + LAYER + R)]),
     # .RECIPEPREFIX
     (".RECIPEPREFIX = >\nall:\n>TORCH_LOGS=q python\n", [("TORCH_LOGS", "q", "" + LAYER + R)]),
     # a tab line that is not after a rule is not a recipe; a variable ends the rule

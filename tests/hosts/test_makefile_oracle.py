@@ -121,7 +121,7 @@ def test_define_values_are_what_make_exports(tmp_path: Path, doc: str) -> None:
 WORD = st.sampled_from(
     [
         *("a", "+dynamo", ",", "$$", "$$X", "'q $$ q'", '"d $$X q"', '"d q"', "\\ ", "x\\\n\t"),
-        *("$(EMPTY)", "${EMPTY}", "$E", "🙂", "#", "'#'", "\\$$", "é"),
+        *("$(EMPTY)", "${EMPTY}", "$E", "🙂", "#", "'#'", "\\$$", "é", "'q\n\t@- q'"),
     ]
 )
 
@@ -135,8 +135,9 @@ def recipes(draw: st.DrawFn) -> str:
     line = f"{silent}{prefix}TORCH_LOGS={word}{cmd}"
     rule = draw(st.sampled_from(["all:\n\t", "all: ; ", "all: dep ;"]))
     if rule != "all:\n\t":
-        line = line.replace("\\\n\t", "")  # an inline recipe: one line
-    doc = draw(PREFIX) + f"{rule}{line}\ndep:\n"
+        line = line.replace("\\\n\t", "").replace("\n\t@- ", "")  # inline: one line
+    oneshell = draw(st.sampled_from(["", ".ONESHELL:\n"]))
+    doc = draw(PREFIX) + oneshell + f"{rule}{line}\ndep:\n"
     return doc.replace("\n", "\r\n") if draw(st.booleans()) else doc
 
 
