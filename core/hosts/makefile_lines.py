@@ -242,6 +242,8 @@ def join(parts: list[Chars]) -> Chars:
 def _recipe(chars: Chars, prefix: str) -> Chars:
     """A recipe line without its recipe prefix and the prefix after each continuation."""
     text = chars.text
+    if "\n" + prefix not in text:
+        return chars.sub(1, len(text))
     keep = [i for i in range(1, len(text)) if not (text[i] == prefix and text[i - 1] == "\n")]
     return Chars(
         "".join(text[i] for i in keep),
