@@ -151,18 +151,20 @@ def _assign_span(line: Line, text: str, at: int, kind: str) -> Found | None:
 _DEFINE = re.compile(r"[ \t]*(?:(?:export|unexport|override|private)[ \t]+)*define[ \t]+")
 
 
+#: The name and operator after ``define`` (``define NAME``, ``define NAME :=``, ``NAME=``).
+_DEFINE_HEAD = re.compile(r"([^ \t=:?+!]+)[ \t]*(:::=|::=|:=|\?=|\+=|!=|=)?[ \t]*")
+
+
 def _define_span(line: Line, text: str) -> Found | None:
     chars = line.chars
     m = _DEFINE.match(chars.text)
     if m is None:
         return None
-    rest = chars.text[m.end() :].rstrip(" \t")
-    words = rest.split()
-    if not words or words[0] not in FAMILY or len(words) > 2:
+    head = _DEFINE_HEAD.fullmatch(chars.text, m.end())
+    if head is None or head.group(1) not in FAMILY:
         return None
-    op = words[1] if len(words) == 2 else "="
-    name_at = m.end()
-    name = (chars.starts[name_at], chars.ends[name_at + len(words[0]) - 1], words[0])
+    op = head.group(2) or "="
+    name = (chars.starts[head.start(1)], chars.ends[head.end(1) - 1], head.group(1))
     body = line.body
     if body is None:  # no endef: make stops with "missing 'endef'"
         after = chars.ends[-1]

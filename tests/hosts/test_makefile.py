@@ -46,6 +46,7 @@ CASES: list[tuple[str, list[tuple[str, str | None, str | None]]]] = [
     ("export define TORCH_LOGS\na # b\nendef\n", [("TORCH_LOGS", "a # b", "define")]),
     ("define TORCH_LOGS :=\n+dynamo\nendef\n", [("TORCH_LOGS", "+dynamo", "define")]),
     ("define TORCH_LOGS +=\na\nendef\n", [("TORCH_LOGS", None, "define")]),
+    ("define TORCH_LOGS=\na\nendef # c\n", [("TORCH_LOGS", "a", "define")]),
     ("define TORCH_LOGS\na\n", [("TORCH_LOGS", None, "define")]),  # no endef
     # recipe lines: make's prefixes, then the shell
     ("all:\n\t@-TORCH_LOGS=+dynamo python x.py\n", [("TORCH_LOGS", "+dynamo", "" + LAYER + R)]),

@@ -96,7 +96,7 @@ def test_assignment_values_are_what_make_exports(tmp_path: Path, doc: str) -> No
 @st.composite
 def defines(draw: st.DrawFn) -> str:
     mods = draw(st.sampled_from(["", "export ", "override "]))
-    op = draw(st.sampled_from(["", " =", " :=", " ?="]))
+    op = draw(st.sampled_from(["", " =", " :=", " ?=", "=", ":=  ", " # c"]))
     lines = draw(
         st.lists(
             st.lists(st.sampled_from(["a", " ", "$$", "#", "🙂", "\\", "\t", ","])), max_size=3
