@@ -195,6 +195,11 @@ def gen_tox(lines: int) -> str:
     prefix, a comment), one value in four with a typo."""
     out = ["[tox]", "env_list = py312", "", "[pytest]", "env ="]
     out += [f"    D:TORCH_LOGS_FORMAT=%(levelname)s {i}: %(message)s" for i in range(20)]
+def gen_makefile(lines: int) -> str:
+    """A Makefile of about ``lines`` lines, a family value every ~10 lines: exported
+    assignments (some continued), target-specific ones and recipe lines setting the
+    variable (``$$`` and ``$(X)`` too), one value in four with a typo."""
+    out = ["# generated", "export TORCH_LOGS = +dynamo,guards", "PY ?= python3", ""]
     i = 0
     while len(out) < lines:
         i += 1
@@ -208,6 +213,16 @@ def gen_tox(lines: int) -> str:
             f"    py312: TORCH_LOGS_OUT = logs/e{i}.log",
             f"    OTHER_{i} = x",
             "commands = pytest {posargs}",
+            f"target{i}: export TORCH_LOGS := recompiles{typo}",
+            f"target{i}: dep{i}.o $(OBJS)",
+            f"	@echo building {i} $$HOME",
+            f"	TORCH_LOGS=+inductor{typo} $(PY) train.py --seed {i} \\",
+            f"	  --out $(BUILD)/run{i}",
+            f"	-TORCH_LOGS=$$EXTRA $(PY) eval.py  # {i}",
+            "",
+            f"OBJS += obj{i}.o",
+            f"TORCH_LOGS_OUT = /tmp/logs/run{i}.txt \\",
+            "    # continued",
         ]
     return "\n".join(out[:lines]) + "\n"
 
@@ -287,6 +302,7 @@ INPUTS = {
     "pyproject-2000": ("toml/pyproject.toml", lambda: gen_pyproject(2_000)),
     # issue 16: pytest-env and tox set_env in one tox.ini
     "tox-2000": ("tox.ini", lambda: gen_tox(2_000)),
+    "make-5000": ("Makefile", lambda: gen_makefile(5_000)),
     # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI

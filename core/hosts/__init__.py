@@ -41,10 +41,11 @@ HOST_KINDS: tuple[str, ...] = (
     "ipython",
     "toml",
     "ini",
+    "makefile",
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dockerfile, dotenv, ini, ipython, jsonc, python, shell, toml, yaml
+    from . import dockerfile, dotenv, ini, ipython, jsonc, makefile, python, shell, toml, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _IPYTHON: Host = ipython
     _TOML: Host = toml
     _INI: Host = ini
+    _MAKEFILE: Host = makefile
 
 _modules: dict[str, Host] = {}
 

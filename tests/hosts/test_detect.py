@@ -73,6 +73,7 @@ def test_dispatch() -> None:
         "ipython",
         "toml",
         "ini",
+        "makefile",
     )
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
