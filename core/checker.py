@@ -12,7 +12,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from pathlib import Path
 
@@ -136,7 +136,9 @@ def with_host_notes(
 ) -> list[tuple[ValueSpan, Analysis | None]]:
     """``entries`` (every span of ``text`` with its analysis, in order) with the host's
     own warnings (:meth:`.hosts.interface.Host.notes`, e.g. the Python host's TL501)
-    added over the whole value of the analyses they are about."""
+    added over the whole value of the analyses they are about. A note with the code of
+    one of the analysis's diagnostics replaces that one's message instead (as a warning:
+    the PowerShell host's TL001, true in some PowerShell versions only)."""
     module = hosts.host_module(host)
     if module is None or not entries:
         return entries
@@ -148,7 +150,13 @@ def with_host_notes(
         span, analysis = out[index]
         if analysis is not None and span.value is not None:
             diag = Diagnostic(code, Severity.WARNING, message, 0, len(span.value))
-            out[index] = (span, with_diagnostic(analysis, diag))
+            same = [d for d in analysis.diagnostics if d.code == code]
+            if same:  # the host's words for the analysis's own finding (PowerShell's TL001)
+                diag = replace(same[0], message=message, severity=Severity.WARNING)
+                kept = tuple(diag if d is same[0] else d for d in analysis.diagnostics)
+                out[index] = (span, replace(analysis, diagnostics=kept))
+            else:
+                out[index] = (span, with_diagnostic(analysis, diag))
     return out
 
 

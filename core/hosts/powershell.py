@@ -1,0 +1,192 @@
+"""The PowerShell host: ``*.ps1`` and ``*.psm1`` scripts (Windows PowerShell 5.1 and
+PowerShell 7 on Windows, Linux and macOS).
+
+Read with tree-sitter-powershell for the statements (:mod:`.powershell_read`: ``$env:NAME =
+...``, ``${env:NAME} = ...``, ``Set-Item``/``New-Item`` on the ``Env:`` drive,
+``[Environment]::SetEnvironmentVariable(...)``) and the tokenizer's own string rules for
+the values (:mod:`.powershell_strings`; tree-sitter does not know typographic quotes,
+which PowerShell takes as quotes).
+
+Names: the ``env:`` drive is case-insensitive everywhere; the variable name is matched in
+any case and reported as the family's name (on Windows environment names are
+case-insensitive; pwsh on Linux and macOS keeps the case, so there ``$env:torch_logs``
+sets another variable: scripts are judged as on Windows, where PowerShell mostly runs).
+
+An empty value (``$env:TORCH_LOGS = ''``): "Beginning in PowerShell 7.5, you can set an
+environment variable to an empty string. Setting an environment variable to ``$null``
+removes it" (about_Environment_Variables, PowerShell 7.5:
+https://learn.microsoft.com/powershell/module/microsoft.powershell.core/about/about_environment_variables,
+changed by MicrosoftDocs/PowerShell-Docs#12316); before 7.5 (Windows PowerShell 5.1,
+PowerShell 7.0-7.4) an empty string removes the variable, as ``$null`` does. The change
+came with .NET 9 (https://learn.microsoft.com/dotnet/core/compatibility/core-libraries/9.0/empty-env-variable,
+PowerShell/PowerShell#21186). So an empty value is a span with value ``""`` whose TL001
+says which versions set it empty (torch then crashes) and which remove it
+(:func:`notes`). ``$null`` and ``Remove-Item`` remove it: no span.
+
+All offsets are **code points into the document**.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+
+from ._ts import Source
+from .base import ValueSpan
+from .incremental import DocumentCache
+from .interface import (
+    Note,
+    Overwrite,
+    TextEdit,
+    line_before,
+    line_bounds,
+    no_path_facts,
+    no_set_logs_calls,
+    no_set_logs_site,
+    no_set_logs_source,
+)
+from .powershell_read import NAME, Found, read
+from .powershell_strings import encode_part as encode_part
+from .typographic import kept_findings
+
+log = logging.getLogger(__name__)
+
+HOST = "powershell"
+DESCRIPTION = "PowerShell scripts"
+LANGUAGE_IDS: tuple[str, ...] = ("powershell",)
+COMMENT = "#"
+#: PowerShell parses the whole script before running any of it: a string never closed is
+#: a parse error ("The string is missing the terminator"), so nothing runs.
+NEVER_SET: str | None = "PowerShell cannot parse the script, so none of it runs"
+STRIPS_TRAILING_BLANKS = False
+RUNS_ON = "any"
+
+set_logs_calls = no_set_logs_calls
+set_logs_source = no_set_logs_source
+set_logs_site = no_set_logs_site
+path_facts = no_path_facts
+# Typographic quotes that PowerShell takes as quotes (U+2018-U+201E but U+201F) delimit
+# strings and
+# never reach a value; the others (« », primes, fullwidth) are characters of the value
+# (removed by the fix).
+quote_findings = kept_findings(False)
+
+_SHEBANG = re.compile(r"#![ \t]*\S*?(?:pwsh|powershell)(?:\.exe)?\b", re.I)
+
+
+def detect_name(name: str) -> bool:
+    """``*.ps1`` (scripts) and ``*.psm1`` (modules), any case. ``*.psd1`` data files set
+    no environment variable."""
+    return name.lower().endswith((".ps1", ".psm1"))
+
+
+def detect_content(name: str, head: str) -> bool:
+    """A file without an extension whose shebang runs ``pwsh`` (``#!/usr/bin/env pwsh``)."""
+    if "." in name.lstrip("."):
+        return False
+    first = head.lstrip("\ufeff").split("\n", 1)[0]
+    return _SHEBANG.match(first) is not None
+
+
+def may_hold_values(text: str) -> bool:
+    """Whether ``text`` names a family variable in any case (one regex search)."""
+    return NAME.search(text) is not None
+
+
+@lru_cache(maxsize=4)
+def _read(text: str) -> tuple[Found, ...]:
+    src = Source(text)
+    root = src.parse("powershell").root_node
+    return tuple(read(src, root))
+
+
+def _found(text: str) -> tuple[Found, ...]:
+    try:
+        return _read(text)
+    except Exception:  # bad input never crashes the server
+        log.exception("powershell: extraction failed")
+        return ()
+
+
+def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+    """The value spans of a PowerShell script in document order (see the module
+    docstring); ``cache`` is not used (every call parses afresh). Never raises: a failure
+    is logged and gives ``[]``."""
+    if cache is not None:
+        cache.reset()
+    if not may_hold_values(text):
+        return []
+    return [f.span for f in _found(text)]
+
+
+def empty_message(variable: str) -> str:
+    """What an empty value does in each PowerShell version (see the module docstring)."""
+    return (
+        f"empty {variable}: PowerShell 7.5 and later set it to the empty string, and an "
+        f"empty {variable} makes `import torch` crash with AttributeError; Windows "
+        "PowerShell 5.1 and PowerShell 7.0-7.4 remove the variable instead "
+        "(about_Environment_Variables); to remove it in every version write "
+        f"`$env:{variable} = $null` or `Remove-Item Env:{variable}`"
+    )
+
+
+def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """TL001 for an empty ``TORCH_LOGS``, naming the PowerShell versions that set it
+    empty (7.5+) and those that remove it (5.1, 7.0-7.4); it replaces the analysis's own
+    TL001 message."""
+    return [
+        Note(i, "TL001", empty_message(s.variable))
+        for i, s in enumerate(spans)
+        if s.value == "" and s.variable == "TORCH_LOGS"
+    ]
+
+
+def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+    """A top-level assignment followed by another of the same variable with a static
+    value, when every statement between them is a family assignment too (nothing can
+    read the first). ``SetEnvironmentVariable`` with a ``User``/``Machine`` target is
+    never part of one, nor is ``New-Item`` (it fails on an existing variable). Never
+    raises."""
+    found = {f.span.name_start: f for f in _found(text)}
+    out: list[Overwrite] = []
+    tops = {f.top for f in found.values() if f.top >= 0}
+    last: dict[str, int] = {}
+    for i, span in enumerate(spans):
+        f = found.get(span.name_start)
+        if f is None or f.top < 0 or f.persistent or f.unsure:
+            last.pop(span.variable, None)
+            continue
+        before = last.get(span.variable)
+        last[span.variable] = i
+        if before is None or span.value is None:
+            continue
+        g = found.get(spans[before].name_start)
+        if g is None or any(k not in tops for k in range(g.top + 1, f.top)):
+            continue
+        out.append(Overwrite(before, i, "set again before any command runs"))
+    return out
+
+
+_LINE_REST = re.compile(r"[ \t]*;?[ \t]*(?:#.*)?")
+
+
+def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+    """The statement's whole line(s), when they hold only this statement (and a
+    comment)."""
+    f = next((f for f in _found(text) if f.span.name_start == span.name_start), None)
+    if f is None:
+        return None
+    ls, le, after = line_bounds(text, f.start, f.end)
+    if text[ls : f.start].strip(" \t") or _LINE_REST.fullmatch(text, f.end, le) is None:
+        return None
+    return f"Remove the `{span.variable}` statement", TextEdit(ls, after, "")
+
+
+_TYPED = re.compile(r"(?:\$\{?env:|(?<![\w$])env:[\\/]?)(\w*)$", re.I)
+
+
+def typed_name(text: str, offset: int) -> str | None:
+    """After ``$env:``, ``${env:`` or an ``Env:`` path (``Set-Item Env:``)."""
+    m = _TYPED.search(line_before(text, offset))
+    return None if m is None else m.group(1)
