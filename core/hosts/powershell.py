@@ -72,7 +72,7 @@ path_facts = no_path_facts
 # (removed by the fix).
 quote_findings = kept_findings(False)
 
-_SHEBANG = re.compile(r"#![ \t]*\S*?(?:pwsh|powershell)(?:\.exe)?\b", re.I)
+_SHEBANG = re.compile(r"#!.*?(?:^|[/\s])(?:pwsh|powershell)(?:\.exe)?(?:\s|$)", re.I)
 
 
 def detect_name(name: str) -> bool:

@@ -122,6 +122,8 @@ def _value_at(
             d = Decoded(None, [], [], start, end, start, end, "")
         return d
     if argument:
+        if _AFTER_ARG.match(text, end) is None:  # `a,b` (an array), `a$b`
+            return Decoded(None, [], [], start, end, start, end, "")
         return read_bare(text, start, end)
     if _INTEGER.fullmatch(word) and _AFTER.match(text, end):
         starts = list(range(start, end))
@@ -166,7 +168,7 @@ class _Reader:
         return self.invocation(node, variable, start)
 
     def assignment(self, node: tree_sitter.Node, variable: str, at: int) -> Found | None:
-        kids = node.children
+        kids = [k for k in node.children if k.type != "comment"]
         if len(kids) != 3:
             return None
         left, op, right = kids
@@ -254,6 +256,8 @@ class _Reader:
         if value_node is None:
             return None
         v0, v1 = self.cps(value_node)
+        if v0 < t1:
+            return None  # the value before the name: not a span we can describe
         value = _value_at(self.text, v0, v1, True)
         if value is None:
             return None
@@ -302,9 +306,25 @@ _TYPED_BEFORE = re.compile(r"(?:^|[\r\n])[ \t]*\$\{?env:$", re.I)
 _TYPED_AFTER = re.compile(r"\}?[ \t]*=[ \t]*")
 
 
+def _outside_strings(src: Source, root: tree_sitter.Node, m: re.Match[str]) -> bool:
+    """Whether the name at ``m`` is not in a string or comment tree-sitter parsed (where
+    it found no assignment: a part it could not parse, or one it misread because it does
+    not know typographic quotes)."""
+    node: tree_sitter.Node | None = root.descendant_for_byte_range(
+        src.byte(m.start()), src.byte(m.end())
+    )
+    while node is not None:
+        if node.type in ("string_literal", "comment"):
+            return False
+        node = node.parent
+    return True
+
+
 def _typed(text: str, m: re.Match[str]) -> Found | None:
-    """``$env:NAME = "...`` at the start of a line with its quote never closed (being
-    typed; tree-sitter then has no assignment there): a span to the end of the line."""
+    """``$env:NAME = <string>`` at the start of a line where tree-sitter found no
+    assignment: a quote never closed (being typed: a span to the end of the line) or a
+    string tree-sitter-powershell cannot read (an empty here-string ``@'`` + ``'@``, a
+    typographic quote), read by our decoder alone."""
     line = max(text.rfind("\n", 0, m.start()), text.rfind("\r", 0, m.start())) + 1
     if _TYPED_BEFORE.search(text, max(0, line - 1), m.start()) is None:
         return None
@@ -313,7 +333,7 @@ def _typed(text: str, m: re.Match[str]) -> Found | None:
     if after is None or braced != (text[m.end() : m.end() + 1] == "}"):
         return None
     d = read_string(text, after.end())
-    if d is None or d.terminated:
+    if d is None or (d.terminated and _AFTER.match(text, d.raw_end) is None):
         return None
     variable = m.group(1).upper()
     return Found(_span(variable, m.start(), len(variable), d), line, d.raw_end, -1)
@@ -331,7 +351,7 @@ def read(src: Source, root: tree_sitter.Node) -> list[Found]:
     seen: set[int] = set()
     for m in NAME.finditer(src.text):
         found = reader.found(m, root)
-        if found is None:
+        if found is None and _outside_strings(src, root, m):
             found = _typed(src.text, m)
         if found is not None and found.span.name_start not in seen:
             seen.add(found.span.name_start)

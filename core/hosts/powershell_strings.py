@@ -51,7 +51,7 @@ BACKTICK["v"] = "\v"
 _VERSIONED = "eu"
 #: A bare command argument whose characters are its value (no escape, expansion, quote,
 #: array comma, redirection or separator in it).
-BARE = re.compile(r"[\w+.:/\\=*?!%~^\[\]]+")
+BARE = re.compile(r"[\w+.:/\\=*?%~^]+")
 
 
 @dataclass
