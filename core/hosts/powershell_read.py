@@ -86,7 +86,7 @@ class Found(NamedTuple):
 
 
 def _span(variable: str, name_start: int, name_len: int, d: Decoded) -> ValueSpan:
-    static = d.value is not None and d.terminated
+    static = d.value is not None
     return ValueSpan(
         variable,
         HOST,

@@ -49,9 +49,10 @@ _BLANKS = (
 BACKTICK = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 BACKTICK["v"] = "\v"
 _VERSIONED = "eu"
-#: A bare command argument whose characters are its value (no escape, expansion, quote,
-#: array comma, redirection or separator in it).
-BARE = re.compile(r"[\w+.:/\\=*?%~^]+")
+#: A bare command argument whose characters are its value: no blank, escape, expansion,
+#: quote, array comma, separator, redirection, splat, comment or bracket in it (a leading
+#: ``-`` makes it a parameter: checked apart).
+BARE = re.compile("[^\\s`$'\"\u2018\u2019\u201a\u201b\u201c\u201d\u201e,;(){}|&<>@#\\[\\]!]+")
 
 
 @dataclass
@@ -85,11 +86,13 @@ def _open(text: str, start: int, quote: str) -> Decoded:
     return Decoded(None, [], [], body, end, start, end, quote, False)
 
 
-def _verbatim(text: str, start: int) -> Decoded:
+def _verbatim(text: str, start: int, limit: int | None = None) -> Decoded:
+    """``'...'`` at ``start``; with ``limit`` (a quote never closed: the end of its line)
+    the value up to there, not terminated."""
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    n = len(text)
+    n = len(text) if limit is None else limit
     i = start + 1
     while i < n:
         c = text[i]
@@ -105,7 +108,9 @@ def _verbatim(text: str, start: int) -> Decoded:
         starts.append(i)
         ends.append(i + 1)
         i += 1
-    return _open(text, start, "'")
+    if limit is None:
+        return _verbatim(text, start, _line_end(text, start + 1))
+    return Decoded("".join(out), starts, ends, start + 1, n, start, n, "'", False)
 
 
 def _subexpression_end(text: str, i: int, here: bool) -> int:
@@ -161,13 +166,14 @@ def _dollar(text: str, i: int, here: bool) -> int | None:
     return j  # (just after the `$` for a character we do not know: still not static)
 
 
-def _expandable(text: str, start: int, here: bool) -> Decoded:
-    """``"..."`` at ``start`` or the body of ``@"`` starting at ``start`` (``here``)."""
+def _expandable(text: str, start: int, here: bool, limit: int | None = None) -> Decoded:
+    """``"..."`` at ``start`` or the body of ``@"`` starting at ``start`` (``here``); with
+    ``limit`` (a quote never closed: the end of its line) the value up to there."""
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     static = True
-    n = len(text)
+    n = len(text) if limit is None else limit
     i = start if here else start + 1
     while i < n:
         c = text[i]
@@ -228,7 +234,13 @@ def _expandable(text: str, start: int, here: bool) -> Decoded:
         starts.append(i)
         ends.append(i + 1)
         i += 1
-    return _open(text, start, '"')
+    if here:
+        return _open(text, start, '"')
+    if limit is None:
+        return _expandable(text, start, False, _line_end(text, start + 1))
+    value = "".join(out) if static else None
+    s, e = (starts, ends) if static else ([], [])
+    return Decoded(value, s, e, start + 1, n, start, n, '"', False)
 
 
 def _here(text: str, start: int) -> Decoded | None:
