@@ -50,9 +50,11 @@ BACKTICK = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t
 BACKTICK["v"] = "\v"
 _VERSIONED = "eu"
 #: A bare command argument whose characters are its value: no blank, escape, expansion,
-#: quote, array comma, separator, redirection, splat, comment or bracket in it (a leading
-#: ``-`` makes it a parameter: checked apart).
-BARE = re.compile("[^\\s`$'\"\u2018\u2019\u201a\u201b\u201c\u201d\u201e,;(){}|&<>@#\\[\\]!]+")
+#: quote, control character, array comma, separator, redirection, splat, comment or
+#: bracket in it (a leading ``-`` makes it a parameter: checked apart).
+BARE = re.compile(
+    "[^\\s\\x00-\\x1f\\x7f-\\x9f`$'\"\u2018\u2019\u201a\u201b\u201c\u201d\u201e,;(){}|&<>@#\\[\\]!]+"
+)
 
 
 @dataclass
@@ -334,8 +336,11 @@ def encode_part(quote: str, value: str) -> str | None:
         if quote == '@"':
             return "".join("`" + c if c in "`$" else c for c in value)
         return value
-    if quote == "":
-        if BARE.fullmatch(value) is None or value.startswith("-"):
+    if quote == "":  # a bare word: one that starts as a word does (tree-sitter agrees)
+        if BARE.fullmatch(value) is None or _WORD_START.match(value) is None:
             return None
         return value
     return None
+
+
+_WORD_START = re.compile(r"[\w+]")

@@ -154,7 +154,7 @@ def test_an_open_quote_runs_to_the_end_of_the_line() -> None:
     text = '$env:TORCH_LOGS = "+dyn\nWrite-Host done\n'
     (span,) = ps.extract(text)
     check_spans(text, [span])
-    assert not span.terminated and span.value is None
+    assert not span.terminated and span.value == "+dyn"  # the value typed so far
     assert text[span.content_start : span.content_end] == "+dyn"
 
 
