@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import logging
 import re
-from functools import lru_cache
 
-from ._ts import Source
+from ._ts import ParsedState, Source
 from .base import ValueSpan
 from .incremental import DocumentCache
 from .interface import (
@@ -94,16 +93,27 @@ def may_hold_values(text: str) -> bool:
     return NAME.search(text) is not None
 
 
-@lru_cache(maxsize=4)
-def _read(text: str) -> tuple[Found, ...]:
+#: The last few documents' readings (``notes``, ``overwritten`` and ``removal`` come after
+#: ``extract`` with the same text).
+_RECENT: dict[str, tuple[Found, ...]] = {}
+
+
+def _read(text: str, old: ParsedState | None = None) -> tuple[tuple[Found, ...], ParsedState]:
     src = Source(text)
-    root = src.parse("powershell").root_node
-    return tuple(read(src, root))
+    tree = src.parse("powershell", old)  # (``old`` is consumed: tree-sitter reuses it)
+    found = tuple(read(src, tree.root_node))
+    if len(_RECENT) >= 4:
+        _RECENT.pop(next(iter(_RECENT)))
+    _RECENT[text] = found
+    return found, (src.data, tree)
 
 
 def _found(text: str) -> tuple[Found, ...]:
+    hit = _RECENT.get(text)
+    if hit is not None:
+        return hit
     try:
-        return _read(text)
+        return _read(text)[0]
     except Exception:  # bad input never crashes the server
         log.exception("powershell: extraction failed")
         return ()
@@ -111,13 +121,27 @@ def _found(text: str) -> tuple[Found, ...]:
 
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The value spans of a PowerShell script in document order (see the module
-    docstring); ``cache`` is not used (every call parses afresh). Never raises: a failure
-    is logged and gives ``[]``."""
-    if cache is not None:
-        cache.reset()
+    docstring). With ``cache`` (one per open document) tree-sitter re-parses only around
+    the edit (the same tree as a fresh parse); the spans are read again from it. Never
+    raises: a failure is logged and gives ``[]``."""
     if not may_hold_values(text):
+        if cache is not None:
+            cache.reset()
         return []
-    return [f.span for f in _found(text)]
+    if cache is None:
+        return [f.span for f in _found(text)]
+    edit = cache.edit_for(HOST, text)
+    old = cache.state if edit is not None else None
+    try:
+        found, parsed = _read(text, old)
+    except Exception:
+        log.exception("powershell: extraction failed")
+        cache.reset()
+        return []
+    spans = [f.span for f in found]
+    cache.computed = len(spans)
+    cache.store(text, spans, parsed, {})
+    return spans
 
 
 def empty_message(variable: str) -> str:
@@ -145,26 +169,27 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
 def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """A top-level assignment followed by another of the same variable with a static
     value, when every statement between them is a family assignment too (nothing can
-    read the first). ``SetEnvironmentVariable`` with a ``User``/``Machine`` target is
-    never part of one, nor is ``New-Item`` (it fails on an existing variable). Never
-    raises."""
+    read the first; comments do not count). ``SetEnvironmentVariable`` with a
+    ``User``/``Machine`` target is never part of one, nor is ``New-Item`` (it fails on an
+    existing variable). Never raises."""
     found = {f.span.name_start: f for f in _found(text)}
     out: list[Overwrite] = []
-    tops = {f.top for f in found.values() if f.top >= 0}
     last: dict[str, int] = {}
+    previous: Found | None = None  # the found statement before, when they are adjacent
     for i, span in enumerate(spans):
         f = found.get(span.name_start)
+        adjacent = f is not None and previous is not None and f.top >= 0
+        adjacent = adjacent and f is not None and previous is not None and f.prev == previous.top
+        previous = f if f is not None and f.top >= 0 else None
+        if not adjacent:
+            last.clear()  # something else runs between: nothing before is certainly dead
         if f is None or f.top < 0 or f.persistent or f.unsure:
             last.pop(span.variable, None)
             continue
         before = last.get(span.variable)
         last[span.variable] = i
-        if before is None or span.value is None:
-            continue
-        g = found.get(spans[before].name_start)
-        if g is None or any(k not in tops for k in range(g.top + 1, f.top)):
-            continue
-        out.append(Overwrite(before, i, "set again before any command runs"))
+        if before is not None and span.value is not None:
+            out.append(Overwrite(before, i, "set again before any command runs"))
     return out
 
 

@@ -71,14 +71,16 @@ _FOUND_AT = frozenset({"assignment_expression", "command", "invokation_expressio
 
 
 class Found(NamedTuple):
-    """A span with its statement: the document range of the statement, ``top`` (its
-    index among the top-level statements, ``-1`` inside a block) and ``persistent``
+    """A span with its statement: the document range of the statement, ``top`` (the
+    byte offset of the top-level statement, ``-1`` inside a block), ``prev`` (that of
+    the top-level statement before it, ``-1`` for none) and ``persistent``
     (``SetEnvironmentVariable`` with a target other than the process)."""
 
     span: ValueSpan
     start: int
     end: int
     top: int
+    prev: int = -1
     persistent: bool = False
     #: ``New-Item`` fails on an existing variable without ``-Force``: never overwrites
     #: or is overwritten for certain.
@@ -135,23 +137,27 @@ class _Reader:
     def __init__(self, src: Source, root: tree_sitter.Node) -> None:
         self.src = src
         self.text = src.text
-        self.tops = {child.start_byte: i for i, child in enumerate(_top_statements(root))}
 
     def cps(self, node: tree_sitter.Node) -> tuple[int, int]:
         return self.src.cp(node.start_byte), self.src.cp(node.end_byte)
 
-    def statement(self, node: tree_sitter.Node) -> tuple[int, int, int]:
-        """The range of the statement holding ``node`` and its top-level index."""
+    def statement(self, node: tree_sitter.Node) -> tuple[int, int, int, int]:
+        """The range of the statement holding ``node``, its byte offset when it is a
+        top-level statement (else ``-1``) and that of the top-level statement before it."""
         stmt = node
         while stmt.parent is not None and stmt.parent.type not in _STOP:
             stmt = stmt.parent
-        top = -1
+        top = prev = -1
         if stmt.parent is not None and stmt.parent.type == "statement_list":
             grand = stmt.parent.parent
             if grand is not None and grand.type == "program":
-                top = self.tops.get(stmt.start_byte, -1)
+                top = stmt.start_byte
+                before = stmt.prev_named_sibling
+                while before is not None and before.type == "comment":
+                    before = before.prev_named_sibling
+                prev = before.start_byte if before is not None else -1
         a, b = self.cps(stmt)
-        return a, b, top
+        return a, b, top, prev
 
     def found(self, m: re.Match[str], root: tree_sitter.Node) -> Found | None:
         start, end = m.span()
@@ -186,8 +192,8 @@ class _Reader:
             return None  # = $null: removed
         if self.src.text[slice(*self.cps(op))] != "=":
             value = Decoded(None, [], [], r0, r1, r0, r1, "")
-        s0, s1, top = self.statement(node)
-        return Found(_span(variable, at, len(variable), value), s0, s1, top)
+        s0, s1, top, prev = self.statement(node)
+        return Found(_span(variable, at, len(variable), value), s0, s1, top, prev)
 
     def command(self, node: tree_sitter.Node, variable: str, at: int) -> Found | None:
         name = node.child_by_field_name("command_name")
@@ -261,9 +267,10 @@ class _Reader:
         value = _value_at(self.text, v0, v1, True)
         if value is None:
             return None
-        s0, s1, top = self.statement(node)
+        s0, s1, top, prev = self.statement(node)
         unsure = "value" not in positions
-        return Found(_span(variable, at, len(variable), value), s0, s1, top, False, unsure)
+        span = _span(variable, at, len(variable), value)
+        return Found(span, s0, s1, top, prev, unsure=unsure)
 
     def invocation(self, node: tree_sitter.Node, variable: str, at: int) -> Found | None:
         kids = node.named_children
@@ -298,8 +305,9 @@ class _Reader:
             t0, t1 = self.cps(args[2])
             target = self.text[t0:t1].strip("'\"").lower()
             persistent = not target.endswith("process")
-        s0, s1, top = self.statement(node)
-        return Found(_span(variable, at, len(variable), value), s0, s1, top, persistent)
+        s0, s1, top, prev = self.statement(node)
+        span = _span(variable, at, len(variable), value)
+        return Found(span, s0, s1, top, prev, persistent=persistent)
 
 
 _TYPED_BEFORE = re.compile(r"(?:^|[\r\n])[ \t]*\$\{?env:$", re.I)
@@ -337,11 +345,6 @@ def _typed(text: str, m: re.Match[str]) -> Found | None:
         return None
     variable = m.group(1).upper()
     return Found(_span(variable, m.start(), len(variable), d), line, d.raw_end, -1)
-
-
-def _top_statements(root: tree_sitter.Node) -> list[tree_sitter.Node]:
-    lists = [c for c in root.named_children if c.type == "statement_list"]
-    return [s for lst in lists for s in lst.named_children]
 
 
 def read(src: Source, root: tree_sitter.Node) -> list[Found]:

@@ -22,6 +22,7 @@ from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts import powershell as ps
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
 
 
 def _spans(text: str) -> list[tuple[str, str | None]]:
@@ -284,3 +285,32 @@ def test_junk_and_a_long_line() -> None:
     assert span.value is not None and len(span.value) == 100_001
     open_long = '$env:TORCH_LOGS = "' + "`" * 100_000
     check_spans(open_long, ps.extract(open_long))
+
+
+_BASE = (
+    "# 🙂\n$env:TORCH_LOGS = 'a'\nSet-Item Env:TORCH_LOGS -Value \"+dynamo\"\n"
+    "if ($x) { $env:TORCH_TRACE = '/tmp' }\n$s = @'\n$env:TORCH_LOGS = 'x'\n'@\n"
+    "[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'g')\n"
+)
+_EDITS = ["", "'", '"', "\n", "#", "@'\n", "'@", "$env:TORCH_LOGS = 'b'\n", "🙂", "{", "}", "`"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 10_000), st.integers(0, 8), st.sampled_from(_EDITS)),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_incremental_extraction_equals_a_fresh_one(edits: list[tuple[int, int, str]]) -> None:
+    """Edits through a DocumentCache (tree-sitter re-parses around the edit) read the
+    same spans as a fresh parse of each version."""
+    cache = DocumentCache()
+    text = _BASE
+    assert ps.extract(text, cache) == ps.extract(text)
+    for at, removed, inserted in edits:
+        at %= len(text) + 1
+        text = text[:at] + inserted + text[at + removed :]
+        ps._RECENT.clear()
+        assert ps.extract(text, cache) == ps.extract(text), text
