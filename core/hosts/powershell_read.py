@@ -153,7 +153,7 @@ class _Reader:
             if grand is not None and grand.type == "program":
                 top = stmt.start_byte
                 before = stmt.prev_named_sibling
-                while before is not None and before.type == "comment":
+                while before is not None and before.type in ("comment", "empty_statement"):
                     before = before.prev_named_sibling
                 prev = before.start_byte if before is not None else -1
         a, b = self.cps(stmt)
@@ -232,6 +232,8 @@ class _Reader:
                 i += 1
         if unknown or "whatif" in named or "whatif" in switches:
             return None  # (-WhatIf sets nothing)
+        if "literalpath" in named:
+            named.setdefault("path", named["literalpath"])  # one or the other, never both
         for key, arg in zip((k for k in positions if k not in named), positional, strict=False):
             named[key] = arg
         path = named.get("path") or named.get("literalpath")

@@ -314,6 +314,10 @@ def read_bare(text: str, start: int, end: int) -> Decoded:
     word = text[start:end]
     if BARE.fullmatch(word) is None or word.startswith("-"):
         return Decoded(None, [], [], start, end, start, end, "")
+    if _NUMBER_LIKE.match(word) and _SMALL_INT.fullmatch(word) is None:
+        # PowerShell reads an argument that parses as a number as that number
+        # (``1kb`` is 1024, ``1e3`` 1000, ``010`` 10, ``+5`` 5): not its characters
+        return Decoded(None, [], [], start, end, start, end, "")
     starts = list(range(start, end))
     return Decoded(word, starts, [k + 1 for k in starts], start, end, start, end, "")
 
@@ -337,10 +341,16 @@ def encode_part(quote: str, value: str) -> str | None:
             return "".join("`" + c if c in "`$" else c for c in value)
         return value
     if quote == "":  # a bare word: one that starts as a word does (tree-sitter agrees)
-        if BARE.fullmatch(value) is None or _WORD_START.match(value) is None:
+        if BARE.fullmatch(value) is None or _PLAIN_WORD.fullmatch(value) is None:
+            return None
+        if _NUMBER_LIKE.match(value) and _SMALL_INT.fullmatch(value) is None:
             return None
         return value
     return None
 
 
-_WORD_START = re.compile(r"[\w+]")
+_NUMBER_LIKE = re.compile(r"[+-]?\.?[0-9]")
+_SMALL_INT = re.compile(r"0|[1-9][0-9]{0,8}")
+#: A bare word that every reader takes as one argument (tree-sitter too: found by
+#: hypothesis, it reads ``:``, ``+`` or a NUL alone otherwise).
+_PLAIN_WORD = re.compile(r"\+?\w[\w+.:/\\=%~^-]*")

@@ -60,9 +60,15 @@ def _spans(text: str) -> list[tuple[str, str | None]]:
         ("si Env:/TORCH_LOGS -Force 'x'\n", "x"),
         ("Set-Item -Pat 'Env:TORCH_LOGS' -Val 'x'\n", "x"),  # unique prefixes, a quoted path
         ("Set-Item Env:TORCH_LOGS -ErrorAction Stop 'x'\n", "x"),
+        ("Set-Item -LiteralPath Env:TORCH_LOGS x\n", "x"),  # then x is the Value
+        ("Set-Item Env:TORCH_LOGS -Value:'x'\n", "x"),
+        ("Set-Item -Path Env:TORCH_LOGS `\n    -Value 'x'\n", "x"),  # a line continuation
+        ("$env:TORCH_LOGS = `\n  'x'\n", "x"),
+        ("function f { $env:TORCH_LOGS = 'x' }\n", "x"),
         ("New-Item -Path Env:\\TORCH_LOGS -Value 'x'\n", "x"),
         ("New-Item -Path Env: -Name TORCH_TRACE -Value '/tmp/t'\n", "/tmp/t"),
         ("ni env:TORCH_LOGS -Value dynamo\n", "dynamo"),
+        ("Set-Item Env:TORCH_COMPILE_DEBUG 1\n", "1"),
         ("[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'x')\n", "x"),
         ('[System.Environment]::SetEnvironmentVariable("TORCH_LOGS", "x")\n', "x"),
         ("[environment]::setenvironmentvariable('torch_logs', 'x', 'Process')\n", "x"),
@@ -100,6 +106,9 @@ def test_static_values(text: str, expected: str) -> None:
         "$env:TORCH_LOGS += ',guards'\n",  # appends to what was there
         '$env:TORCH_LOGS = @"\n$x\n"@\n',
         "Set-Item Env:TORCH_LOGS -Value a,b\n",  # an array
+        "Set-Item Env:TORCH_LOGS -Value 1kb\n",  # a number: 1024 (about_Numeric_Literals)
+        "Set-Item Env:TORCH_LOGS -Value 010\n",  # 10
+        "Set-Item Env:TORCH_LOGS -Value +5\n",  # 5
         "Set-Item Env:TORCH_LOGS -Value $v\n",
         "Set-Item Env:TORCH_LOGS 'a'b\n",  # 'a'b is one argument
         "[Environment]::SetEnvironmentVariable('TORCH_LOGS', $v)\n",
@@ -185,10 +194,14 @@ def test_overwritten_only_when_nothing_runs_between() -> None:
         "$env:TORCH_LOGS += 'f'\n"  # 6: reads 5
         "if ($x) { $env:TORCH_LOGS = 'g' }\n"  # 7: in a block
         "$env:TORCH_LOGS = 'h'\n"  # 8
+        "python x.py\n"
+        "$env:TORCH_LOGS = 'i'; $env:TORCH_LOGS = 'j'  # 9 dead, 10 live\n"
+        "Set-Item @params Env:TORCH_LOGS 'k'\n"  # splatting: not read, but runs between
+        "$env:TORCH_LOGS = 'l'\n"  # 11
     )
     spans = ps.extract(text)
-    assert len(spans) == 9
-    assert [(o.dead, o.live) for o in ps.overwritten(text, spans)] == [(0, 2)]
+    assert len(spans) == 12
+    assert [(o.dead, o.live) for o in ps.overwritten(text, spans)] == [(0, 2), (9, 10)]
 
 
 def test_removal_removes_the_statement_line() -> None:
