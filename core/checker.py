@@ -23,7 +23,7 @@ from .family import check_family_value, cross_hints
 from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regular
 from .hosts import typographic
 from .hosts.base import ValueSpan
-from .hosts.embedded import LAYER
+from .hosts.embedded import LAYER, PWSH
 from .misspelled import name_diagnostics
 from .modules import ModuleFinder
 from .notebook import NOTEBOOK, is_notebook
@@ -194,7 +194,7 @@ def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
     reason = module.NEVER_SET if module is not None else None
     if span.terminated or span.value is None or reason is None:
         return None
-    quote = (span.quote or "").split(LAYER)[0] or '"'  # code in code: the inner quote
+    quote = (span.quote or "").split(LAYER)[0].lstrip(PWSH) or '"'  # code in code: the inner one
     message = f"the closing {quote} is missing: {reason}, so this {span.variable} is never set"
     diag = Diagnostic(UNTERMINATED, Severity.ERROR, message, 0, len(span.value))
     parsed = ParsedValue(span.value, (), (), True, 0, len(span.value))
