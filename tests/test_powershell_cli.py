@@ -78,6 +78,21 @@ def test_an_empty_value_says_which_versions_set_it_empty(tmp_path: Path) -> None
     assert json.loads(run("check", "--format", "json", str(removed)).stdout) == []
 
 
+def test_typographic_quotes(tmp_path: Path) -> None:
+    """Spec §2.3.5.2: U+201C..U+201E are double-quote-characters and U+2018..U+201B
+    single-quote-characters, so “+dynamo” is a string (no TL109); « » are characters of
+    the value (TL109); a doubled U+2019 is one in the value: torch's own TL106, no TL109."""
+    script = tmp_path / "ty.ps1"
+    script.write_text(
+        "$env:TORCH_LOGS = \u201c+dynamo\u201d\npython x.py\n"
+        "$env:TORCH_LOGS = '\u00abdynamo\u00bb'\npython x.py\n"
+        "$env:TORCH_LOGS = \u2018+dynamo\u2019\u2019s\u2019\n",
+        encoding="utf-8",
+    )
+    proc = run("check", "--format", "json", str(script))
+    assert _rows(proc) == [(3, 20, "TL109", "error"), (5, 27, "TL106", "error")]
+
+
 def test_a_quote_never_closed(tmp_path: Path) -> None:
     script = tmp_path / "o.ps1"
     script.write_text("Write-Host 1\n$env:TORCH_LOGS = 'dynamo\n", encoding="utf-8")

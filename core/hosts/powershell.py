@@ -46,8 +46,9 @@ from .interface import (
     no_set_logs_source,
 )
 from .powershell_read import NAME, Found, read
+from .powershell_strings import DOUBLE_QUOTES, SINGLE_QUOTES
 from .powershell_strings import encode_part as encode_part
-from .typographic import kept_findings
+from .typographic import QuoteFinding, kept_findings
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +66,28 @@ set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source
 set_logs_site = no_set_logs_site
 path_facts = no_path_facts
-# Typographic quotes that PowerShell takes as quotes (U+2018-U+201E but U+201F) delimit
-# strings and
-# never reach a value; the others (« », primes, fullwidth) are characters of the value
-# (removed by the fix).
-quote_findings = kept_findings(False)
+_kept = kept_findings(False)
 
+
+def quote_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
+    """TL109 for the typographic quotes a value keeps: PowerShell's own (U+2018-U+201E
+    but U+201F) delimit strings and reach a value only doubled or escaped (U+2019 twice,
+    or after a backtick), which is no typographic-quote mistake (torch's own finding, TL106, stays);
+    the others (« », primes, fullwidth) are characters of the value (removed by the fix).
+    Never raises."""
+    plain = [
+        s
+        for s in spans
+        if s.value is None
+        or not any(
+            c in PS_QUOTES and e - b > 1
+            for c, b, e in zip(s.value, s.char_starts, s.char_ends, strict=True)
+        )
+    ]
+    return _kept(text, plain)
+
+
+PS_QUOTES = SINGLE_QUOTES + DOUBLE_QUOTES
 _SHEBANG = re.compile(r"#!.*?(?:^|[/\s])(?:pwsh|powershell)(?:\.exe)?(?:\s|$)", re.I)
 
 
