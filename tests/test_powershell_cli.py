@@ -93,6 +93,15 @@ def test_typographic_quotes(tmp_path: Path) -> None:
     assert _rows(proc) == [(3, 20, "TL109", "error"), (5, 27, "TL106", "error")]
 
 
+def test_a_pin_comment(tmp_path: Path) -> None:
+    """``# torch-logs: torch=2.8`` in PowerShell's comment syntax picks the release."""
+    script = tmp_path / "pin.ps1"
+    script.write_text("# torch-logs: torch=2.8\n$env:TORCH_LOGS = 'aot_g'\n", encoding="utf-8")
+    (row,) = json.loads(run("check", "--format", "json", str(script)).stdout)
+    assert (row["line"], row["column"], row["code"]) == (2, 20, "TL201")
+    assert "torch 2.8" in row["message"]
+
+
 def test_a_quote_never_closed(tmp_path: Path) -> None:
     script = tmp_path / "o.ps1"
     script.write_text("Write-Host 1\n$env:TORCH_LOGS = 'dynamo\n", encoding="utf-8")
