@@ -33,6 +33,7 @@ import re
 
 from ._ts import ParsedState, Source
 from .base import ValueSpan
+from .embedded import PWSH
 from .incremental import DocumentCache
 from .interface import (
     Note,
@@ -180,6 +181,17 @@ def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
         Note(i, "TL001", empty_message(s.variable))
         for i, s in enumerate(spans)
         if s.value == "" and s.variable == "TORCH_LOGS"
+    ]
+
+
+def embedded_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """:func:`notes` for the PowerShell code inside another host's document (a
+    ``shell: pwsh`` step of a workflow: spans whose quote's inner layer is PowerShell,
+    :data:`~.embedded.PWSH`)."""
+    return [
+        Note(i, "TL001", empty_message(s.variable))
+        for i, s in enumerate(spans)
+        if s.value == "" and s.variable == "TORCH_LOGS" and (s.quote or "").startswith(PWSH)
     ]
 
 

@@ -9,6 +9,7 @@ read only steps whose shell is named."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,26 @@ def test_cli_fix_keeps_every_other_byte(tmp_path: Path) -> None:
     )
     expected = WORKFLOW.replace('"+dynamo,Guards"', '"+dynamo,guards"').replace("'it''s'", "'its'")
     assert path.read_text(encoding="utf-8") == expected, proc.stdout + proc.stderr
+
+
+def test_an_empty_value_in_a_pwsh_step_names_the_versions(tmp_path: Path) -> None:
+    path = tmp_path / ".github" / "workflows" / "e.yml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: windows-latest\n    steps:\n"
+        "      - run: $env:TORCH_LOGS = ''\n        shell: pwsh\n"
+        "      - run: export TORCH_LOGS=\n        shell: bash\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rows = json.loads(proc.stdout)
+    assert [(r["line"], r["code"], r["severity"]) for r in rows] == [
+        (6, "TL001", "warning"),  # PowerShell 7.5+ only
+        (8, "TL001", "error"),  # bash: always empty
+    ]
+    assert "PowerShell 7.5 and later" in rows[0]["message"]
