@@ -12,7 +12,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from .family import check_family_value, cross_hints
 from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regular
 from .hosts import typographic
 from .hosts.base import ValueSpan
-from .hosts.embedded import LAYER
+from .hosts.embedded import LAYER, PWSH
 from .misspelled import name_diagnostics
 from .modules import ModuleFinder
 from .notebook import NOTEBOOK, is_notebook
@@ -138,7 +138,9 @@ def with_host_notes(
 ) -> list[tuple[ValueSpan, Analysis | None]]:
     """``entries`` (every span of ``text`` with its analysis, in order) with the host's
     own warnings (:meth:`.hosts.interface.Host.notes`, e.g. the Python host's TL501)
-    added over the whole value of the analyses they are about."""
+    added over the whole value of the analyses they are about. A note with the code of
+    one of the analysis's diagnostics replaces that one's message instead (as a warning:
+    the PowerShell host's TL001, true in some PowerShell versions only)."""
     module = hosts.host_module(host)
     if module is None or not entries:
         return entries
@@ -150,7 +152,13 @@ def with_host_notes(
         span, analysis = out[index]
         if analysis is not None and span.value is not None:
             diag = Diagnostic(code, Severity.WARNING, message, 0, len(span.value))
-            out[index] = (span, with_diagnostic(analysis, diag))
+            same = [d for d in analysis.diagnostics if d.code == code]
+            if same:  # the host's words for the analysis's own finding (PowerShell's TL001)
+                diag = replace(same[0], message=message, severity=Severity.WARNING)
+                kept = tuple(diag if d is same[0] else d for d in analysis.diagnostics)
+                out[index] = (span, replace(analysis, diagnostics=kept))
+            else:
+                out[index] = (span, with_diagnostic(analysis, diag))
     return out
 
 
@@ -188,7 +196,7 @@ def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
     reason = module.NEVER_SET if module is not None else None
     if span.terminated or span.value is None or reason is None:
         return None
-    quote = (span.quote or "").split(LAYER)[0] or '"'  # code in code: the inner quote
+    quote = (span.quote or "").split(LAYER)[0].lstrip(PWSH) or '"'  # code in code: the inner one
     message = f"the closing {quote} is missing: {reason}, so this {span.variable} is never set"
     diag = Diagnostic(UNTERMINATED, Severity.ERROR, message, 0, len(span.value))
     parsed = ParsedValue(span.value, (), (), True, 0, len(span.value))

@@ -23,6 +23,8 @@ Case: environment names are case-sensitive on Linux and macOS and not on Windows
 script runs under a POSIX shell, so ``torch_logs`` there is always reported; for the other
 hosts (``.env``, launch.json, Python) a name that differs from a read name only in case is
 reported unless the checker itself runs on Windows (where the file most likely runs too).
+A PowerShell script is judged as on Windows (its host reads ``$env:torch_logs`` as
+``TORCH_LOGS``), so a difference in case alone is never reported there.
 
 Where: only where the host would report an *assignment* if the name were the suggested
 one. Each host's own parser decides: every candidate is replaced by its suggestion in a copy
@@ -183,7 +185,7 @@ def near_misses(
     order, for torch ``release``. ``case_sensitive``: ``None`` decides by the host and
     platform (see the module docstring). Never raises for any text."""
     if case_sensitive is None:
-        case_sensitive = host == "shell" or os.name != "nt"
+        case_sensitive = host == "shell" or (os.name != "nt" and host != "powershell")
     read = names_read(release)
     found: list[NearMiss] = []
     for m in _words(text):

@@ -286,6 +286,34 @@ def gen_notebook(megabytes: int, cells: int) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
+def gen_powershell(lines: int) -> str:
+    """A PowerShell script of about ``lines`` lines: a value every ~10 lines (``$env:``
+    assignments, ``Set-Item``, ``SetEnvironmentVariable``), one in four with a typo."""
+    out = ["# train", "$ErrorActionPreference = 'Stop'"]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        setter = (
+            f'$env:TORCH_LOGS = "+dynamo{typo}"',
+            f"Set-Item -Path Env:TORCH_LOGS -Value 'recompiles{typo}'",
+            f"[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'guards{typo}')",
+        )[i % 3]
+        out += [
+            setter,
+            f'Write-Host "step {i}: $($args.Count)"',
+            f"foreach ($n in 1..3) {{ Invoke-Job -Name job{i} -Retry $n }}",
+            f"python train.py --seed {i}",
+            "if ($LASTEXITCODE -ne 0) { exit 1 }",
+            f"$p{i} = @{{ Name = 'x{i}'; Value = {i} }}",
+            "<# a block",
+            "   comment #>",
+            f"Get-ChildItem -Path . -Filter '*.log' | Remove-Item  # {i}",
+            "",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
 INPUTS = {
     "shell-10k": ("run.sh", lambda: gen_shell(10_000)),
     "launch-2000": (".vscode/launch.json", lambda: gen_launch(2_000)),
@@ -303,6 +331,7 @@ INPUTS = {
     # issue 16: pytest-env and tox set_env in one tox.ini
     "tox-2000": ("tox.ini", lambda: gen_tox(2_000)),
     "make-5000": ("Makefile", lambda: gen_makefile(5_000)),
+    "ps1-5000": ("train.ps1", lambda: gen_powershell(5_000)),
     # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI

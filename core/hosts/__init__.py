@@ -42,10 +42,11 @@ HOST_KINDS: tuple[str, ...] = (
     "toml",
     "ini",
     "makefile",
+    "powershell",
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dockerfile, dotenv, ini, ipython, jsonc, makefile, python, shell, toml, yaml
+    from . import dockerfile, dotenv, ini, ipython, jsonc, makefile, powershell, python, shell, toml, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _TOML: Host = toml
     _INI: Host = ini
     _MAKEFILE: Host = makefile
+    _POWERSHELL: Host = powershell
 
 _modules: dict[str, Host] = {}
 

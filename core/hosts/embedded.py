@@ -10,7 +10,8 @@ An edit of such a value must be encoded twice, first for the shell quoting aroun
 value inside the code and then for the outer host's quoting around the code. The span's
 :attr:`~.base.ValueSpan.quote` says both: the layers' quotes joined with :data:`LAYER`,
 innermost first (``"'" + LAYER + '"'``: a single-quoted shell word inside a
-double-quoted string of the outer host); every layer but the last is shell.
+double-quoted string of the outer host); every layer but the last is shell, or
+PowerShell when its quote starts with :data:`PWSH` (a ``shell: pwsh`` step).
 :func:`encode_layers` encodes through them. Such a quote never equals a host's plain
 quote, so code that looks for ``quote == ""`` treats an embedded value as quoted.
 
@@ -29,6 +30,9 @@ from .base import ValueSpan, names_family
 #: Joins the quotes of the layers of an embedded value's quote, innermost first (a NUL
 #: never stands in a quote of any host).
 LAYER = "\0"
+#: Starts the quote of a layer that is PowerShell code, not shell code (a control
+#: character no host's quote holds).
+PWSH = "\x01"
 
 
 class EmbeddedCode(NamedTuple):
@@ -72,23 +76,27 @@ def _layered(inner: str | None, outer: str | None) -> str | None:
     return None if inner is None or outer is None else inner + LAYER + outer
 
 
-def shell_spans(host: str, code: EmbeddedCode) -> list[ValueSpan]:
+def shell_spans(host: str, code: EmbeddedCode, inner: str = "shell") -> list[ValueSpan]:
     """The family assignments of ``code`` read by the shell host (bash 5.2's rules, see
-    :mod:`.shell`), as spans of the outer document: ``host`` is the outer host kind, every
-    offset maps through the code's offset map, and the quote is layered (see the module
-    docstring). ``[]`` when the code names no family variable. Never raises."""
+    :mod:`.shell`), or by the PowerShell host when ``inner`` is ``"powershell"`` (its
+    layer's quote then starts with :data:`PWSH`), as spans of the outer document:
+    ``host`` is the outer host kind, every offset maps through the code's offset map,
+    and the quote is layered (see the module docstring). ``[]`` when the code names no
+    family variable. Never raises."""
     if not names_family(code.text):
         return []
     from .shell_nested import nesting
 
+    mark = PWSH if inner == "powershell" else ""
     out: list[ValueSpan] = []
-    for s in _inner_spans(code.text, nesting()):
+    for s in _inner_spans(code.text, nesting(), inner):
         if len(code.text) and s.raw_end > len(code.text):
             continue  # cannot happen (offsets stay inside the code); be safe
         value = s.value
         starts = tuple(code.starts[i] for i in s.char_starts) if value else ()
         ends = tuple(code.ends[i - 1] for i in s.char_ends) if value else ()
         content_start = _position(code, s.content_start)
+        quote = None if s.quote is None else mark + s.quote
         out.append(
             ValueSpan(
                 variable=s.variable,
@@ -102,7 +110,7 @@ def shell_spans(host: str, code: EmbeddedCode) -> list[ValueSpan]:
                 content_end=max(content_start, _after(code, s.content_end)),
                 raw_start=_position(code, s.raw_start),
                 raw_end=max(_position(code, s.raw_start), _after(code, s.raw_end)),
-                quote=_layered(s.quote, code.quote),
+                quote=_layered(quote, code.quote),
                 terminated=s.terminated,
             )
         )
@@ -110,10 +118,15 @@ def shell_spans(host: str, code: EmbeddedCode) -> list[ValueSpan]:
 
 
 @lru_cache(maxsize=4096)
-def _inner_spans(text: str, level: int) -> tuple[ValueSpan, ...]:
-    """The shell host's spans of a piece of code read ``level`` levels of code in code
-    deep (which bounds how much deeper it is read: :mod:`.shell_nested`), remembered: a
-    document with hundreds of ``run:`` steps reads again only the steps an edit changed."""
+def _inner_spans(text: str, level: int, inner: str = "shell") -> tuple[ValueSpan, ...]:
+    """The spans of a piece of code read by the ``inner`` host (shell: ``level`` levels
+    of code in code deep, which bounds how much deeper it is read: :mod:`.shell_nested`),
+    remembered: a document with hundreds of ``run:`` steps reads again only the steps an
+    edit changed."""
+    if inner == "powershell":
+        from . import powershell
+
+        return tuple(powershell.extract(text))
     from . import shell
 
     return tuple(shell.extract(text))
@@ -123,13 +136,15 @@ def encode_layers(quote: str, value: str, outer: Callable[[str, str], str | None
     """``value`` encoded for a layered ``quote`` (see the module docstring): through the
     shell quoting of each inner layer, then ``outer`` (the outer host's own
     ``encode_part``) for the last; ``None`` when a layer cannot hold it."""
+    from .powershell_strings import encode_part as powershell_part
     from .shell_edits import encode_part as shell_part
 
     *inner, last = quote.split(LAYER)
     body: str | None = value
     for q in inner:
-        body = shell_part(q, body) if body is not None else None
+        if body is not None:
+            body = powershell_part(q[1:], body) if q.startswith(PWSH) else shell_part(q, body)
     return outer(last, body) if body is not None else None
 
 
-__all__ = ["LAYER", "EmbeddedCode", "encode_layers", "shell_spans", "verbatim"]
+__all__ = ["LAYER", "PWSH", "EmbeddedCode", "encode_layers", "shell_spans", "verbatim"]

@@ -22,13 +22,13 @@ from ._ts import Source
 from .base import ValueSpan, in_document_order, names_family
 from .incremental import DocumentCache
 from .interface import (
-    no_notes,
     no_overwrites,
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
     runs_elsewhere,
 )
+from .powershell import embedded_notes
 from .typographic import kept_findings
 from .yaml_chunks import too_long
 from .yaml_edits import encode_part as encode_part
@@ -58,7 +58,8 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-notes = no_notes
+# an empty value in a `shell: pwsh` step: what it does depends on the PowerShell version
+notes = embedded_notes
 overwritten = no_overwrites
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source

@@ -5,9 +5,12 @@
 GitHub Actions (https://docs.github.com/en/actions/reference/workflows-and-actions/
 workflow-syntax#jobsjob_idstepsshell): a step runs its ``run:`` with its ``shell:``, else
 the job's then the workflow's ``defaults.run.shell``, else bash on a Linux or macOS runner
-(pwsh on Windows). Only ``bash`` and ``sh`` shells are read (custom ``bash -e {0}``
-too); a ``runs-on`` that is an expression or names Windows leaves the default unknown and
-the step unread. A job without ``runs-on`` (a workflow being written, or one without
+(pwsh on Windows). ``bash`` and ``sh`` shells are read (custom ``bash -e {0}``
+too), and ``pwsh`` / ``powershell`` ones named by a ``shell:`` (the step's or a
+``defaults.run.shell``) by the PowerShell host (its quote layer marked, see
+:mod:`.embedded`; a name in another case than upper is not seen in YAML); a
+``runs-on`` that is an expression or names Windows leaves the default unknown and the
+step unread. A job without ``runs-on`` (a workflow being written, or one without
 ``on:``: a document whose ``jobs`` have ``steps`` with ``run:``) is taken as bash unless
 its text says ``win``, ``pwsh``, ``powershell``, ``cmd`` or ``${{``.
 ``${{ ... }}`` is replaced by the runner before the shell runs: in the code given to the
@@ -67,12 +70,18 @@ PLACEHOLDER = "${__gha_expr}"
 _EXPRESSION = re.compile(r"\$\{\{.*?(?:\}\}|$)", re.S)
 
 
-def _shell_ok(shell: str | None) -> bool:
-    """Whether a ``shell:`` value is bash or sh (``bash --noprofile -eo pipefail {0}``)."""
+def _shell_kind(shell: str | None) -> str | None:
+    """The host that reads a ``shell:`` value's code: ``"shell"`` for bash or sh
+    (``bash --noprofile -eo pipefail {0}``), ``"powershell"`` for pwsh or powershell
+    (``pwsh -command ". '{0}'"``), else ``None``."""
     if not shell or "${{" in shell:
-        return False
-    first = shell.split()[0].rsplit("/", 1)[-1]
-    return first in ("bash", "sh")
+        return None
+    first = shell.split()[0].rsplit("/", 1)[-1].lower()
+    if first in ("bash", "sh"):
+        return "shell"
+    if first in ("pwsh", "powershell", "pwsh.exe", "powershell.exe"):
+        return "powershell"
+    return None
 
 
 def _runner_is_posix(src: Source, runs_on: tree_sitter.Node | None) -> bool:
@@ -108,36 +117,37 @@ def _mappings_around(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return out
 
 
-def _actions_step_is_shell(
-    src: Source, pair: tree_sitter.Node, keys: list[str], jobs: dict[int, bool]
-) -> bool:
-    """Whether the step holding the ``run:`` pair (at key path ``keys``) runs bash/sh;
-    ``jobs`` remembers the answer for a step without ``shell:`` by job node id."""
+def _actions_step_kind(
+    src: Source, pair: tree_sitter.Node, keys: list[str], jobs: dict[int, str | None]
+) -> str | None:
+    """The host that reads the code of the step holding the ``run:`` pair (at key path
+    ``keys``): ``"shell"``, ``"powershell"`` or ``None`` (not read); ``jobs`` remembers
+    the answer for a step without ``shell:`` by job node id."""
     around = _mappings_around(pair)  # step, job, jobs, workflow (or step, runs, action)
     if not around:
-        return False
+        return None
     shell = string(src, get(src, around[0], "shell"))
     if shell is not None:
-        return _shell_ok(shell)
+        return _shell_kind(shell)
     if keys[:1] == ["runs"] or len(around) < 4:
-        return False  # a composite action's step must name its shell
+        return None  # a composite action's step must name its shell
     job, workflow = around[1], around[3]
-    known = jobs.get(job.id)
-    if known is None:
-        known = jobs[job.id] = _job_shell_ok(src, job, workflow)
-    return known
+    if job.id not in jobs:
+        jobs[job.id] = _job_kind(src, job, workflow)
+    return jobs[job.id]
 
 
-def _job_shell_ok(src: Source, job: tree_sitter.Node, workflow: tree_sitter.Node) -> bool:
-    """Whether a step of ``job`` without its own ``shell:`` runs bash/sh."""
+def _job_kind(src: Source, job: tree_sitter.Node, workflow: tree_sitter.Node) -> str | None:
+    """The host that reads a step of ``job`` without its own ``shell:``."""
     for where in (job, workflow):
         shell = _defaults_shell(src, where)
         if shell is not None:
-            return _shell_ok(shell)
+            return _shell_kind(shell)
     runs_on = get(src, job, "runs-on")
     if runs_on is None:  # a workflow being written: bash unless the job hints otherwise
-        return not _WINDOWS_HINT.search(src.text[src.cp(job.start_byte) : src.cp(job.end_byte)])
-    return _runner_is_posix(src, runs_on)
+        hint = _WINDOWS_HINT.search(src.text[src.cp(job.start_byte) : src.cp(job.end_byte)])
+        return None if hint else "shell"
+    return "shell" if _runner_is_posix(src, runs_on) else None
 
 
 #: Words in a job without ``runs-on`` that may name a Windows runner or shell (its steps
@@ -199,8 +209,10 @@ def _without_expressions(spans: list[ValueSpan], ranges: list[tuple[int, int]]) 
     return out
 
 
-def _code_spans(src: Source, node: tree_sitter.Node, indent: int, actions: bool) -> list[ValueSpan]:
-    """The shell spans of one code scalar node."""
+def _code_spans(
+    src: Source, node: tree_sitter.Node, indent: int, actions: bool, inner: str = "shell"
+) -> list[ValueSpan]:
+    """The spans of one code scalar node, read by the ``inner`` host."""
     sc = scalar(src, node, indent)
     if sc.value is None or not names_family(sc.value):
         return []
@@ -208,7 +220,7 @@ def _code_spans(src: Source, node: tree_sitter.Node, indent: int, actions: bool)
     ranges: list[tuple[int, int]] = []
     if actions:
         code, ranges = _gha_code(code)
-    spans = shell_spans(HOST, code)
+    spans = shell_spans(HOST, code, inner)
     return _without_expressions(spans, ranges) if ranges else spans
 
 
@@ -232,7 +244,7 @@ def code_spans(src: Source, root: tree_sitter.Node, flavours: dict[int, str]) ->
     ``root`` (see the module docstring); ``flavours``: each document's flavour by node id.
     Unordered."""
     out: list[ValueSpan] = []
-    jobs: dict[int, bool] = {}
+    jobs: dict[int, str | None] = {}
     for _, captures in query_cursor(query("yaml", _CODE_QUERY)).matches(root):
         try:
             _code_place(src, captures["p"][0], captures["v"][0], flavours, jobs, out)
@@ -246,7 +258,7 @@ def _code_place(
     pair: tree_sitter.Node,
     value: tree_sitter.Node,
     flavours: dict[int, str],
-    jobs: dict[int, bool],
+    jobs: dict[int, str | None],
     out: list[ValueSpan],
 ) -> None:
     """Add the spans of one ``run:``/``script:`` pair's code, when it is one."""
@@ -261,8 +273,9 @@ def _code_place(
         found = inner(value)
         if not step or found.node is None or found.tagged or found.node.type not in SCALARS:
             return
-        if _actions_step_is_shell(src, pair, keys, jobs):
-            out.extend(_code_spans(src, found.node, column(src, pair), True))
+        kind = _actions_step_kind(src, pair, keys, jobs)
+        if kind is not None:
+            out.extend(_code_spans(src, found.node, column(src, pair), True, kind))
     elif flavour == GITLAB and key in ("script", "before_script", "after_script"):
         job = len(keys) == 2 and (keys[0] not in GITLAB_GLOBAL or keys[0] == "default")
         if job or (keys == [key] and key != "script"):  # global before/after_script

@@ -74,6 +74,7 @@ def test_dispatch() -> None:
         "toml",
         "ini",
         "makefile",
+        "powershell",
     )
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
