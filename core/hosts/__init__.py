@@ -38,10 +38,11 @@ HOST_KINDS: tuple[str, ...] = (
     "dockerfile",
     "yaml",
     "ipython",
+    "batch",
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dockerfile, dotenv, ipython, jsonc, python, shell, yaml
+    from . import batch, dockerfile, dotenv, ipython, jsonc, python, shell, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -50,6 +51,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _DOCKERFILE: Host = dockerfile
     _YAML: Host = yaml
     _IPYTHON: Host = ipython
+    _BATCH: Host = batch
 
 _modules: dict[str, Host] = {}
 

@@ -71,6 +71,7 @@ def test_dispatch() -> None:
         "dockerfile",
         "yaml",
         "ipython",
+        "batch",
     )
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
