@@ -345,7 +345,7 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
             last.clear()
             continue
         before = last.get(span.variable)
-        if before is not None:
+        if before is not None and before < i:
             out.append(Overwrite(before, i, _WHY.format(name=span.variable)))
         last[span.variable] = i
     return out

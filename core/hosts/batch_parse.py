@@ -29,6 +29,9 @@ _DELIMS = " \t,;="
 _WORD_END = _DELIMS + '/"(+'
 _COMPARE = frozenset({"equ", "neq", "lss", "leq", "gtr", "geq"})
 _ONE_OPERAND = frozenset({"exist", "defined", "errorlevel", "cmdextversion"})
+#: Deepest nesting of blocks, ``if`` and ``for`` followed; a command nested deeper is
+#: skipped (its value is not read: no finding).
+MAX_NESTING = 64
 
 
 @dataclass
@@ -72,6 +75,7 @@ class _Parser:
         self.delayed = ["maybe"]
         self.piped = False
         self.line_start = True  # the current command is the first of its physical line
+        self.nesting = 0
 
     # -- cells ------------------------------------------------------------------
     def peek(self) -> Cell | None:
@@ -158,6 +162,18 @@ class _Parser:
 
     def command(self, depth: int, cond: bool, in_for: bool) -> str:
         """One command; returns ``"block"`` for a parenthesised block."""
+        if self.nesting >= MAX_NESTING:
+            self.event(-1, depth, cond)
+            while (c := self.peek()) is not None and not c[3] & NL:
+                self.lex.advance()  # (the rest of the line, blocks and all)
+            return "simple"
+        self.nesting += 1
+        try:
+            return self._command(depth, cond, in_for)
+        finally:
+            self.nesting -= 1
+
+    def _command(self, depth: int, cond: bool, in_for: bool) -> str:
         c = self.peek()
         assert c is not None
         if is_op(c, "("):
