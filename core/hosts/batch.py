@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 from .base import FAMILY, ValueSpan
 from .batch_lines import BANG, DYN, PCT2, UNSURE, Cell
@@ -238,14 +239,16 @@ def _setx_span(command: Command, text: str) -> ValueSpan | None:
     return _span(command, text, words[0], words[1], at, quote)
 
 
-def found(text: str) -> list[Found]:
-    """Every span of ``text`` with its command, in document order. Never raises."""
+@lru_cache(maxsize=4)
+def found(text: str) -> tuple[Found, ...]:
+    """Every span of ``text`` with its command, in document order (kept for the few
+    texts in use). Never raises."""
     out: list[Found] = []
     for command in read(text).commands:
         span = _set_span(command, text) if command.kind == "set" else _setx_span(command, text)
         if span is not None:
             out.append(Found(span, command))
-    return out
+    return tuple(out)
 
 
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:

@@ -49,8 +49,12 @@ Cell = tuple[str, int, int, int]
 #: ``%*``, ``%0``..``%9``, ``%~[modifiers]N`` and ``%NAME%`` (``%NAME:a=b%`` too).
 _PERCENT = re.compile(r"%(?:[*0-9]|~[A-Za-z$:]*[0-9*]|[^%\n\r\x1a]+%)?")
 #: Characters with no meaning to phases 0-2 and 5 (a run of them is copied at once).
-_PLAIN = re.compile(r"[^\"^%!\n\r\x1a]+")
+_PLAIN = re.compile(r"[^\"^%!\n\r\x1a&|<>()]+")
+#: A run :meth:`Lexer.skip_run` passes over, outside and inside quotes (CRs are dropped).
+_RUN = re.compile(r"[^\"^%!\n\x1a&|<>()]+")
+_RUN_QUOTED = re.compile(r"[^\"%!\n\x1a]+")
 OPERATORS = "&|<>()"
+_SPECIAL = '"^%!\n\x1a' + OPERATORS
 
 
 class Lexer:
@@ -81,6 +85,31 @@ class Lexer:
         if self._cell is None:
             self.peek()
         self._cell = None
+
+    def skip_run(self) -> None:
+        """Pass over the plain characters ahead (no cells made: a command whose text is
+        not read). The next cell is special, a quote, an expansion or a line end."""
+        if self._cell is not None and self._cell[0] not in _SPECIAL:
+            self._cell = None
+        if self._cell is not None:
+            return
+        self._buffer.clear()  # (only plain characters of a run wait there)
+        m = (_RUN_QUOTED if self.inq else _RUN).match(self.text, self.pos)
+        if m is not None:
+            self.pos = m.end()
+
+    def clean_line(self) -> tuple[int, int] | None:
+        """The physical line ahead (start, end before its LF) when nothing of it is
+        lexed yet, else ``None``."""
+        if self._cell is not None or self._buffer or self.inq:
+            return None
+        end = self.text.find("\n", self.pos)
+        return self.pos, len(self.text) if end < 0 else end
+
+    def jump(self, pos: int) -> None:
+        """Continue lexing at ``pos`` (after a line :meth:`clean_line` gave)."""
+        self.pos = pos
+        self.unsure = False
 
     def skip_physical_line(self) -> None:
         """Drop the rest of the physical line: the next cell is its line end."""

@@ -19,7 +19,9 @@ Offsets are code points into the document.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .batch_lines import ESC, INQ, NL, QCHAR, UNSURE, Cell, Lexer, is_op
 
@@ -29,6 +31,10 @@ _DELIMS = " \t,;="
 _WORD_END = _DELIMS + '/"(+'
 _COMPARE = frozenset({"equ", "neq", "lss", "leq", "gtr", "geq"})
 _ONE_OPERAND = frozenset({"exist", "defined", "errorlevel", "cmdextversion"})
+#: What keeps a physical line from the fast path (:meth:`_Parser._plain_line`).
+_NOT_PLAIN = re.compile(r"(?i)set|endlocal|[()^\x1a]")
+#: A line that runs nothing: blank, a comment or a label.
+_COMMENT = re.compile(r"(?i)[ \t,;=@]*(?:rem(?:[ \t,;=/\"+&|<>].*)?|:.*)?")
 #: Deepest nesting of blocks, ``if`` and ``for`` followed; a command nested deeper is
 #: skipped (its value is not read: no finding).
 MAX_NESTING = 64
@@ -68,7 +74,8 @@ class Reading:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, fast: bool = True) -> None:
+        self.fast = fast
         self.lex = Lexer(text)
         self.text = text
         self.out = Reading()
@@ -96,11 +103,17 @@ class _Parser:
             self.lex.advance()
         return "".join(chars)
 
-    def to_end(self, depth: int) -> tuple[list[Cell], bool]:
-        """The cells up to the end of the command (not consumed) and whether they redirect."""
+    def to_end(self, depth: int, keep: bool = True) -> tuple[list[Cell], bool]:
+        """The cells up to the end of the command (not consumed) and whether they
+        redirect; ``keep=False`` passes over plain runs without making cells."""
         cells: list[Cell] = []
         redirect = False
-        while (c := self.peek()) is not None:
+        while True:
+            if not keep:
+                self.lex.skip_run()
+            c = self.peek()
+            if c is None:
+                break
             if c[3] & NL or is_op(c, "&|") or (depth and is_op(c, ")")):
                 break
             if is_op(c, "<>"):
@@ -111,7 +124,11 @@ class _Parser:
 
     # -- structure ---------------------------------------------------------------
     def run(self) -> Reading:
-        while self.peek() is not None:
+        while True:
+            if self.fast and self.line_start and self._plain_line():
+                continue
+            if self.peek() is None:
+                break
             self.sequence(0, False, False)
             c = self.peek()
             if c is None:
@@ -119,11 +136,30 @@ class _Parser:
             if c[3] & NL:
                 self.lex.advance()
                 self.line_start = True
+                self.piped = False
             elif is_op(c, ")"):  # a `)` at the top level: the rest of the line is skipped
                 self.lex.skip_physical_line()
             else:
                 self.lex.advance()  # (cannot happen: a sequence stops only there)
         return self.out
+
+    def _plain_line(self) -> bool:
+        """Pass over a physical line that holds no ``set``, ``setx``, ``setlocal``,
+        ``endlocal``, parenthesis, Ctrl-Z or line continuation at once: only other
+        commands (one event) or a comment (none). A fast path with the same result."""
+        bounds = self.lex.clean_line()
+        if bounds is None:
+            return False
+        start, end = bounds
+        if start >= len(self.text):
+            return False
+        line = self.text[start:end].rstrip("\r")
+        if "\r" in line or _NOT_PLAIN.search(line):
+            return False  # (a CR inside a line is removed: `r\rem` is `rem`)
+        if _COMMENT.fullmatch(line) is None:
+            self.event(-1, 0, False)
+        self.lex.jump(end + 1)  # (past its LF)
+        return True
 
     def sequence(self, depth: int, cond: bool, in_for: bool) -> None:
         """Commands joined by operators (and line ends inside a block)."""
@@ -132,6 +168,7 @@ class _Parser:
                 if c[3] & NL and depth:
                     self.lex.advance()
                     self.line_start = True
+                    self.piped = False
                 elif (c[0] in _DELIMS or c[0] == "@") and not c[3] & (INQ | NL):
                     self.lex.advance()
                 else:
@@ -142,7 +179,7 @@ class _Parser:
             before = len(self.out.commands)
             kind = self.command(depth, cond, in_for)
             if kind == "block":
-                self.to_end(depth)  # redirections after the block
+                self.to_end(depth, keep=False)  # redirections after the block
             c = self.peek()
             self.piped = False
             self.line_start = False
@@ -210,7 +247,7 @@ class _Parser:
             self.setlocal(word, "".join(a[0] for a in args).lower(), bool(depth) or cond)
             return "simple"
         self.event(-1, depth, cond)
-        self.to_end(depth)
+        self.to_end(depth, keep=False)
         return "simple"
 
     def setlocal(self, word: str, args: str, conditional: bool) -> None:
@@ -243,7 +280,7 @@ class _Parser:
             elif self.token().lower() in _COMPARE:
                 self.token()
             else:
-                self.to_end(depth)
+                self.to_end(depth, keep=False)
                 return "simple"
         self.skip_blanks()
         c = self.peek()
@@ -283,7 +320,7 @@ class _Parser:
         self.skip_blanks()
         c = self.peek()
         if tok.lower() != "in" or c is None or not is_op(c, "("):
-            self.to_end(depth)
+            self.to_end(depth, keep=False)
             return "simple"
         self.lex.advance()
         while (c := self.peek()) is not None and not c[3] & NL and not is_op(c, ")"):
@@ -292,7 +329,7 @@ class _Parser:
             return "simple"
         self.lex.advance()
         if self.token().lower() != "do":
-            self.to_end(depth)
+            self.to_end(depth, keep=False)
             return "simple"
         self.skip_blanks()
         c = self.peek()
@@ -332,10 +369,18 @@ class _Parser:
         return "simple"
 
 
+@lru_cache(maxsize=4)
 def read(text: str) -> Reading:
     """The ``set``/``setx`` commands of a batch document and the top-level order of
-    commands (see :class:`Reading`). Never raises for any text."""
+    commands (see :class:`Reading`; kept for the few texts in use: the spans, notes and
+    overwritten values of one check read it once; do not change it). Never raises for
+    any text."""
     return _Parser(text).run()
+
+
+def read_slowly(text: str) -> Reading:
+    """:func:`read` without the fast path over plain lines (for the tests)."""
+    return _Parser(text, fast=False).run()
 
 
 def unsure(cells: list[Cell]) -> bool:

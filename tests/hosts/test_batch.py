@@ -38,7 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.hosts import batch, detect_host, extract
+from torch_logs_lsp.core.hosts import batch, batch_parse, detect_host, extract
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, value_edit
 from torch_logs_lsp.core.registry import load_registry
 
@@ -404,6 +404,24 @@ def test_never_raises(text: str) -> None:
     batch.notes(text, spans)
     for span in spans:
         batch.removal(text, span)
+
+
+def _collapsed(events: list[int]) -> list[int]:
+    return [e for i, e in enumerate(events) if e >= 0 or i == 0 or events[i - 1] != -1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(_JUNK, st.sampled_from(["echo a", "rEm x", ",;rem", "\r\n", "\n"])), max_size=40
+    ).map("".join)
+)
+def test_fast_path_reads_the_same(text: str) -> None:
+    """Plain lines are passed over at once (``_plain_line``): the same commands, and the
+    same order of commands (runs of other commands count as one)."""
+    fast, slow = batch_parse.read(text), batch_parse.read_slowly(text)
+    assert fast.commands == slow.commands
+    assert _collapsed(fast.events) == _collapsed(slow.events)
 
 
 def test_every_prefix() -> None:
