@@ -32,7 +32,7 @@ _WORD_END = _DELIMS + '/"(+'
 _COMPARE = frozenset({"equ", "neq", "lss", "leq", "gtr", "geq"})
 _ONE_OPERAND = frozenset({"exist", "defined", "errorlevel", "cmdextversion"})
 #: What keeps a physical line from the fast path (:meth:`_Parser._plain_line`).
-_NOT_PLAIN = re.compile(r"(?i)set|endlocal|[()^\x1a]")
+_NOT_PLAIN = re.compile(r"(?i)set|endlocal|[()\x1a]|\^$|^[ \t,;=@]*\^")
 #: A line that runs nothing: blank, a comment or a label.
 _COMMENT = re.compile(r"(?i)[ \t,;=@]*(?:rem(?:[ \t,;=/\"+&|<>].*)?|:.*)?")
 #: Deepest nesting of blocks, ``if`` and ``for`` followed; a command nested deeper is
