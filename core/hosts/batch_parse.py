@@ -108,18 +108,25 @@ class _Parser:
         redirect; ``keep=False`` passes over plain runs without making cells."""
         cells: list[Cell] = []
         redirect = False
+        lex = self.lex
+        stops = "&|)" if depth else "&|"
         while True:
             if not keep:
-                self.lex.skip_run()
-            c = self.peek()
+                lex.skip_run()
+            c = lex.peek()
             if c is None:
                 break
-            if c[3] & NL or is_op(c, "&|") or (depth and is_op(c, ")")):
+            flags = c[3]
+            if flags & NL:
                 break
-            if is_op(c, "<>"):
-                redirect = True
-            cells.append(c)
-            self.lex.advance()
+            if not flags & (ESC | INQ | QCHAR):
+                if c[0] in stops:
+                    break
+                if c[0] in "<>":
+                    redirect = True
+            if keep:
+                cells.append(c)
+            lex.advance()
         return cells, redirect
 
     # -- structure ---------------------------------------------------------------
