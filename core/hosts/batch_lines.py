@@ -193,12 +193,13 @@ class Lexer:
         self._buffer.append((t[q], p, q + 1, base | ESC))
 
 
+_LINE_END = re.compile("[\n\x1a]")
+
+
 def _next_line_end(text: str, start: int) -> int:
     """The position of the first LF or Ctrl-Z at or after ``start`` (or the end)."""
-    nl = text.find("\n", start)
-    z = text.find("\x1a", start)
-    ends = [e for e in (nl, z) if e >= 0]
-    return min(ends) if ends else len(text)
+    m = _LINE_END.search(text, start)
+    return m.start() if m else len(text)
 
 
 def is_op(cell: Cell, chars: str = OPERATORS) -> bool:

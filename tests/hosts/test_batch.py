@@ -33,6 +33,8 @@ its documentation (cited per test):
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -454,6 +456,32 @@ def test_huge_inputs(text: str, found: bool) -> None:
     assert bool(spans) == found
     for span in spans:
         assert 0 <= span.raw_start <= span.raw_end <= len(text)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "rem x\n",  # comments inside a block: each skipped to its own line end only
+        "set TORCH_LOGS=a\n",
+        "echo %A% & set TORCH_LOGS=!b! ^& (x)\n",
+        '"',
+        "%a ",
+    ],
+)
+def test_linear_time(unit: str) -> None:
+    """A document 4 times longer costs about 4 times more (not 16: no rescans)."""
+
+    def cost(n: int) -> float:
+        text = "(\n" + unit * n + ")\nset TORCH_LOGS=a\n"
+        best = float("inf")
+        for _ in range(3):
+            batch_parse.read.cache_clear()
+            start = time.perf_counter()
+            batch_parse.read(text)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    assert cost(8000) / max(cost(2000), 0.002) < 8
 
 
 def test_binary_junk() -> None:
