@@ -108,6 +108,9 @@ class Found:
 
 
 def _static(command: Command, cells: list[Cell]) -> bool:
+    """Whether ``cells`` read the same whatever the environment: no ``%`` expansion (or
+    text after one on its line), no line feed, no ``!`` unless delayed expansion is
+    certainly off, no ``%%`` in a FOR body (the loop variable)."""
     for c in cells:
         flags = c[3]
         if flags & (DYN | UNSURE) or c[0] == "\n":
