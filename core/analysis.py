@@ -38,7 +38,15 @@ from .diagnostic import (
 from .levels import level_syntax
 from .limits import quote
 from .modules import ModuleFinder, Spec
-from .parser import EMPTY_ITEM, ILLEGAL_CHARACTER, Item, ParsedValue, parse_value
+from .parser import (
+    EMPTY_ITEM,
+    ILLEGAL_CHARACTER,
+    QUOTED_VALUE,
+    Item,
+    ParsedValue,
+    outer_quotes,
+    parse_value,
+)
 from .registry import Registry, load_registry
 from .suggest import Suggestions
 from .torch_context import fallback_finder
@@ -115,6 +123,34 @@ def _syntax_diagnostics(parsed: ParsedValue, registry: Registry) -> list[Diagnos
             )
         )
     return out
+
+
+def _quoted_value(
+    diagnostics: list[Diagnostic], runs_on: str, strips: bool, registry: Registry
+) -> list[Diagnostic]:
+    """The TL107 findings of a quoted value said for where it runs: a warning on
+    ``"any"`` from 2.9 (only Linux and macOS reject it), the release on ``"windows"``
+    before 2.9."""
+    if runs_on == "posix" or not any(d.code == QUOTED_VALUE for d in diagnostics):
+        return diagnostics
+    if runs_on == "any" and strips:
+        msg = (
+            "the value is wrapped in quotes that are part of the value: torch rejects it "
+            f"on Linux and macOS; on Windows torch {registry.release} strips one pair"
+        )
+        severity = Severity.WARNING
+    elif runs_on == "windows" and not strips:
+        msg = (
+            "the value is wrapped in quotes that are part of the value: torch "
+            f"{registry.release} rejects it on Windows too (it strips one pair from 2.9)"
+        )
+        severity = Severity.ERROR
+    else:
+        return diagnostics
+    return [
+        replace(d, message=msg, severity=severity) if d.code == QUOTED_VALUE else d
+        for d in diagnostics
+    ]
 
 
 def _name_diagnostic(
@@ -271,35 +307,58 @@ def with_diagnostic(analysis: Analysis, diagnostic: Diagnostic) -> Analysis:
     return replace(analysis, diagnostics=(*analysis.diagnostics, diagnostic))
 
 
+#: Where the process reading a value runs (a host's ``RUNS_ON``): decides torch's reading
+#: of a value wrapped in one pair of quotes (see :func:`analyse`).
+RunsOn = Literal["posix", "windows", "any"]
+
+
 def analyse(
-    value: str, registry: Registry | None = None, finder: ModuleFinder | None = None
+    value: str,
+    registry: Registry | None = None,
+    finder: ModuleFinder | None = None,
+    runs_on: str = "posix",
 ) -> Analysis:
     """Analyse a decoded TORCH_LOGS value against ``registry`` (default: newest packaged),
     resolving module names with ``finder`` (default: no environment; our standard
     library and the packaged torch module list, verdicts on other names unknown).
 
+    ``runs_on`` (:data:`RunsOn`, a host's ``RUNS_ON``): on ``"windows"`` torch 2.9+ strips
+    one pair of outer quotes before parsing (``process_env_var_string_for_windows``,
+    ``torch/_logging/_internal.py`` 2.13.0), so the items are read between them; on
+    ``"any"`` (Windows or not) such quotes are a warning, not an error, from 2.9; on
+    ``"posix"`` (and before 2.9 everywhere) they are part of the value. Offsets stay
+    code points into ``value``.
+
     Returns diagnostics sorted by position and torch's outcome. Never raises.
     """
     reg = registry or load_registry()
     finder = finder or fallback_finder()
-    parsed = parse_value(value)
-    if value == "":
+    strips = holds("windows_outer_quotes", reg.release)
+    stripped = runs_on == "windows" and strips and outer_quotes(value)
+    parsed = parse_value(value, strip_outer=stripped)
+    seen = value[1:-1] if stripped else value  # what torch parses
+    if seen == "":
         msg = (
             "empty TORCH_LOGS: `import torch` crashes with AttributeError "
             "(every release 2.1-2.15); remove the variable instead"
         )
-        diag = Diagnostic(EMPTY_VALUE, Severity.ERROR, msg, 0, 0)
+        if stripped:
+            msg = (
+                f"empty TORCH_LOGS once Windows strips the quotes (torch {reg.release}): "
+                "`import torch` crashes with AttributeError; remove the variable instead"
+            )
+        diag = Diagnostic(EMPTY_VALUE, Severity.ERROR, msg, 0, len(value))
         return Analysis(value, reg.release, parsed, (diag,), "crash", None)
-    if value in ("help", "+help"):
-        which = "all names" if value == "+help" else "the visible names"
-        msg = f"{quote(value)} makes `import torch` raise and print {which}; nothing else runs"
+    if seen in ("help", "+help"):
+        which = "all names" if seen == "+help" else "the visible names"
+        msg = f"{quote(seen)} makes `import torch` raise and print {which}; nothing else runs"
         diag = Diagnostic(HELP, Severity.ERROR, msg, 0, len(value))
         return Analysis(value, reg.release, parsed, (diag,), "help", None)
 
     diagnostics: list[Diagnostic] = []
     outcome: Outcome = "ok"
     if not parsed.valid:
-        diagnostics += _syntax_diagnostics(parsed, reg)
+        diagnostics += _quoted_value(_syntax_diagnostics(parsed, reg), runs_on, strips, reg)
         outcome = "invalid"
 
     logs: dict[str, int] = {}

@@ -61,6 +61,10 @@ def _cacheable(result: Analysis) -> bool:
     return not any("." in item.name for item in result.parsed.items)
 
 
+#: An analysis' key: the value, ids of the registry and finder, where it runs.
+_Key = tuple[str, int, int, str]
+
+
 class AnalysisCache:
     """An LRU map ``(value, registry, finder) -> Analysis`` (see the module docstring),
     bounded by the total weight of its analyses (``max_entries`` units of ~2 KB; an
@@ -72,9 +76,9 @@ class AnalysisCache:
 
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[tuple[str, int, int], tuple[Registry, ModuleFinder, Analysis]]
+        self._entries: OrderedDict[_Key, tuple[Registry, ModuleFinder, Analysis]]
         self._entries = OrderedDict()
-        self._weights: dict[tuple[str, int, int], int] = {}
+        self._weights: dict[_Key, int] = {}
         #: Units (:func:`_weight`) held now; at most ``max_entries``.
         self.weight = 0
         self._prints: dict[int, tuple[ModuleFinder, tuple[int, ...]]] = {}
@@ -103,17 +107,19 @@ class AnalysisCache:
             self.weight = 0
         self._prints[id(finder)] = (finder, now)
 
-    def analyse(self, value: str, registry: Registry, finder: ModuleFinder | None) -> Analysis:
-        """``analyse(value, registry, finder)``, from the cache when possible."""
+    def analyse(
+        self, value: str, registry: Registry, finder: ModuleFinder | None, runs_on: str = "posix"
+    ) -> Analysis:
+        """``analyse(value, registry, finder, runs_on)``, from the cache when possible."""
         finder = finder or fallback_finder()
-        key = (value, id(registry), id(finder))
+        key = (value, id(registry), id(finder), runs_on)
         entry = self._entries.get(key)
         if entry is not None and entry[0] is registry and entry[1] is finder:
             self._entries.move_to_end(key)
             self.hits += 1
             return entry[2]
         self.misses += 1
-        result = analyse(value, registry, finder)
+        result = analyse(value, registry, finder, runs_on)
         weight = _weight(result)
         if _cacheable(result) and weight <= self.max_entries // 4:
             self._entries[key] = (registry, finder, result)

@@ -126,9 +126,10 @@ def analyse_span(
         errors = any(d.severity == Severity.ERROR for d in diags)
         parsed = ParsedValue(value, (), (), True, 0, len(value))
         return Analysis(value, registry.release, parsed, diags, "invalid" if errors else "ok", None)
+    runs_on = hosts.runs_on(span.host)
     if cache is not None:
-        return cache.analyse(span.value, registry, finder)
-    return analyse(span.value, registry, finder)
+        return cache.analyse(span.value, registry, finder, runs_on)
+    return analyse(span.value, registry, finder, runs_on)
 
 
 def with_host_notes(

@@ -136,7 +136,7 @@ def fix_all_edits(
     for span, analysis in entries:
         if analysis is None or span.value is None or span.variable != "TORCH_LOGS":
             continue
-        new = fix_all_value(span.value, registry, renames, ignore)
+        new = fix_all_value(span.value, registry, renames, ignore, hosts.runs_on(span.host))
         if new != span.value:
             wanted.append((span, new))
     return [  # verified together: one re-read of the document, not one per value

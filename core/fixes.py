@@ -321,8 +321,11 @@ def fix_all_value(
     registry: Registry,
     renames: RenameLookup | None = None,
     ignore: frozenset[str] = frozenset(),
+    runs_on: str = "posix",
 ) -> str:
     """Apply every safe fix until none is left; return the new decoded value.
+
+    ``runs_on``: where the value is read (see :func:`.analysis.analyse`).
 
     Fixes are applied in rounds (one value is re-analysed after each round, like ruff's
     fix loop); a fix whose diagnostics all have codes in ``ignore`` (turned off by the
@@ -330,7 +333,7 @@ def fix_all_value(
     returned unchanged. Never raises.
     """
     for _ in range(len(value) + 2):  # each round removes a problem; bounded anyway
-        analysis = analyse(value, registry)
+        analysis = analyse(value, registry, runs_on=runs_on)
         fixes = value_fixes(analysis, registry, renames, every=True)
         safe = [f for f in fixes if f.safe and not f.codes <= ignore]
         edits = non_overlapping(

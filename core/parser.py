@@ -160,16 +160,28 @@ def _outer_quotes(text: str) -> bool:
     return len(text) >= 2 and text[0] in QUOTES and text[-1] == text[0]
 
 
-def parse_value(text: str) -> ParsedValue:
+def outer_quotes(text: str) -> bool:
+    """Whether ``text`` is wrapped in one pair of matching ``"`` or ``'`` quotes (at least
+    two characters): what torch 2.9+ strips on Windows (``remove_outer_quotes`` in
+    ``process_env_var_string_for_windows``, ``torch/_logging/_internal.py``)."""
+    return _outer_quotes(text)
+
+
+def parse_value(text: str, strip_outer: bool = False) -> ParsedValue:
     """Split a decoded TORCH_LOGS value into items and syntax problems.
 
-    ``text`` is the value as the process sees it (host quoting already removed). Never
-    raises. Offsets in the result are code points into ``text``.
+    ``text`` is the value as the process sees it (host quoting already removed). With
+    ``strip_outer`` (torch 2.9+ on Windows), one pair of outer quotes is not part of the
+    value torch parses: the items are read between them and the quotes are no problem.
+    Never raises. Offsets in the result are code points into ``text``.
     """
     problems: list[SyntaxProblem] = []
     items: list[Item] = []
     lo, hi = 0, len(text)
-    if _outer_quotes(text):
+    stripped = strip_outer and _outer_quotes(text)
+    if stripped:
+        lo, hi = 1, hi - 1
+    elif _outer_quotes(text):
         msg = (
             f"the value is wrapped in {text[0]} quotes that are part of the value: "
             "torch rejects it on Linux and macOS (Windows strips one pair from 2.9)"
@@ -246,4 +258,5 @@ def parse_value(text: str) -> ParsedValue:
         items.append(_scan_item(text, len(items), cs, ce, problems))
 
     problems.sort(key=lambda p: (p.start, p.end))
-    return ParsedValue(text, tuple(items), tuple(problems), is_torch_valid(text), lo, hi)
+    valid = is_torch_valid(text[1:-1] if stripped else text)
+    return ParsedValue(text, tuple(items), tuple(problems), valid, lo, hi)

@@ -26,6 +26,7 @@ __all__ = [
     "extract",
     "host_for_language",
     "host_module",
+    "runs_on",
 ]
 
 #: The host kinds, each the name of the module in this package that reads it, in the
@@ -63,6 +64,14 @@ def host_module(kind: str) -> Host | None:
     if module is None and kind in HOST_KINDS:
         module = _modules[kind] = cast(Host, importlib.import_module(f"{__name__}.{kind}"))
     return module
+
+
+def runs_on(kind: str) -> str:
+    """Where the process reading a value of host kind ``kind`` runs: its
+    :attr:`~.interface.Host.RUNS_ON` (``"windows"``, ``"any"``, ``"posix"``); ``"posix"``
+    for a kind not in :data:`HOST_KINDS`."""
+    module = host_module(kind)
+    return module.RUNS_ON if module is not None else "posix"
 
 
 def describe_kinds(conjunction: str) -> str:

@@ -25,9 +25,10 @@ export const SCHEMES = ['file', 'untitled'];
 export const NOTEBOOK_CELLS: DocumentFilter = { scheme: 'vscode-notebook-cell', language: 'python' };
 
 /**
- * Languages served in every scheme. `dockerfile` is VS Code's own id; `dockercompose` is the
- * Docker extension's id for compose files and `github-actions-workflow` the GitHub Actions
- * extension's id for workflows (without those extensions both are `yaml`).
+ * Languages served in every scheme. `dockerfile`, `powershell`, `bat` and `makefile` are VS
+ * Code's own ids; `dockercompose` is the Docker extension's id for compose files and
+ * `github-actions-workflow` the GitHub Actions extension's id for workflows (without those
+ * extensions both are `yaml`).
  */
 export const LANGUAGES = [
   'dotenv',
@@ -37,6 +38,19 @@ export const LANGUAGES = [
   'yaml',
   'dockercompose',
   'github-actions-workflow',
+  'powershell',
+  'bat',
+  'makefile',
+];
+
+/**
+ * Test settings, served by name whatever their language: VS Code has no `toml` language of
+ * its own (the Even Better TOML extension adds one) and opens `setup.cfg` as `properties`,
+ * so a language filter would miss them; any other TOML or INI file is never sent.
+ */
+export const TEST_SETTINGS = [
+  '**/{pyproject.toml,tox.toml,pytest.toml,.pytest.toml}',
+  '**/{pytest.ini,.pytest.ini,tox.ini,setup.cfg}',
 ];
 
 /**
@@ -58,6 +72,6 @@ export const PATTERNS = [
 
 export const DOCUMENT_SELECTOR: DocumentFilter[] = [
   ...LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
-  ...PATTERNS.map((pattern) => ({ scheme: 'file', pattern })),
+  ...[...PATTERNS, ...TEST_SETTINGS].map((pattern) => ({ scheme: 'file', pattern })),
   NOTEBOOK_CELLS,
 ];

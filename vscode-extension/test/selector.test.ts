@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { DOCUMENT_SELECTOR, LANGUAGES, NOTEBOOK_CELLS, PATTERNS } from '../src/selector';
+import { DOCUMENT_SELECTOR, LANGUAGES, NOTEBOOK_CELLS, PATTERNS, TEST_SETTINGS } from '../src/selector';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
   activationEvents: string[];
@@ -11,7 +11,7 @@ const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'pa
 
 test('every language is served in files and untitled editors, and only there (and Python notebook cells)', () => {
   const documents = DOCUMENT_SELECTOR.filter((f) => f !== NOTEBOOK_CELLS);
-  for (const language of ['dotenv', 'shellscript', 'python', 'dockerfile', 'yaml', 'dockercompose', 'github-actions-workflow']) {
+  for (const language of ['dotenv', 'shellscript', 'python', 'dockerfile', 'yaml', 'dockercompose', 'github-actions-workflow', 'powershell', 'bat', 'makefile']) {
     const schemes = documents.filter((f) => f.language === language).map((f) => f.scheme);
     assert.deepEqual(schemes.sort(), ['file', 'untitled'], language);
   }
@@ -47,4 +47,19 @@ test('notebook cells: Python cells only, by the cell scheme (a filter VS Code an
   // every Python document
   assert.ok(DOCUMENT_SELECTOR.every((f) => Object.keys(f).every((k) => ['scheme', 'language', 'pattern'].includes(k))));
   assert.ok(manifest.activationEvents.includes('onNotebook:jupyter-notebook'));
+});
+
+test('test settings are served by file name only: pyproject/tox/pytest TOML and INI files, never any TOML or INI', () => {
+  // the names the server's toml and ini hosts claim (core/hosts/toml.py, ini.py)
+  const filters = DOCUMENT_SELECTOR.filter((f) => TEST_SETTINGS.includes(f.pattern ?? ''));
+  assert.deepEqual(filters.map((f) => f.scheme), ['file', 'file']);
+  assert.ok(!DOCUMENT_SELECTOR.some((f) => f.language === 'toml' || f.language === 'ini' || f.language === 'properties'));
+  for (const name of ['pyproject.toml', 'tox.toml', 'pytest.toml', '.pytest.toml', 'pytest.ini', '.pytest.ini', 'tox.ini', 'setup.cfg']) {
+    assert.ok(TEST_SETTINGS.some((p) => p.includes(name)), name);
+  }
+  assert.ok(!TEST_SETTINGS.some((p) => /Cargo|\*\.toml|\*\.ini/.test(p)));
+  assert.ok(manifest.activationEvents.includes('workspaceContains:pyproject.toml'));
+  for (const language of ['powershell', 'bat', 'makefile']) {
+    assert.ok(manifest.activationEvents.includes(`onLanguage:${language}`), language);
+  }
 });
