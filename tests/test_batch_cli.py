@@ -47,7 +47,6 @@ def test_example_before_2_9() -> None:
     ]
 
 
-@pytest.mark.xfail(reason="the RUNS_ON analysis is in main (be4f0c5), merged after 07:30")
 def test_example_from_2_9() -> None:
     """torch 2.9+ on Windows strips one pair of outer quotes: the quoted value is read."""
     proc = run("check", "--torch-version", "2.9", str(EXAMPLE))
@@ -85,7 +84,6 @@ def test_folder_with_a_batch_file(tmp_path: Path) -> None:
     assert proc.stdout == ""
 
 
-@pytest.mark.xfail(reason="pins after rem/:: are read by main's be4f0c5, merged after 07:30")
 @pytest.mark.parametrize("pin", ["rem torch-logs: torch=2.8", ":: torch-logs: torch=2.8"])
 def test_pin_comment_in_batch_syntax(tmp_path: Path, pin: str) -> None:
     """The pin is written with ``COMMENT`` (``rem``) and read after ``::`` too; it decides

@@ -361,7 +361,6 @@ def test_quoted_value_is_flagged_before_2_9() -> None:
     assert _codes(text, "2.8") == [("TL107", 0, 15), ("TL107", 0, 30)]
 
 
-@pytest.mark.xfail(reason="the RUNS_ON analysis is in main (be4f0c5), merged after 07:30")
 def test_quoted_value_is_silent_from_2_9() -> None:
     """torch 2.9+ strips one pair of outer quotes on Windows (``RUNS_ON = "windows"``)."""
     assert _codes('set TORCH_LOGS="+dynamo,guards"\r\n', "2.9") == []
