@@ -25,6 +25,8 @@ hosts (``.env``, launch.json, Python) a name that differs from a read name only 
 reported unless the checker itself runs on Windows (where the file most likely runs too).
 A PowerShell script is judged as on Windows (its host reads ``$env:torch_logs`` as
 ``TORCH_LOGS``), so a difference in case alone is never reported there.
+reported unless the checker itself runs on Windows (where the file most likely runs too);
+in a batch file (a host whose ``RUNS_ON`` is ``"windows"``) never.
 
 Where: only where the host would report an *assignment* if the name were the suggested
 one. Each host's own parser decides: every candidate is replaced by its suggestion in a copy
@@ -186,6 +188,9 @@ def near_misses(
     platform (see the module docstring). Never raises for any text."""
     if case_sensitive is None:
         case_sensitive = host == "shell" or (os.name != "nt" and host != "powershell")
+        module = hosts.host_module(host)
+        windows = module is not None and module.RUNS_ON == "windows"  # a batch file
+        case_sensitive = host == "shell" or (os.name != "nt" and not windows)
     read = names_read(release)
     found: list[NearMiss] = []
     for m in _words(text):

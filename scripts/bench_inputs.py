@@ -20,6 +20,24 @@ def gen_shell(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def gen_batch(lines: int) -> str:
+    """A cmd script of ``lines`` CRLF lines with a family ``set`` every ~10 lines (one in
+    five with a typo, some in ``if`` blocks and after ``&``)."""
+    out = ["@echo off", "setlocal"]
+    for i in range(lines - 2):
+        if i % 10 == 0:
+            typo = ",aot_g" if i % 50 == 0 else ""
+            if i % 30 == 0:
+                out.append(f'if "%1"=="x" (set "TORCH_LOGS=+dynamo,guards{typo}")')
+            else:
+                out.append(f"echo step {i} & set TORCH_LOGS=+dynamo,guards{typo}")
+        elif i % 10 == 5:
+            out.append(f"python train.py --seed {i} ^")
+        else:
+            out.append(f'  --name "job {i}" --retries 3 ^& rem {i}')
+    return "\r\n".join(out) + "\r\n"
+
+
 def gen_launch(configs: int) -> str:
     parts = ['{\n  // generated\n  "version": "0.2.0",\n  "configurations": [']
     for i in range(configs):
@@ -332,6 +350,7 @@ INPUTS = {
     "tox-2000": ("tox.ini", lambda: gen_tox(2_000)),
     "make-5000": ("Makefile", lambda: gen_makefile(5_000)),
     "ps1-5000": ("train.ps1", lambda: gen_powershell(5_000)),
+    "bat-5000": ("run.bat", lambda: gen_batch(5_000)),
     # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI

@@ -43,10 +43,11 @@ HOST_KINDS: tuple[str, ...] = (
     "ini",
     "makefile",
     "powershell",
+    "batch",
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import dockerfile, dotenv, ini, ipython, jsonc, makefile, powershell, python, shell, toml, yaml
+    from . import batch, dockerfile, dotenv, ini, ipython, jsonc, makefile, powershell, python, shell, toml, yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _INI: Host = ini
     _MAKEFILE: Host = makefile
     _POWERSHELL: Host = powershell
+    _BATCH: Host = batch
 
 _modules: dict[str, Host] = {}
 

@@ -75,6 +75,7 @@ def test_dispatch() -> None:
         "ini",
         "makefile",
         "powershell",
+        "batch",
     )
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
