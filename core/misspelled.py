@@ -22,11 +22,9 @@ Which names: a word matching :data:`BROAD` (``torch_log...``, ``torchtrace...``,
 Case: environment names are case-sensitive on Linux and macOS and not on Windows. A shell
 script runs under a POSIX shell, so ``torch_logs`` there is always reported; for the other
 hosts (``.env``, launch.json, Python) a name that differs from a read name only in case is
-reported unless the checker itself runs on Windows (where the file most likely runs too).
-A PowerShell script is judged as on Windows (its host reads ``$env:torch_logs`` as
-``TORCH_LOGS``), so a difference in case alone is never reported there.
 reported unless the checker itself runs on Windows (where the file most likely runs too);
-in a batch file (a host whose ``RUNS_ON`` is ``"windows"``) never.
+in a batch file or a PowerShell script (a host whose ``RUNS_ON`` is not ``"posix"``: their
+hosts read ``torch_logs`` as ``TORCH_LOGS``, as Windows does) never.
 
 Where: only where the host would report an *assignment* if the name were the suggested
 one. Each host's own parser decides: every candidate is replaced by its suggestion in a copy
@@ -187,10 +185,8 @@ def near_misses(
     order, for torch ``release``. ``case_sensitive``: ``None`` decides by the host and
     platform (see the module docstring). Never raises for any text."""
     if case_sensitive is None:
-        case_sensitive = host == "shell" or (os.name != "nt" and host != "powershell")
-        module = hosts.host_module(host)
-        windows = module is not None and module.RUNS_ON == "windows"  # a batch file
-        case_sensitive = host == "shell" or (os.name != "nt" and not windows)
+        posix = hosts.runs_on(host) == "posix"  # not a batch file or PowerShell script
+        case_sensitive = host == "shell" or (os.name != "nt" and posix)
     read = names_read(release)
     found: list[NearMiss] = []
     for m in _words(text):
