@@ -123,7 +123,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"torch-logs: {shown(exc.path)}: skipped ({exc.reason})", file=sys.stderr)
 
     try:
-        files = list(iter_files(args.paths, skipped))
+        files = list(iter_files(args.paths, skipped, ignore=not args.no_ignore))
     except FileNotFoundError as exc:
         print(f"torch-logs: no such file or directory: {shown(exc.args[0])}", file=sys.stderr)
         return 2
@@ -317,6 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--show-hints", action="store_true", help="also print hints")
     check.add_argument(
         "--fix", action="store_true", help="apply the safe fixes to the files, then check"
+    )
+    check.add_argument(
+        "--no-ignore",
+        action="store_true",
+        help="walk what .gitignore, .ignore and .git/info/exclude ignore too",
     )
     add_torch_options(check)
     check.set_defaults(func=cmd_check)

@@ -9,8 +9,8 @@ them:
 
 - ``.gitignore`` in every directory, its patterns relative to that directory, with git's
   semantics (``gitignore(5)``: negation ``!``, directory-only ``dir/``, anchored
-  ``/name`` or ``a/b``, ``**``), matched by the ``pathspec`` library's
-  ``GitIgnoreSpec``; the repository's ``.git/info/exclude`` below them. The deepest
+  ``/name`` or ``a/b``, ``**``; :mod:`.gitignore`); the repository's
+  ``.git/info/exclude`` below them. The deepest
   file with a matching pattern decides, the last matching pattern in it wins; an
   ignored directory is not entered, so nothing under it can be re-included (as git).
   A directory holding ``.git`` starts a new repository: the ``.gitignore`` files above
@@ -40,10 +40,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
-
 from . import hosts
 from .files import SkippedFile, file_kind, read_head, read_text
+from .gitignore import IgnoreFile
 from .notebook import NOTEBOOK, is_notebook
 
 #: Directories never entered when walking a tree (also with ``--no-ignore``).
@@ -87,7 +86,7 @@ class _Rules:
     """The patterns of one ignore file: a path ``p`` found by the walk is matched as
     ``prefix + p[cut:]`` (its path relative to the file's directory, ``/`` separated)."""
 
-    spec: GitIgnoreSpec
+    spec: IgnoreFile
     cut: int
     prefix: str
 
@@ -95,7 +94,7 @@ class _Rules:
         rel = self.prefix + path[self.cut :]
         if os.sep != "/":
             rel = rel.replace(os.sep, "/")
-        return self.spec.check_file(rel + "/" if is_dir else rel).include
+        return self.spec.decides(rel, is_dir)
 
 
 @dataclass(frozen=True)
@@ -120,17 +119,14 @@ def _ignored(chain: tuple[_Rules, ...], path: str, is_dir: bool) -> bool:
     return False
 
 
-def _spec(path: str) -> GitIgnoreSpec | None:
+def _spec(path: str) -> IgnoreFile | None:
     """The patterns of the ignore file ``path`` (a regular file), ``None`` when it has
     none or cannot be read (logged by :func:`.files.read_text`)."""
     text = read_text(path, "an ignore file", MAX_IGNORE_BYTES, errors="replace")
     if not text:
         return None
-    try:
-        spec = GitIgnoreSpec.from_lines(text.splitlines())
-    except Exception:  # pathspec rejects a malformed pattern: the file is not applied
-        return None
-    return spec if len(spec) else None
+    spec = IgnoreFile(text)
+    return spec if spec.count else None
 
 
 def _exclude_file(dot_git: str) -> str:
@@ -295,11 +291,36 @@ def _named_kind(name: str) -> str | None:
     return NOTEBOOK if is_notebook(name) else hosts.detect_host(name, "")
 
 
+#: Dotfiles that are never scripts: not sniffed for a shebang (the ignore files are read
+#: once, by the walk).
+NOT_SCRIPTS = frozenset(
+    {
+        *IGNORE_FILES,
+        ".gitattributes",
+        ".gitmodules",
+        ".gitkeep",
+        ".keep",
+        ".mailmap",
+        ".dockerignore",
+        ".npmignore",
+        ".prettierignore",
+        ".eslintignore",
+        ".editorconfig",
+        ".python-version",
+        ".nvmrc",
+        ".coverage",
+        ".DS_Store",
+    }
+)
+
+
 def _may_sniff(name: str) -> bool:
-    """Whether a name no host claims could be a script's (no extension, or a dotfile),
-    so that its first bytes are read for a shebang."""
+    """Whether a name no host claims could be a script's (no extension, or a dotfile;
+    not one of :data:`NOT_SCRIPTS`), so that its first bytes are read for a shebang."""
     dot = name.rfind(".")
-    return name.startswith(".") or not 0 < dot < len(name) - 1  # Path(name).suffix == ""
+    if name.startswith("."):
+        return name not in NOT_SCRIPTS
+    return not 0 < dot < len(name) - 1  # Path(name).suffix == ""
 
 
 def _worth_a_look(name: str) -> bool:
