@@ -323,10 +323,6 @@ def _may_sniff(name: str) -> bool:
     return not 0 < dot < len(name) - 1  # Path(name).suffix == ""
 
 
-def _worth_a_look(name: str) -> bool:
-    return _may_sniff(name) or _named_kind(name) is not None
-
-
 def iter_files(
     paths: list[str],
     skipped: Callable[[SkippedFile], None] | None = None,
@@ -354,6 +350,16 @@ def iter_files(
     """
     report = skipped or (lambda exc: None)
     seen: set[str] = set()
+    kinds: dict[str, str | None] = {}  # by base name: __init__.py comes a thousand times
+
+    def named_kind(name: str) -> str | None:
+        kind = kinds.get(name, "")
+        if kind == "":
+            kind = kinds[name] = _named_kind(name)
+        return kind
+
+    def worth_a_look(name: str) -> bool:
+        return named_kind(name) is not None or _may_sniff(name)
 
     def first_time(path: Path) -> bool:
         key = os.path.normpath(os.path.abspath(path))
@@ -379,8 +385,8 @@ def iter_files(
             if kind and first_time(path):
                 yield path, kind
             continue
-        for entry in walk(raw, report, ignore=ignore, wanted=_worth_a_look):
-            named = _named_kind(entry.name)
+        for entry in walk(raw, report, ignore=ignore, wanted=worth_a_look):
+            named = named_kind(entry.name)
             try:
                 mode = entry.stat().st_mode  # follows a symlink; no open
             except OSError as exc:

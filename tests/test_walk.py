@@ -18,8 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from torch_logs_lsp.core.checker import iter_files
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.checker import findings, iter_files, may_find
 from torch_logs_lsp.core.cli import main
 from torch_logs_lsp.core.files import SkippedFile
 
@@ -337,3 +340,34 @@ def test_files_no_host_claims_and_ignored_files_are_never_opened(
     assert main(["check", "--no-ignore", str(tmp_path)]) == 0
     assert "2 file(s) checked" in capsys.readouterr().err
     assert sorted(opened) == ["ok.env", "scripts/gen", "scripts/run", "secret.env"]
+
+
+# --- the fast path of check over a tree: may_find (issue 17) -----------------------------
+
+PIECES = ["TORCH_LOGS", "torch_log", "TORCH", "_LOGS", "TORCH_TRACE", "torch-logs: torch=2.1"]
+PIECES += ["set_logs", "torch._logging.set_logs(dynamo=10)", "=", '"', "'", "\n", " ", "export "]
+PIECES += ["os.environ[", "]", "+dynamo", "TORCH_COMPILE_DEBUG", "TorchLogs", "ſ", "#", "env:"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
+def test_a_document_may_find_rejects_has_no_finding(text: str) -> None:
+    """``may_find`` is a shortcut: where it says no, every host finds nothing."""
+    if may_find(text.encode("utf-8")):
+        return
+    for host in hosts.HOST_KINDS:
+        assert findings(text, host) == [], (host, text)
+
+
+def test_may_find_keeps_every_example_with_findings() -> None:
+    examples = Path(__file__).parent.parent / "examples"
+    seen = 0
+    for path in sorted(examples.rglob("*")):
+        host = hosts.detect_host(str(path), "")
+        if not path.is_file() or host is None:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if findings(text, host):
+            seen += 1
+            assert may_find(path.read_bytes()), path
+    assert seen >= 5
