@@ -387,15 +387,18 @@ def iter_files(
             continue
         for entry in walk(raw, report, ignore=ignore, wanted=worth_a_look):
             named = named_kind(entry.name)
-            try:
-                mode = entry.stat().st_mode  # follows a symlink; no open
-            except OSError as exc:
-                report(SkippedFile(entry.path, f"cannot open: {exc.strerror or exc}", exc))
-                continue
-            if not stat.S_ISREG(mode):
-                if named:  # a FIFO named .env: say why it is not checked
-                    report(SkippedFile(entry.path, f"{file_kind(mode)}, not a regular file"))
-                continue
+            if not _entry_is_file(entry):  # the directory entry's type: no stat but for a link
+                try:
+                    mode = entry.stat().st_mode  # follows a symlink; no open
+                except OSError as exc:
+                    reason = f"cannot open: {exc.strerror or exc}"
+                    report(SkippedFile(entry.path, reason, exc))
+                    continue
+                if not stat.S_ISREG(mode):
+                    if named:  # a FIFO named .env: say why it is not checked
+                        reason = f"{file_kind(mode)}, not a regular file"
+                        report(SkippedFile(entry.path, reason))
+                    continue
             file = Path(entry.path)
             kind = named or _kind_of(file, report)
             if kind and first_time(file):
