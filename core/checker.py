@@ -283,7 +283,7 @@ def may_find(data: bytes) -> bool:
     lowered = data.lower()
     if b"set_logs" in lowered or _MAY_FIND.search(lowered) is not None:
         return True
-    return any(letter in data for letter in _FOLDED)
+    return not lowered.isascii() and any(letter in lowered for letter in _FOLDED)
 
 
 def read_bytes(path: Path) -> bytes:

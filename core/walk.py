@@ -288,7 +288,7 @@ def _is_symlink(entry: os.DirEntry[str]) -> bool:
 def _named_kind(name: str) -> str | None:
     """The kind a file's base name gives (a notebook first), ``None`` when no host claims
     the name (its content may still: see :func:`_may_sniff`)."""
-    return NOTEBOOK if is_notebook(name) else hosts.detect_host(name, "")
+    return NOTEBOOK if is_notebook(name) else hosts.host_by_name(name)
 
 
 #: Dotfiles that are never scripts: not sniffed for a shebang (the ignore files are read

@@ -24,6 +24,7 @@ __all__ = [
     "describe_kinds",
     "detect_host",
     "extract",
+    "host_by_name",
     "host_for_language",
     "host_module",
     "runs_on",
@@ -105,6 +106,16 @@ def _all_modules() -> list[Host]:
     if not _ALL:
         _ALL.extend(m for m in map(host_module, HOST_KINDS) if m is not None)
     return _ALL
+
+
+def host_by_name(name: str) -> str | None:
+    """The host kind whose name rule claims the base name ``name`` (the first in
+    :data:`HOST_KINDS` order), ``None`` when none does: the content rules are not tried
+    (:func:`detect_host` does). Never raises."""
+    for module in _all_modules():
+        if module.detect_name(name):
+            return module.HOST
+    return None
 
 
 def detect_host(path: str, text: str) -> str | None:
