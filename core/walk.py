@@ -401,7 +401,7 @@ def iter_files(
                     continue
             file = Path(entry.path)
             kind = named or _kind_of(file, report)
-            if kind and first_time(file):
+            if kind and (len(paths) == 1 or first_time(file)):  # one walk: no path twice
                 yield file, kind
 
 
