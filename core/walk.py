@@ -132,7 +132,7 @@ def _spec(path: str) -> IgnoreFile | None:
 def _exclude_file(dot_git: str) -> str:
     """``info/exclude`` of the repository whose ``.git`` is ``dot_git``: a directory, or a
     worktree's or submodule's file ``gitdir: PATH`` (its ``commondir`` followed)."""
-    if os.path.isdir(dot_git):
+    if not os.path.isfile(dot_git):  # a directory (or what is never opened: a FIFO)
         return os.path.join(dot_git, "info", "exclude")
     text = read_text(dot_git, "a .git file", 64 * 1024, errors="replace") or ""
     first = text.splitlines()[0] if text else ""

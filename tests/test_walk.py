@@ -371,3 +371,19 @@ def test_may_find_keeps_every_example_with_findings() -> None:
             seen += 1
             assert may_find(path.read_bytes()), path
     assert seen >= 5
+
+
+def test_a_worktree_git_file_leads_to_the_common_info_exclude(tmp_path: Path) -> None:
+    """A linked worktree's ``.git`` is a file ``gitdir: ...``; its ``commondir`` names the
+    repository whose ``info/exclude`` applies (gitrepository-layout(5))."""
+    common = tmp_path / "main.git"
+    (common / "info").mkdir(parents=True)
+    (common / "info" / "exclude").write_text("local.env\n")
+    gitdir = common / "worktrees" / "wt"
+    gitdir.mkdir(parents=True)
+    (gitdir / "commondir").write_text("../..\n")
+    tree = tmp_path / "wt"
+    tree.mkdir()
+    (tree / ".git").write_text(f"gitdir: {gitdir}\n")
+    _files(tree, ["local.env", "a.env"])
+    assert _walked(tree, base=tree) == ["a.env"]
