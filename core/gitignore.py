@@ -19,13 +19,17 @@ translated here, following gitignore(5) (https://git-scm.com/docs/gitignore) and
   the middle match zero or more directories, ``/**`` at the end everything inside; other
   runs of ``*`` are one ``*``.
 
-Checked against git itself by ``tests/test_walk_gitignore.py``.
+Which files apply where (:class:`Level`, :func:`enter`, :func:`inherited`): see
+:mod:`.walk`. Checked against git itself by ``tests/test_walk_gitignore.py``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+
+from .files import read_text
 
 _CLASSES = {
     "alnum": "a-zA-Z0-9",
@@ -195,4 +199,158 @@ class IgnoreFile:
         return not self._negated[m.lastindex - 1]
 
 
-__all__ = ["IgnoreFile", "Pattern", "parse_line"]
+#: The ignore files read in each directory, highest precedence first (ripgrep's order).
+IGNORE_FILES = (".ignore", ".gitignore")
+
+#: The largest ignore file read (bytes); a larger one is logged and not applied.
+MAX_IGNORE_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The patterns of one ignore file: a path ``p`` found by the walk is matched as
+    ``prefix + p[cut:]`` (its path relative to the file's directory, ``/`` separated)."""
+
+    spec: IgnoreFile
+    cut: int
+    prefix: str
+
+    def decides(self, path: str, is_dir: bool) -> bool | None:
+        """:meth:`IgnoreFile.decides` for a path as the walk spells it."""
+        rel = self.prefix + path[self.cut :]
+        if os.sep != "/":
+            rel = rel.replace(os.sep, "/")
+        return self.spec.decides(rel, is_dir)
+
+
+@dataclass(frozen=True)
+class Level:
+    """The ignore rules in force in one directory: ``.ignore`` files deepest first, then
+    ``.gitignore`` files of the current repository deepest first, then its exclude."""
+
+    ignores: tuple[Rules, ...] = ()
+    gitignores: tuple[Rules, ...] = ()
+    exclude: Rules | None = None
+
+    def chain(self) -> tuple[Rules, ...]:
+        """The files in the order they are asked (see :func:`ignored`)."""
+        tail = (self.exclude,) if self.exclude is not None else ()
+        return self.ignores + self.gitignores + tail
+
+
+def ignored(chain: tuple[Rules, ...], path: str, is_dir: bool) -> bool:
+    """Whether the walk's ``path`` (a directory when ``is_dir``) is ignored: the first of
+    ``chain`` (:meth:`Level.chain`) with a matching pattern decides; none: not ignored."""
+    for rules in chain:
+        decided = rules.decides(path, is_dir)
+        if decided is not None:
+            return decided
+    return False
+
+
+def _spec(path: str) -> IgnoreFile | None:
+    """The patterns of the ignore file ``path`` (a regular file), ``None`` when it has
+    none or cannot be read (logged by :func:`.files.read_text`)."""
+    text = read_text(path, "an ignore file", MAX_IGNORE_BYTES, errors="replace")
+    if not text:
+        return None
+    spec = IgnoreFile(text)
+    return spec if spec.count else None
+
+
+def _exclude_file(dot_git: str) -> str:
+    """``info/exclude`` of the repository whose ``.git`` is ``dot_git``: a directory, or a
+    worktree's or submodule's file ``gitdir: PATH`` (its ``commondir`` followed)."""
+    if not os.path.isfile(dot_git):  # a directory (or what is never opened: a FIFO)
+        return os.path.join(dot_git, "info", "exclude")
+    text = read_text(dot_git, "a .git file", 64 * 1024, errors="replace") or ""
+    first = text.splitlines()[0] if text else ""
+    if not first.startswith("gitdir:"):
+        return os.path.join(dot_git, "info", "exclude")
+    gitdir = os.path.join(os.path.dirname(dot_git), first[len("gitdir:") :].strip())
+    common = (read_text(os.path.join(gitdir, "commondir"), "a commondir file") or "").strip()
+    if common:
+        gitdir = os.path.join(gitdir, common)
+    return os.path.join(gitdir, "info", "exclude")
+
+
+def enter(
+    level: Level,
+    directory: str,
+    files: set[str],
+    has_git: bool,
+    cut: int,
+    prefix: str,
+) -> Level:
+    """The rules in force in ``directory`` given those of its parent: ``files`` are the
+    names of :data:`IGNORE_FILES` that are regular files there, ``has_git`` whether it
+    holds a ``.git``; ``cut``/``prefix`` place paths relative to it (see :class:`Rules`)."""
+    found: dict[str, Rules] = {}
+    for name in IGNORE_FILES:
+        if name in files:
+            spec = _spec(os.path.join(directory, name))
+            if spec is not None:
+                found[name] = Rules(spec, cut, prefix)
+    ignores, gitignores, exclude = level.ignores, level.gitignores, level.exclude
+    if has_git:  # a repository's top: the rules above it are another repository's
+        gitignores, exclude = (), None
+        path = _exclude_file(os.path.join(directory, ".git"))
+        spec = _spec(path) if os.path.isfile(path) else None
+        if spec is not None:
+            exclude = Rules(spec, cut, prefix)
+    if ".ignore" in found:
+        ignores = (found[".ignore"], *ignores)
+    if ".gitignore" in found:
+        gitignores = (found[".gitignore"], *gitignores)
+    if (ignores, gitignores, exclude) == (level.ignores, level.gitignores, level.exclude):
+        return level
+    return Level(ignores, gitignores, exclude)
+
+
+def _repository_top(directory: str) -> str | None:
+    """The nearest directory at or above ``directory`` (absolute) holding a ``.git``."""
+    here = directory
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def inherited(top: str) -> Level:
+    """The rules the parent directories of ``top`` hand down to it: those of its
+    repository's directories from the repository's top down to ``top``'s parent."""
+    absolute = os.path.abspath(top)
+    above = os.path.dirname(absolute)
+    if above == absolute or os.path.lexists(os.path.join(absolute, ".git")):
+        return Level()  # the file system's root, or a repository's top
+    repo = _repository_top(above)
+    if repo is None:
+        return Level()
+    cut = len(os.path.join(top, ""))
+    parts = os.path.relpath(absolute, repo).split(os.sep)
+    level = Level()
+    here = repo
+    for depth in range(len(parts)):
+        prefix = "/".join(parts[depth:]) + "/"
+        files = {n for n in IGNORE_FILES if os.path.isfile(os.path.join(here, n))}
+        has_git = os.path.lexists(os.path.join(here, ".git"))
+        level = enter(level, here, files, has_git, cut, prefix)
+        here = os.path.join(here, parts[depth])
+    return level
+
+
+__all__ = [
+    "IGNORE_FILES",
+    "MAX_IGNORE_BYTES",
+    "IgnoreFile",
+    "Level",
+    "Pattern",
+    "Rules",
+    "enter",
+    "ignored",
+    "inherited",
+    "parse_line",
+]

@@ -37,12 +37,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import hosts
-from .files import SkippedFile, file_kind, read_head, read_text
-from .gitignore import IgnoreFile
+from .files import SkippedFile, file_kind, read_head
+from .gitignore import IGNORE_FILES, Level, enter, ignored, inherited
 from .notebook import NOTEBOOK, is_notebook
 
 #: Directories never entered when walking a tree (also with ``--no-ignore``).
@@ -74,144 +73,6 @@ SHOWN_DOT_DIRS = frozenset(
     {".vscode", ".devcontainer", ".github", ".gitlab", ".circleci", ".buildkite", ".gitea"}
 )
 
-#: The ignore files read in each directory, highest precedence first (ripgrep's order).
-IGNORE_FILES = (".ignore", ".gitignore")
-
-#: The largest ignore file read (bytes); a larger one is logged and not applied.
-MAX_IGNORE_BYTES = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class _Rules:
-    """The patterns of one ignore file: a path ``p`` found by the walk is matched as
-    ``prefix + p[cut:]`` (its path relative to the file's directory, ``/`` separated)."""
-
-    spec: IgnoreFile
-    cut: int
-    prefix: str
-
-    def decides(self, path: str, is_dir: bool) -> bool | None:
-        rel = self.prefix + path[self.cut :]
-        if os.sep != "/":
-            rel = rel.replace(os.sep, "/")
-        return self.spec.decides(rel, is_dir)
-
-
-@dataclass(frozen=True)
-class _Level:
-    """The ignore rules in force in one directory: ``.ignore`` files deepest first, then
-    ``.gitignore`` files of the current repository deepest first, then its exclude."""
-
-    ignores: tuple[_Rules, ...] = ()
-    gitignores: tuple[_Rules, ...] = ()
-    exclude: _Rules | None = None
-
-    def chain(self) -> tuple[_Rules, ...]:
-        tail = (self.exclude,) if self.exclude is not None else ()
-        return self.ignores + self.gitignores + tail
-
-
-def _ignored(chain: tuple[_Rules, ...], path: str, is_dir: bool) -> bool:
-    for rules in chain:
-        decided = rules.decides(path, is_dir)
-        if decided is not None:
-            return decided
-    return False
-
-
-def _spec(path: str) -> IgnoreFile | None:
-    """The patterns of the ignore file ``path`` (a regular file), ``None`` when it has
-    none or cannot be read (logged by :func:`.files.read_text`)."""
-    text = read_text(path, "an ignore file", MAX_IGNORE_BYTES, errors="replace")
-    if not text:
-        return None
-    spec = IgnoreFile(text)
-    return spec if spec.count else None
-
-
-def _exclude_file(dot_git: str) -> str:
-    """``info/exclude`` of the repository whose ``.git`` is ``dot_git``: a directory, or a
-    worktree's or submodule's file ``gitdir: PATH`` (its ``commondir`` followed)."""
-    if not os.path.isfile(dot_git):  # a directory (or what is never opened: a FIFO)
-        return os.path.join(dot_git, "info", "exclude")
-    text = read_text(dot_git, "a .git file", 64 * 1024, errors="replace") or ""
-    first = text.splitlines()[0] if text else ""
-    if not first.startswith("gitdir:"):
-        return os.path.join(dot_git, "info", "exclude")
-    gitdir = os.path.join(os.path.dirname(dot_git), first[len("gitdir:") :].strip())
-    common = (read_text(os.path.join(gitdir, "commondir"), "a commondir file") or "").strip()
-    if common:
-        gitdir = os.path.join(gitdir, common)
-    return os.path.join(gitdir, "info", "exclude")
-
-
-def _enter(
-    level: _Level,
-    directory: str,
-    files: set[str],
-    has_git: bool,
-    cut: int,
-    prefix: str,
-) -> _Level:
-    """The rules in force in ``directory`` given those of its parent: ``files`` are the
-    names of :data:`IGNORE_FILES` that are regular files there, ``has_git`` whether it
-    holds a ``.git``; ``cut``/``prefix`` place paths relative to it (see :class:`_Rules`)."""
-    found: dict[str, _Rules] = {}
-    for name in IGNORE_FILES:
-        if name in files:
-            spec = _spec(os.path.join(directory, name))
-            if spec is not None:
-                found[name] = _Rules(spec, cut, prefix)
-    ignores, gitignores, exclude = level.ignores, level.gitignores, level.exclude
-    if has_git:  # a repository's top: the rules above it are another repository's
-        gitignores, exclude = (), None
-        path = _exclude_file(os.path.join(directory, ".git"))
-        spec = _spec(path) if os.path.isfile(path) else None
-        if spec is not None:
-            exclude = _Rules(spec, cut, prefix)
-    if ".ignore" in found:
-        ignores = (found[".ignore"], *ignores)
-    if ".gitignore" in found:
-        gitignores = (found[".gitignore"], *gitignores)
-    if (ignores, gitignores, exclude) == (level.ignores, level.gitignores, level.exclude):
-        return level
-    return _Level(ignores, gitignores, exclude)
-
-
-def _repository_top(directory: str) -> str | None:
-    """The nearest directory at or above ``directory`` (absolute) holding a ``.git``."""
-    here = directory
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
-def _inherited(top: str) -> _Level:
-    """The rules the parent directories of ``top`` hand down to it: those of its
-    repository's directories from the repository's top down to ``top``'s parent."""
-    absolute = os.path.abspath(top)
-    above = os.path.dirname(absolute)
-    if above == absolute or os.path.lexists(os.path.join(absolute, ".git")):
-        return _Level()  # the file system's root, or a repository's top
-    repo = _repository_top(above)
-    if repo is None:
-        return _Level()
-    cut = len(os.path.join(top, ""))
-    parts = os.path.relpath(absolute, repo).split(os.sep)
-    level = _Level()
-    here = repo
-    for depth in range(len(parts)):
-        prefix = "/".join(parts[depth:]) + "/"
-        files = {n for n in IGNORE_FILES if os.path.isfile(os.path.join(here, n))}
-        has_git = os.path.lexists(os.path.join(here, ".git"))
-        level = _enter(level, here, files, has_git, cut, prefix)
-        here = os.path.join(here, parts[depth])
-    return level
-
 
 def walk(
     top: str,
@@ -230,8 +91,8 @@ def walk(
     A symlink to a directory is not entered nor yielded; a broken symlink is yielded
     like a file. A directory that cannot be listed is handed to ``report`` as a
     :class:`SkippedFile` ("cannot list: ...") and the walk goes on."""
-    start = _inherited(top) if ignore else _Level()
-    stack: list[tuple[str, _Level]] = [(top, start)]
+    start = inherited(top) if ignore else Level()
+    stack: list[tuple[str, Level]] = [(top, start)]
     while stack:
         root, parent_level = stack.pop()
         try:
@@ -246,9 +107,9 @@ def walk(
             has_git = any(e.name == ".git" for e in entries)
             if files or has_git:
                 cut = len(os.path.join(root, ""))
-                level = _enter(parent_level, root, files, has_git, cut, "")
+                level = enter(parent_level, root, files, has_git, cut, "")
         chain = level.chain()
-        subdirs: list[tuple[str, _Level]] = []
+        subdirs: list[tuple[str, Level]] = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir()  # follows a symlink, like os.walk
@@ -257,14 +118,14 @@ def walk(
             name = entry.name
             if not is_dir:
                 if (wanted is None or wanted(name)) and not (
-                    chain and _ignored(chain, entry.path, False)
+                    chain and ignored(chain, entry.path, False)
                 ):
                     yield entry
             elif (
                 name not in SKIP_DIRS
                 and (name[0] != "." or name in SHOWN_DOT_DIRS)
                 and not _is_symlink(entry)
-                and not (chain and _ignored(chain, entry.path, True))
+                and not (chain and ignored(chain, entry.path, True))
                 and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
             ):
                 subdirs.append((entry.path, level))
@@ -422,4 +283,4 @@ def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
     return hosts.detect_host(str(path), head)
 
 
-__all__ = ["IGNORE_FILES", "SHOWN_DOT_DIRS", "SKIP_DIRS", "iter_files", "walk"]
+__all__ = ["NOT_SCRIPTS", "SHOWN_DOT_DIRS", "SKIP_DIRS", "iter_files", "walk"]
