@@ -8,10 +8,7 @@ Offsets in :class:`Finding` are code points into the document text; ``line`` and
 from __future__ import annotations
 
 import bisect
-import os
 import re
-import stat
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from itertools import accumulate
 from pathlib import Path
@@ -20,42 +17,19 @@ from . import hosts
 from .analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
 from .analysis_cache import AnalysisCache
 from .family import check_family_value, cross_hints
-from .files import MAX_FILE_BYTES, SkippedFile, file_kind, read_head, read_regular
+from .files import MAX_FILE_BYTES, read_regular
 from .hosts import typographic
 from .hosts.base import ValueSpan
 from .hosts.embedded import LAYER, PWSH
 from .misspelled import name_diagnostics
 from .modules import ModuleFinder
-from .notebook import NOTEBOOK, is_notebook
 from .parser import ParsedValue
 from .paths import Where, places
 from .registry import Registry, load_registry
 from .set_logs import check_set_logs
 from .set_logs_keywords import set_logs_signature
 from .suppressions import Silencer
-
-#: Directories never entered when walking a tree.
-SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        ".venv",
-        "venv",
-        "env",
-        "__pycache__",
-        ".ipynb_checkpoints",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        "site-packages",
-        "build",
-        "dist",
-    }
-)
+from .walk import SKIP_DIRS, iter_files, walk  # the walk lived here: kept importable
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -101,6 +75,21 @@ class LineIndex:
         if line >= len(self.starts):
             return self.starts[-1]
         return self.starts[line] + column
+
+
+class LazyLineIndex:
+    """A :class:`LineIndex` of ``text`` built on the first :meth:`position` (a file
+    without findings never needs one)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._index: LineIndex | None = None
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """See :meth:`LineIndex.position`."""
+        if self._index is None:
+            self._index = LineIndex(self._text)
+        return self._index.position(offset)
 
 
 def analyse_span(
@@ -276,7 +265,7 @@ def findings(
     ``set_logs`` calls, misspelled variable names: :mod:`.misspelled`; paths judged as by
     :func:`check_text`); with ``silence``, filtered by the document's suppression
     comments (:func:`silence_findings`)."""
-    index = LineIndex(text)
+    index = LazyLineIndex(text)  # built on the first finding: most files have none
     out: list[Finding] = []
     quotes: list[Diagnostic] = []  # TL109, document offsets
     for span, result in check_text(text, host, registry, finder, base_dir, quotes, roots):
@@ -293,14 +282,14 @@ def findings(
     return silence_findings(text, out, index) if silence else out
 
 
-def _placed(index: LineIndex, diag: Diagnostic) -> Finding:
+def _placed(index: LineIndex | LazyLineIndex, diag: Diagnostic) -> Finding:
     line, column = index.position(diag.start)
     end_line, end_column = index.position(diag.end)
     return Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column)
 
 
 def silence_findings(
-    text: str, found: list[Finding], index: LineIndex | None = None
+    text: str, found: list[Finding], index: LineIndex | LazyLineIndex | None = None
 ) -> list[Finding]:
     """``found`` (the findings of ``text``, in order) without those its suppression
     comments silence, plus a TL903 hint for each suppression that silences nothing
@@ -315,138 +304,29 @@ def silence_findings(
     return kept
 
 
-def iter_files(
-    paths: list[str], skipped: Callable[[SkippedFile], None] | None = None
-) -> Iterator[tuple[Path, str]]:
-    """Files under ``paths`` that hold a host kind, with that kind, in sorted order
-    (Jupyter notebooks too, with the kind :data:`.notebook.NOTEBOOK`).
+#: What every finding of a document needs in its text (any case): a family name or a near
+#: miss of one (:data:`.misspelled.BROAD`), a pin comment (``torch-logs:``), a
+#: ``set_logs`` call (also TL632's launch links). Searched in the lower-cased bytes:
+#: ``bytes.lower`` is ~10 times faster than ``str.lower``, and a pattern with a literal
+#: prefix is searched at C speed (``IGNORECASE`` is not: 1.6 ms for a 20 KB file).
+_MAY_FIND = re.compile(rb"torch[-_]?(?:logs?|traces?|compile_?debug)")
+#: Non-ASCII letters that ``BROAD``'s case-insensitive match takes for ``s`` and ``k``
+#: (U+017F, U+212A, in UTF-8): a document holding one is always checked.
+_FOLDED = (b"\xc5\xbf", b"\xe2\x84\xaa")
 
-    A path naming a file is checked when its kind can be detected (content included);
-    directories are walked (:func:`walk`), skipping :data:`SKIP_DIRS` and virtualenvs
-    (``pyvenv.cfg``), without following symlinked directories. A path given twice (or a
-    file reached twice) is yielded once. Raises ``FileNotFoundError`` for a path that does
-    not exist.
 
-    Only names and ``stat`` (symlinks followed) are looked at before a file is opened: a
-    FIFO, a device or a socket found by walking is never opened (a process writing into
-    a FIFO keeps waiting, a ``/proc/kmsg`` link is not consumed); one whose name gives a
-    kind is reported. The first bytes of a regular file whose name gives no kind (an
-    extensionless script, a dotfile) are read with :func:`.files.read_head`. Each path
-    that cannot be looked at is handed to ``skipped`` and left out: a directory that
-    cannot be listed, a file that cannot be ``stat``-ed or whose first bytes cannot be
-    read (``SkippedFile.error`` set), a path that is not a regular file or directory
-    (``error`` ``None``). The files yielded may still fail to read (or be replaced by a
-    FIFO meanwhile): :func:`read_document` raises then.
-    """
-    report = skipped or (lambda exc: None)
-    seen: set[str] = set()
-
-    def first_time(path: Path) -> bool:
-        key = os.path.normpath(os.path.abspath(path))
-        if key in seen:
-            return False
-        seen.add(key)
+def may_find(data: bytes) -> bool:
+    """``False`` only when a document (its UTF-8 bytes) certainly has no finding of any
+    host: ``check`` over a tree neither decodes nor parses most files."""
+    lowered = data.lower()
+    if b"set_logs" in lowered or _MAY_FIND.search(lowered) is not None:
         return True
-
-    for raw in paths:
-        path = Path(raw)
-        try:
-            info = os.stat(raw)
-        except FileNotFoundError:
-            raise FileNotFoundError(raw) from None
-        except OSError as exc:
-            report(SkippedFile(raw, f"cannot open: {exc.strerror or exc}", exc))
-            continue
-        if not stat.S_ISDIR(info.st_mode):
-            if not stat.S_ISREG(info.st_mode):
-                report(SkippedFile(raw, f"{file_kind(info.st_mode)}, not a regular file"))
-                continue
-            kind = _kind_of(path, report)
-            if kind and first_time(path):
-                yield path, kind
-            continue
-        for entry in walk(raw, report):
-            file = Path(entry.path)
-            name = str(file)
-            named = _notebook_kind(name) or hosts.detect_host(name, "")
-            if not named and file.suffix and not file.name.startswith("."):
-                continue  # no kind by name, and not a script's name: never looked at
-            try:
-                mode = entry.stat().st_mode  # follows a symlink; no open
-            except OSError as exc:
-                report(SkippedFile(name, f"cannot open: {exc.strerror or exc}", exc))
-                continue
-            if not stat.S_ISREG(mode):
-                if named:  # a FIFO named .env: say why it is not checked
-                    report(SkippedFile(name, f"{file_kind(mode)}, not a regular file"))
-                continue
-            kind = named or _kind_of(file, report)
-            if kind and first_time(file):
-                yield file, kind
+    return not lowered.isascii() and any(letter in lowered for letter in _FOLDED)
 
 
-def walk(top: str, report: Callable[[SkippedFile], None]) -> Iterator[os.DirEntry[str]]:
-    """The non-directory entries under the directory ``top``, depth first in sorted
-    order (a directory's files, then each subdirectory's, as ``os.walk`` top-down with
-    sorted names), skipping :data:`SKIP_DIRS` and virtualenvs (``pyvenv.cfg``).
-
-    Iterative (its own stack, ``os.scandir``): a tree thousands of levels deep does not
-    hit Python's recursion limit. A symlink to a directory is not entered (so a symlink
-    loop is never followed) nor yielded; a broken symlink is yielded like a file. A
-    directory that cannot be listed is handed to ``report`` as a :class:`SkippedFile`
-    ("cannot list: ...") and the walk goes on."""
-    stack = [top]
-    while stack:
-        root = stack.pop()
-        try:
-            with os.scandir(root) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            report(SkippedFile(str(Path(root)), f"cannot list: {exc.strerror or exc}", exc))
-            continue
-        subdirs: list[str] = []
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()  # follows a symlink, like os.walk
-            except OSError:
-                is_dir = False
-            if not is_dir:
-                yield entry
-            elif (
-                entry.name not in SKIP_DIRS
-                and not _is_symlink(entry)
-                and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
-            ):
-                subdirs.append(entry.path)
-        stack.extend(reversed(subdirs))
-
-
-def _is_symlink(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_symlink()
-    except OSError:
-        return True  # cannot tell: do not enter it
-
-
-def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
-    """The host kind of a file by its name, else by its first bytes (only when the name
-    could be a script's: no extension, or a dotfile); a Jupyter notebook is
-    :data:`.notebook.NOTEBOOK`, a kind of file but no host's document (first: the
-    IPython cell host claims ``*.ipynb`` names for the cells an editor opens)."""
-    kind = _notebook_kind(str(path)) or hosts.detect_host(str(path), "")
-    if kind or (path.suffix and not path.name.startswith(".")):
-        return kind
-    try:
-        head = read_head(path, 256).decode("utf-8", "replace")
-    except SkippedFile as exc:
-        if exc.error is not None:  # a FIFO or device has no kind to detect: not reported
-            report(exc)
-        return None
-    return hosts.detect_host(str(path), head)
-
-
-def _notebook_kind(name: str) -> str | None:
-    return NOTEBOOK if is_notebook(name) else None
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a document, as :func:`read_document` reads them (same errors)."""
+    return read_regular(path, MAX_FILE_BYTES)
 
 
 def read_document(path: Path) -> str:
@@ -459,6 +339,7 @@ def read_document(path: Path) -> str:
 
 
 __all__ = [
+    "SKIP_DIRS",
     "UNTERMINATED",
     "Finding",
     "LineIndex",
@@ -468,6 +349,8 @@ __all__ = [
     "check_text",
     "findings",
     "iter_files",
+    "may_find",
+    "read_bytes",
     "read_document",
     "walk",
     "with_cross_hints",

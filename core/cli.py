@@ -23,11 +23,12 @@ from typing import Any
 
 from . import hosts
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
-from .checker import findings, iter_files, read_document
+from .checker import findings, iter_files, may_find, read_bytes
 from .cli_torch import (
     add_registry_command,
     add_torch_options,
     context_for,
+    forget_projects,
     print_notes,
     project_dir,
 )
@@ -122,8 +123,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             print(f"torch-logs: {shown(exc.path)}: skipped ({exc.reason})", file=sys.stderr)
 
+    forget_projects()
     try:
-        files = list(iter_files(args.paths, skipped))
+        files = list(iter_files(args.paths, skipped, ignore=not args.no_ignore))
     except FileNotFoundError as exc:
         print(f"torch-logs: no such file or directory: {shown(exc.args[0])}", file=sys.stderr)
         return 2
@@ -151,11 +153,14 @@ def cmd_check(args: argparse.Namespace) -> int:
             _print_rows(path, in_cells, args.format, minimum, rows, counts)
             continue
         try:
-            text = read_document(path)
+            data = read_bytes(path)
         except SkippedFile as exc:
             skipped(exc)
             continue
         checked += 1
+        if not may_find(data):  # no family name, near miss, pin or set_logs: nothing to say
+            continue
+        text = data.decode("utf-8", "replace")  # as read_document
         context = context_for(args, text, path)  # --torch-version, pin, --python, .venv, PATH
         print_notes(context, noted)  # e.g. a release that is not packaged: named once
         registry = context.registry
@@ -317,6 +322,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--show-hints", action="store_true", help="also print hints")
     check.add_argument(
         "--fix", action="store_true", help="apply the safe fixes to the files, then check"
+    )
+    check.add_argument(
+        "--no-ignore",
+        action="store_true",
+        help="walk what .gitignore, .ignore and .git/info/exclude ignore too",
     )
     add_torch_options(check)
     check.set_defaults(func=cmd_check)

@@ -66,16 +66,45 @@ def project_dir(path: str | os.PathLike[str] | None) -> str:
     if path is None:
         return cwd
     start = os.path.dirname(os.path.abspath(path))
+    found = _with_interpreter(start)
+    if found is not None:
+        return found
+    inside = os.path.commonpath([cwd, start]) == cwd if os.path.isabs(start) else False
+    return cwd if inside else start
+
+
+#: ``project_dir``'s answers per directory during one ``check`` run (cleared by
+#: :func:`forget_projects` at the start of each).
+_PROJECTS: dict[str, str | None] = {}
+
+
+def forget_projects() -> None:
+    """Forget the interpreters :func:`project_dir` found (a new run may see new ones)."""
+    _PROJECTS.clear()
+
+
+def _with_interpreter(start: str) -> str | None:
+    """The nearest directory at or above ``start`` (absolute) with a ``.venv``/``venv``
+    interpreter; remembered per directory (``check`` over a tree asks once per
+    directory, not once per file and level)."""
+    misses: list[str] = []
     here = start
+    found: str | None = None
     while True:
+        if here in _PROJECTS:
+            found = _PROJECTS[here]
+            break
         if workspace_interpreters(here):
-            return here
+            found = here
+            break
+        misses.append(here)
         parent = os.path.dirname(here)
         if parent == here:
             break
         here = parent
-    inside = os.path.commonpath([cwd, start]) == cwd if os.path.isabs(start) else False
-    return cwd if inside else start
+    for directory in misses:
+        _PROJECTS[directory] = found
+    return found
 
 
 def context_for(

@@ -24,6 +24,7 @@ __all__ = [
     "describe_kinds",
     "detect_host",
     "extract",
+    "host_by_name",
     "host_for_language",
     "host_module",
     "runs_on",
@@ -106,6 +107,27 @@ def _basename(path: str) -> str:
     return re.split(r"[/\\]", path.rstrip("/\\"))[-1]
 
 
+_NOT_PLAIN = re.compile(r"[/\\?#]")
+_ALL: list[Host] = []
+
+
+def _all_modules() -> list[Host]:
+    """The modules of :data:`HOST_KINDS` in order (imported once)."""
+    if not _ALL:
+        _ALL.extend(m for m in map(host_module, HOST_KINDS) if m is not None)
+    return _ALL
+
+
+def host_by_name(name: str) -> str | None:
+    """The host kind whose name rule claims the base name ``name`` (the first in
+    :data:`HOST_KINDS` order), ``None`` when none does: the content rules are not tried
+    (:func:`detect_host` does). Never raises."""
+    for module in _all_modules():
+        if module.detect_name(name):
+            return module.HOST
+    return None
+
+
 def detect_host(path: str, text: str) -> str | None:
     """The host kind of a document, or ``None`` when it is not one we read.
 
@@ -114,8 +136,8 @@ def detect_host(path: str, text: str) -> str | None:
     first (``detect_name``, in :data:`HOST_KINDS` order), then the content rules
     (``detect_content``: a shell's shebang). Never raises.
     """
-    name = _basename(path)
-    modules = [m for m in map(host_module, HOST_KINDS) if m is not None]
+    name = _basename(path) if _NOT_PLAIN.search(path) else path
+    modules = _all_modules()
     for module in modules:
         if module.detect_name(name):
             return module.HOST
