@@ -4,11 +4,11 @@ Exit codes: ``check`` 0 when no error was found, 1 when any error was found, 2 o
 errors (argparse's convention; also a path that does not exist, an unknown code in
 ``--select``/``--ignore``, a configuration file that cannot be used: :mod:`.cli_select`)
 and when any path could not be read (a directory that cannot be listed, a file that
-cannot be opened: each is named on stderr, ``torch-logs: PATH: cannot read (Permission denied); skipped``, the
-others are still checked; 2 wins over 1). A file skipped for what it is (a FIFO or
-device, a file over 8 MiB) is named on stderr too (``torch-logs: PATH: skipped
-(REASON)``) without changing the exit code. ``explain`` 0 when torch accepts the value,
-1 otherwise.
+cannot be opened: each is named on stderr, ``torch-logs: PATH: cannot read (Permission
+denied); skipped``, the others are still checked; 2 wins over 1). A file skipped for
+what it is (a FIFO or device, a file over 8 MiB) is named on stderr too (``torch-logs:
+PATH: skipped (REASON)``) without changing the exit code. ``explain`` 0 when torch
+accepts the value, 1 otherwise.
 """
 
 from __future__ import annotations
