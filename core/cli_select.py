@@ -91,8 +91,10 @@ class Chooser:
             if exc.path not in self.failed:
                 self.failed.add(exc.path)
                 from .cli import shown
+                from .cli_formats import relative_path
 
-                print(f"torch-logs: {shown(exc.path)}: {exc.reason}", file=sys.stderr)
+                name = shown(relative_path(exc.path) or exc.path)
+                print(f"torch-logs: {name}: {exc.reason}", file=sys.stderr)
             return None
 
     def filter_for(self, path: str | os.PathLike[str]) -> CodeFilter:
