@@ -85,11 +85,28 @@ def add_codes_command(sub: Any) -> None:
     codes.set_defaults(func=cmd_codes)
 
 
+class _Version(argparse.Action):
+    """``--version``: the version read from the package metadata only when asked
+    (``importlib.metadata`` costs tens of milliseconds of every start otherwise)."""
+
+    def __init__(self, option_strings: list[str], dest: str, prog: str, **kw: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
+        self.prog = prog
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{self.prog} {version()}")
+        parser.exit()
+
+
 def add_version_option(parser: argparse.ArgumentParser, prog: str) -> None:
     """``--version``: print ``PROG VERSION`` and exit 0."""
-    parser.add_argument(
-        "--version", action="version", version=f"{prog} {version()}", help="print the version"
-    )
+    parser.add_argument("--version", action=_Version, prog=prog, help="print the version and exit")
 
 
 __all__ = ["add_codes_command", "add_version_option", "cmd_codes", "note_code_like"]
