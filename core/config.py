@@ -115,6 +115,31 @@ def read_config(path: str) -> Config | None:
     return Config(path, selection, table, unknown)
 
 
+_READ: dict[str, tuple[tuple[int, int], Config | ConfigError | None]] = {}
+
+
+def read_config_cached(path: str) -> Config | None:
+    """:func:`read_config`, the result kept while the file's size and modification time
+    stay the same (an editor asks again on every publish). Raises :class:`ConfigError`."""
+    try:
+        st = os.stat(path)
+        key = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = (-1, -1)
+    kept = _READ.get(path)
+    if kept is None or kept[0] != key:
+        try:
+            result: Config | ConfigError | None = read_config(path)
+        except ConfigError as exc:
+            result = exc
+        if len(_READ) > 1000:
+            _READ.clear()
+        kept = _READ[path] = (key, result)
+    if isinstance(kept[1], ConfigError):
+        raise kept[1]
+    return kept[1]
+
+
 class ConfigFinder:
     """Finds and reads the configuration of checked files, each directory looked at and
     each file read once. :meth:`for_file` returns the closest configuration or ``None``;
@@ -161,7 +186,7 @@ class ConfigFinder:
             if not os.path.isfile(path):
                 continue
             try:
-                config = read_config(path)
+                config = read_config_cached(path)
             except ConfigError as exc:
                 return exc
             if config is not None:
@@ -176,4 +201,5 @@ __all__ = [
     "ConfigError",
     "ConfigFinder",
     "read_config",
+    "read_config_cached",
 ]

@@ -20,9 +20,10 @@ from lsprotocol import converters, types
 
 from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.dead_values import OVERWRITTEN
+from torch_logs_lsp.core.selection import Selection
 
 from ..documents import DocumentState
-from ..settings import Settings
+from ..settings import Settings, off_codes
 from ..wire import Encoded
 
 SOURCE = "torch-logs"
@@ -62,20 +63,26 @@ def _encode(d: Diagnostic, key: tuple[Diagnostic, int, int, int, int, int]) -> s
 
 
 def diagnostic_json(
-    state: DocumentState, settings: Settings, memo: Memo | None = None
+    state: DocumentState,
+    settings: Settings,
+    memo: Memo | None = None,
+    project: Selection | None = None,
 ) -> list[str]:
     """Every diagnostic of a document version as the JSON text of an LSP ``Diagnostic``:
     ``range`` with ``line``/``character`` in the negotiated encoding, ``message``,
     ``severity`` 1-4, ``code``, ``source`` ``"torch-logs"`` and, for quick fixes, ``data``
     ``{"suggestions": [...]}`` (replacement names). ``settings.severity`` overrides a
-    code's severity or drops it (``"off"``). ``memo`` (kept by the caller across
-    versions) returns the text already written for the same diagnostic and position."""
+    code's severity or drops it (``"off"``); codes not chosen by the document's project
+    configuration (``project``) and the settings' ``select``/``ignore`` are dropped.
+    ``memo`` (kept by the caller across versions) returns the text already written for
+    the same diagnostic and position."""
     out: list[str] = []
     at = state.mapper.line_character
     memo = {} if memo is None else memo
     if len(memo) > MAX_MEMO:
         memo.clear()
     overrides = settings.severity
+    hidden = off_codes(settings, project)
     placed = [
         (d, *span.document_range(d.start, d.end))
         for span, analysis in state.entries
@@ -84,9 +91,9 @@ def diagnostic_json(
     ]
     placed += [(d, d.start, d.end) for d in state.calls]  # set_logs(...) calls
     for d, start, end in placed:
-        override = overrides.get(d.code) if overrides else None
-        if override == "off":
+        if d.code in hidden:
             continue
+        override = overrides.get(d.code) if overrides else None
         severity = _OVERRIDES.get(override or "", int(d.severity))
         key = (d, *at(start), *at(end), severity)
         text = memo.get(key)
@@ -96,9 +103,11 @@ def diagnostic_json(
     return out
 
 
-def document_diagnostics(state: DocumentState, settings: Settings) -> list[dict[str, Any]]:
+def document_diagnostics(
+    state: DocumentState, settings: Settings, project: Selection | None = None
+) -> list[dict[str, Any]]:
     """:func:`diagnostic_json` decoded: the LSP ``Diagnostic`` objects as dicts."""
-    return [json.loads(text) for text in diagnostic_json(state, settings)]
+    return [json.loads(text) for text in diagnostic_json(state, settings, None, project)]
 
 
 @attrs.define
