@@ -140,7 +140,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     roots, names = cli_roots(args.paths)  # workspace folders: directories named, and "."
     for path, host in files:
         if host == NOTEBOOK:  # each code cell a document (core/notebook_cli.py)
-            checked_notebook = check_notebook(path, args, skipped, noted)
+            off = chooser.ignored(path) if args.fix else frozenset()
+            checked_notebook = check_notebook(path, args, skipped, noted, off)
             if checked_notebook is None:
                 continue
             in_cells, n = checked_notebook
@@ -160,7 +161,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print_notes(context, noted)  # e.g. a release that is not packaged: named once
         registry = context.registry
         if args.fix:
-            text, n = _fix(path, host, registry, text, args.format)
+            text, n = _fix(path, host, registry, text, args.format, chooser.ignored(path))
             fixed += n
         # the workspace for paths: the current directory and the file's project (TL402)
         path_roots = (os.getcwd(), project_dir(path))
@@ -229,13 +230,16 @@ def cell_row(path: Path, found: CellFinding) -> Row:
     )
 
 
-def _fix(path: Path, host: str, registry: Registry, text: str, fmt: str) -> tuple[str, int]:
-    """``check --fix`` for one file: apply fix-all, print each change (to stderr with
-    ``--format json``); return the text to check and the number of values changed."""
-    result = fix_file(path, host, registry)
+def _fix(
+    path: Path, host: str, registry: Registry, text: str, fmt: str, ignore: frozenset[str]
+) -> tuple[str, int]:
+    """``check --fix`` for one file: apply fix-all but the fixes of the codes in
+    ``ignore`` (not chosen), print each change (to stderr unless ``--format text``);
+    return the text to check and the number of values changed."""
+    result = fix_file(path, host, registry, ignore=ignore)
     if result.skipped:
         print(f"{shown(path)}: {result.skipped}", file=sys.stderr)
-    out = sys.stderr if fmt == "json" else sys.stdout
+    out = sys.stdout if fmt == "text" else sys.stderr
     for c in result.changes:
         old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
         what = c.span.variable if c.span is not None else "set_logs"

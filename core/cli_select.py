@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from .codes_doc import all_codes
 from .config import Config, ConfigError, ConfigFinder
 from .selection import CodeFilter, Selection, UnknownSelector, keep
 
@@ -106,6 +107,11 @@ class Chooser:
             sources = [config.selection] if config is not None else []
             found = self._filters[key] = CodeFilter.resolve([*sources, self.cli])
         return found
+
+    def ignored(self, path: str | os.PathLike[str]) -> frozenset[str]:
+        """The documented codes the file ``path`` does not show (``--fix`` skips their
+        fixes, as ruff fixes only the rules it checks)."""
+        return frozenset(all_codes()) - self.filter_for(path).enabled
 
     def chosen(
         self, path: str | os.PathLike[str], items: Iterable[T], code_of: Callable[[T], str]

@@ -4,6 +4,7 @@ a later ``select`` starts over) and ``check --select/--extend-select/--ignore/
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -115,3 +116,18 @@ def test_select_does_not_show_hints(project: Path, capsys: pytest.CaptureFixture
     (project / "a.env").write_text("TORCH_LOGS=+torch._dynamo\n")
     assert codes(capsys, "--select", "TL202")[1] == []
     assert codes(capsys, "--select", "TL202", "--show-hints")[1] == ["TL202"]
+
+
+def test_fix_skips_the_fixes_of_codes_not_chosen(project: Path, capsys: pytest.CaptureFixture[str]):
+    (project / "a.env").write_text("TORCH_LOGS=-guards,dynamo,\n")  # TL301 and TL104
+    (project / "b.env").unlink()
+    main(["check", "--python", sys.executable, "--fix", "--ignore", "TL104", "."])
+    out = capsys.readouterr().out
+    assert (project / "a.env").read_text() == "TORCH_LOGS=guards,dynamo,\n"
+    assert 'fixed TORCH_LOGS: "-guards,dynamo," -> "guards,dynamo,"' in out
+    # a structured format keeps stdout for itself: the changes go to stderr
+    main(["check", "--python", sys.executable, "--fix", "--format", "sarif", "."])
+    captured = capsys.readouterr()
+    assert 'fixed TORCH_LOGS: "guards,dynamo," -> "guards,dynamo"' in captured.err
+    assert json.loads(captured.out)["runs"][0]["results"] == []
+    assert (project / "a.env").read_text() == "TORCH_LOGS=guards,dynamo\n"
