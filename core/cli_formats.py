@@ -134,7 +134,12 @@ def github_line(row: Row, cwd: str | None = None) -> str:
     endColumn=C2,title=TL201::message``. ``col``/``endColumn`` only when the finding is on
     one line (``@actions/core``'s ``AnnotationProperties`` allow them only then);
     ``endColumn`` is the finding's last character (GitHub's default for it is ``col``,
-    a one-character annotation). A notebook's finding is annotated on the file, without a
+    a one-character annotation), never less than ``col``: the runner drops a command
+    with ``col``/``endColumn`` on different lines or ``endColumn`` < ``col`` ("Invalid
+    error command value", quoted in github.com/astral-sh/ruff issue 22074). Columns are
+    code points: GitHub does not document the unit (its code scanning and the VS Code
+    SARIF viewer disagree on an emoji's width: microsoft/sarif-vscode-extension#582).
+    A notebook's finding is annotated on the file, without a
     line (the cell's line is not a line of the ``.ipynb`` file), its message starting
     ``cell N, line L, column C:``."""
     name = relative_path(row.path, cwd) or Path(os.path.abspath(row.path)).as_posix()
