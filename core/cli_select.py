@@ -80,14 +80,25 @@ class Chooser:
         self.isolated = isolated
         self.finder = ConfigFinder()
         self.failed: set[str] = set()
+        self.noted: set[str] = set()
         self._filters: dict[str | None, CodeFilter] = {}
 
     def config_for(self, path: str | os.PathLike[str]) -> Config | None:
-        """The configuration of ``path`` (``None``: none, isolated, or unusable)."""
+        """The configuration of ``path`` (``None``: none, isolated, or unusable). Its
+        unknown keys (a typo like ``ingore``) are named once on stderr as a note."""
         if self.isolated:
             return None
         try:
-            return self.finder.for_file(path)
+            config = self.finder.for_file(path)
+            if config is not None and config.unknown and config.path not in self.noted:
+                self.noted.add(config.path)
+                from .cli import shown
+                from .cli_formats import relative_path
+
+                name = shown(relative_path(config.path) or config.path)
+                keys = ", ".join(config.unknown)
+                print(f"torch-logs: note: {name}: unknown key(s) ignored: {keys}", file=sys.stderr)
+            return config
         except ConfigError as exc:
             if exc.path not in self.failed:
                 self.failed.add(exc.path)

@@ -111,3 +111,15 @@ def test_a_broken_configuration_is_reported_once_and_exits_2(
     assert len(rows) == 4  # every file checked, without the configuration
     message = "torch-logs: pyproject.toml: [tool.torch-logs] ignore: unknown code or prefix 'TL77'"
     assert err.count(message) == 1, err
+
+
+def test_unknown_keys_are_noted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    write(tmp_path / "torch-logs.toml", 'ingore = ["TL104"]\n')
+    write(tmp_path / "a.env", BAD)
+    write(tmp_path / "b.env", BAD)
+    monkeypatch.chdir(tmp_path)
+    code, rows, err = check(capsys, ".")
+    assert code == 1 and len(rows) == 4  # the typo chose nothing
+    assert err.count("torch-logs: note: torch-logs.toml: unknown key(s) ignored: ingore") == 1
