@@ -308,8 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=FORMATS,
         default="text",
-        help="output: text (PATH:LINE:COL: CODE message), json (docs/json-output.md), "
-        "github (workflow commands: annotations), sarif (SARIF 2.1.0)",
+        metavar="FORMAT",
+        help="text (default), json, github or sarif",
     )
     check.add_argument("--show-hints", action="store_true", help="also print hints")
     check.add_argument(

@@ -43,19 +43,17 @@ def add_select_options(parser: argparse.ArgumentParser) -> None:
     """``--select``, ``--extend-select``, ``--ignore``, ``--extend-ignore`` (each takes
     ``CODES``: comma-separated codes or prefixes, may be repeated) and ``--isolated``."""
     helps = {
-        "--select": "show only these codes or prefixes (TL2,TL301; ALL); replaces the "
-        "configuration's select and ignore",
+        "--select": "show only these codes or prefixes (TL2,TL301, ALL)",
         "--extend-select": "show these codes or prefixes too",
-        "--ignore": "hide these codes or prefixes (added to the configuration's)",
-        "--extend-ignore": "the same as --ignore (as in ruff and flake8)",
+        "--ignore": "hide these codes or prefixes",
+        "--extend-ignore": "the same as --ignore (as in ruff)",
     }
     for flag, text in helps.items():
         parser.add_argument(flag, action=_Extend, metavar="CODES", default=None, help=text)
     parser.add_argument(
         "--isolated",
         action="store_true",
-        help="ignore every configuration file (pyproject.toml [tool.torch-logs], "
-        "torch-logs.toml, .torch-logs.toml)",
+        help="read no configuration file (pyproject.toml, ...)",
     )
 
 

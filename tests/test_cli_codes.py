@@ -4,6 +4,7 @@ and ``check --help``."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -99,6 +100,17 @@ def test_check_help_lists_every_option_with_a_line():
                  "--isolated", "--show-hints", "--fix", "--python", "--torch-version"):  # fmt: skip
         assert flag in text
     assert "github" in text and "sarif" in text
-    proc = run("torch_logs_lsp.core.cli", "check", "--help")
-    assert proc.returncode == 0
-    assert "--extend-ignore CODES" in proc.stdout and "usage: torch-logs check" in proc.stdout
+    # one line each in an 80-column terminal (an option too long for its column is
+    # alone on its line and its help on the next one)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: torch-logs check")
+    lines = proc.stdout.splitlines()
+    for action in check._actions:
+        assert action.help is not None
+        assert any(line.strip().endswith(action.help) for line in lines), action.help
