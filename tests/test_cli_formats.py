@@ -212,3 +212,18 @@ def test_the_sarif_schema_rejects_a_broken_log():
         validator.validate(log)
     log["runs"][0]["columnKind"] = "bytes"
     assert len(list(validator.iter_errors(log))) == 2
+
+
+def test_sarif_links_into_the_repository_when_the_metadata_names_it(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from torch_logs_lsp.core import cli_formats, package_info
+
+    repo = "https://github.com/example/torch-logs-lsp"
+    monkeypatch.setattr(package_info, "repository_url", lambda: repo)
+    monkeypatch.setattr(cli_formats, "repository_url", lambda: repo)
+    log = sarif_log([], cwd="/")
+    jsonschema.Draft202012Validator(SARIF_SCHEMA).validate(log)
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == repo
+    assert driver["rules"][0]["helpUri"] == f"{repo}/blob/main/docs/codes.md#tl001"
