@@ -34,7 +34,7 @@ T = TypeVar("T")
 
 class UnknownSelector(ValueError):
     """A selector that is neither ``ALL`` nor a documented code or prefix of one;
-    ``where`` says which list (``"--select"``, ``"pyproject.toml: ignore"``)."""
+    ``where`` names the list (``"--select"``, ``"ignore"`` of a file, ``"torchLogs.ignore"``)."""
 
     def __init__(self, selector: str, where: str) -> None:
         super().__init__(f"{where}: unknown code or prefix {selector!r}")
