@@ -74,6 +74,8 @@ def _table(path: str, name: str) -> dict[str, Any] | None:
         raise ConfigError(path, "not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, f"not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(path, "nested too deeply to read") from None
     if name != "pyproject.toml":
         return doc
     tool = doc.get("tool")

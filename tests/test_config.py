@@ -60,6 +60,8 @@ def test_read_config_errors_and_unknown_keys(tmp_path: Path):
         "select = [\n": "not valid TOML",
         'select = "TL2"\n': "select must be a list of strings",
         'extend-ignore = ["TL999"]\n': "extend-ignore: unknown code or prefix 'TL999'",
+        "a = " + "[" * 5000 + "]" * 5000 + "\n": "nested too deeply",
+        "a = " + "{b=" * 5000 + "1" + "}" * 5000 + "\n": "nested too deeply",
     }
     for text, reason in cases.items():
         write(ok, text)
