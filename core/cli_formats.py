@@ -162,14 +162,20 @@ def github_line(row: Row, cwd: str | None = None) -> str:
 _DEFAULT_LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
+def _plain(markdown: str) -> str:
+    """Markdown of docs/codes.md as SARIF's plain ``text``: bold markers dropped
+    (backticks kept: they read well as quotes)."""
+    return markdown.replace("**", "")
+
+
 def _rule(info: CodeInfo) -> dict[str, Any]:
     doc = code_doc(info.code) or info.title
     first = doc.split("\n\n", 1)[0].replace("\n", " ")
     rule: dict[str, Any] = {
         "id": info.code,
-        "shortDescription": {"text": info.title},
-        "fullDescription": {"text": first},
-        "help": {"text": doc, "markdown": doc},
+        "shortDescription": {"text": _plain(info.title), "markdown": info.title},
+        "fullDescription": {"text": _plain(first), "markdown": first},
+        "help": {"text": _plain(doc), "markdown": doc},
         "defaultConfiguration": {
             "level": _DEFAULT_LEVELS.get(info.severity.split(" ", 1)[0], "warning")
         },

@@ -127,6 +127,8 @@ def test_sarif_validates_and_places_findings(tree: Path, capsys: pytest.CaptureF
     assert [r["id"] for r in driver["rules"]] == list(all_codes())
     tl201 = driver["rules"][all_codes().index("TL201")]
     assert tl201["shortDescription"]["text"] == "unknown name"
+    assert tl201["fullDescription"]["text"].startswith("Message: unknown name `aot_g`")
+    assert tl201["help"]["markdown"].startswith("**Message:**")
     assert "find_spec" in tl201["help"]["text"]
     by_place = {}
     for result in run["results"]:
