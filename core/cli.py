@@ -26,7 +26,7 @@ from . import hosts
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
 from .checker import Finding, findings, iter_files, read_document
 from .cli_codes import add_codes_command, add_version_option, note_code_like
-from .cli_formats import FORMATS, SEVERITY_WORDS, Output, Row, utf16_units
+from .cli_formats import FILE_PLACES, FORMATS, SEVERITY_WORDS, Output, Row, utf16_units
 from .cli_select import add_select_options, make_chooser
 from .cli_torch import (
     add_registry_command,
@@ -40,6 +40,7 @@ from .fixer import fix_file
 from .launch_cli import cli_roots, link_findings
 from .notebook import CELL_HOST, NOTEBOOK
 from .notebook_cli import CellFinding, check_notebook
+from .notebook_places import FilePlace, notebook_places
 from .registry import Registry
 from .set_logs import raising_calls_only_raise
 
@@ -147,9 +148,14 @@ def cmd_check(args: argparse.Namespace) -> int:
             in_cells, n = checked_notebook
             fixed += n
             checked += 1
-            for found_in_cell in chooser.chosen(path, in_cells, lambda c: c.diagnostic.code):
-                if found_in_cell.diagnostic.severity <= minimum:
-                    output.add(cell_row(path, found_in_cell))
+            shown_cells = [
+                c
+                for c in chooser.chosen(path, in_cells, lambda c: c.diagnostic.code)
+                if c.diagnostic.severity <= minimum
+            ]
+            places = notebook_places(path, shown_cells) if args.format in FILE_PLACES else None
+            for i, found_in_cell in enumerate(shown_cells):
+                output.add(cell_row(path, found_in_cell, places[i] if places else None))
             continue
         try:
             text = read_document(path)
@@ -209,9 +215,9 @@ def file_row(path: Path, host: str, text: str, f: Finding) -> Row:
     )
 
 
-def cell_row(path: Path, found: CellFinding) -> Row:
+def cell_row(path: Path, found: CellFinding, place: FilePlace | None = None) -> Row:
     """A notebook's finding as an output row: ``cell`` and positions inside the cell
-    (see :mod:`.notebook_cli`)."""
+    (see :mod:`.notebook_cli`), and its ``place`` in the file (:mod:`.notebook_places`)."""
     f, d = found.finding, found.diagnostic
     return Row(
         path=str(path),
@@ -227,6 +233,7 @@ def cell_row(path: Path, found: CellFinding) -> Row:
         end_line=f.end_line + 1,
         end_column=f.end_column + 1,
         cell=found.cell,
+        file_place=place,
     )
 
 

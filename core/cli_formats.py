@@ -6,7 +6,8 @@ printed as they come, the other formats when the check is done (:meth:`Output.fi
 Positions in a :class:`Row` are 1-based; columns count code points (``column``,
 ``end_column``; the end is exclusive: the column just after the finding) and, for SARIF,
 UTF-16 code units (``utf16_column``, ``utf16_end_column``). A notebook's rows carry
-``cell`` and positions inside that cell's source.
+``cell`` and positions inside that cell's source, and for ``sarif``/``github`` the
+finding's place in the ``.ipynb`` file itself (:mod:`.notebook_places`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from urllib.parse import quote
 
 from .analysis import Severity
 from .codes_doc import CodeInfo, code_doc, code_table
+from .notebook_places import FilePlace
 from .package_info import codes_doc_url, repository_url, version
 
 FORMATS = ("text", "json", "github", "sarif")
+#: Formats that place a notebook's findings in the ``.ipynb`` file.
+FILE_PLACES = ("github", "sarif")
 
 SEVERITY_WORDS = {
     Severity.ERROR: "error",
@@ -73,6 +77,7 @@ class Row:
     cell: int | None = None
     utf16_column: int | None = None
     utf16_end_column: int | None = None
+    file_place: FilePlace | None = None
 
     def json(self) -> dict[str, Any]:
         """The row as ``--format json`` writes it (docs/json-output.md)."""
@@ -139,21 +144,27 @@ def github_line(row: Row, cwd: str | None = None) -> str:
     error command value", quoted in github.com/astral-sh/ruff issue 22074). Columns are
     code points: GitHub does not document the unit (its code scanning and the VS Code
     SARIF viewer disagree on an emoji's width: microsoft/sarif-vscode-extension#582).
-    A notebook's finding is annotated on the file, without a
-    line (the cell's line is not a line of the ``.ipynb`` file), its message starting
-    ``cell N, line L, column C:``."""
+    A notebook's finding is annotated where its characters are in the ``.ipynb`` file
+    (inside the cell's JSON source string; without a line if the file can no longer be
+    read), its message starting ``cell N, line L, column C:`` (the place in the cell)."""
     name = relative_path(row.path, cwd) or Path(os.path.abspath(row.path)).as_posix()
     props = [("file", name)]
     message = row.message
+    line, column, end_line, end_column = row.line, row.column, row.end_line, row.end_column
     if row.cell is not None:
         message = f"cell {row.cell}, line {row.line}, column {row.column}: {message}"
-    else:
-        props.append(("line", str(row.line)))
-        if row.end_line == row.line:
-            props.append(("col", str(row.column)))
-        props.append(("endLine", str(row.end_line)))
-        if row.end_line == row.line:
-            props.append(("endColumn", str(max(row.column, row.end_column - 1))))
+        place = row.file_place
+        if place is not None:
+            line, column, end_line, end_column = (
+                place.line, place.column, place.end_line, place.end_column,
+            )  # fmt: skip
+    if row.cell is None or row.file_place is not None:
+        props.append(("line", str(line)))
+        if end_line == line:
+            props.append(("col", str(column)))
+        props.append(("endLine", str(end_line)))
+        if end_line == line:
+            props.append(("endColumn", str(max(column, end_column - 1))))
     props.append(("title", row.code))
     joined = ",".join(f"{k}={escape_property(v)}" for k, v in props)
     return f"::{GITHUB_COMMANDS[row.severity]} {joined}::{escape_data(message)}"
@@ -198,7 +209,8 @@ def sarif_log(rows: list[Row], cwd: str | None = None) -> dict[str, Any]:
     from docs/codes.md), ``columnKind`` ``utf16CodeUnits`` with the columns in UTF-16
     code units, paths relative to ``cwd`` (``uriBaseId`` ``%SRCROOT%``, given in
     ``originalUriBaseIds``) or absolute ``file:`` URIs outside it. A notebook's result
-    has no region: its message starts ``cell N, line L, column C:`` and its
+    has the region of its characters in the ``.ipynb`` file (none if the file can no
+    longer be read); its message starts ``cell N, line L, column C:`` and its
     ``properties`` hold ``cell``, ``cellLine``, ``cellColumn``, ``cellEndLine`` and
     ``cellEndColumn`` (code points, 1-based)."""
     cwd = os.getcwd() if cwd is None else cwd
@@ -225,6 +237,14 @@ def sarif_log(rows: list[Row], cwd: str | None = None) -> dict[str, Any]:
             }
         else:
             message = f"cell {row.cell}, line {row.line}, column {row.column}: {message}"
+            place = row.file_place
+            if place is not None:
+                physical["region"] = {
+                    "startLine": place.line,
+                    "startColumn": place.utf16_column,
+                    "endLine": place.end_line,
+                    "endColumn": place.utf16_end_column,
+                }
             result["properties"] = {
                 "cell": row.cell,
                 "cellLine": row.line,
@@ -290,6 +310,7 @@ class Output:
 
 
 __all__ = [
+    "FILE_PLACES",
     "FORMATS",
     "GITHUB_COMMANDS",
     "SARIF_LEVELS",

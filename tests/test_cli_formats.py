@@ -37,14 +37,15 @@ def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
     return code, out, err
 
 
-def notebook(source: str) -> str:
+def notebook(source: list[str]) -> str:
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": "# t"},
         {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
          "source": source},
     ]  # fmt: skip
     meta = {"kernelspec": {"display_name": "p", "language": "python", "name": "python3"}}
-    return json.dumps({"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5})
+    nb = {"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(nb, indent=1, ensure_ascii=False)
 
 
 @pytest.fixture
@@ -59,7 +60,8 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         'X = "😀"; os.environ["TORCH_LOGS"] = "aot_g"\n',
         encoding="utf-8",
     )
-    (tmp_path / "nb.ipynb").write_text(notebook('import os\nos.environ["TORCH_LOGS"] = "aot_g"\n'))
+    source = ["import os\n", 'X = "😀"; os.environ["TORCH_LOGS"] = "aot_g"\n']
+    (tmp_path / "nb.ipynb").write_text(notebook(source), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -87,10 +89,14 @@ def test_github_annotations(tree: Path, capsys: pytest.CaptureFixture[str]):
                         "title=TL201::")
         for line in lines
     ), lines  # fmt: skip
-    # a notebook's finding: a file annotation, the cell position in the message
+    # a notebook's finding: where its characters are in the .ipynb file (the JSON
+    # string's line), the place in the cell in the message
+    raw = (tree / "nb.ipynb").read_text("utf-8").splitlines()
+    n = next(i for i, text in enumerate(raw) if "aot_g" in text)
+    col = raw[n].index("aot_g") + 1
+    want = f"::error file=nb.ipynb,line={n + 1},col={col},endLine={n + 1},endColumn={col + 4},"
     assert any(
-        line.startswith("::error file=nb.ipynb,title=TL201::cell 2, line 2, column 29: unknown")
-        for line in lines
+        line.startswith(f"{want}title=TL201::cell 2, line 2, column 38: unknown") for line in lines
     ), lines
     assert "file(s) checked" in err
 
@@ -147,11 +153,17 @@ def test_sarif_validates_and_places_findings(tree: Path, capsys: pytest.CaptureF
     region = phys["region"]
     cut = utf16[(region["startColumn"] - 1) * 2 : (region["endColumn"] - 1) * 2]
     assert cut.decode("utf-16-le") == "aot_g"  # what a UTF-16 consumer underlines
-    # the notebook: no region, the cell in the message and the properties
+    # the notebook: the region in the .ipynb file, the cell in the message and properties
     result, phys = by_place[("nb.ipynb", "TL201")]
-    assert "region" not in phys
-    assert result["message"]["text"].startswith("cell 2, line 2, column 29: ")
-    assert result["properties"]["cell"] == 2
+    region = phys["region"]
+    raw = (tree / "nb.ipynb").read_text("utf-8").splitlines()[region["startLine"] - 1]
+    utf16 = raw.encode("utf-16-le")
+    cut = utf16[(region["startColumn"] - 1) * 2 : (region["endColumn"] - 1) * 2]
+    assert cut.decode("utf-16-le") == "aot_g"
+    assert result["message"]["text"].startswith("cell 2, line 2, column 38: ")
+    assert result["properties"] == {
+        "cell": 2, "cellLine": 2, "cellColumn": 38, "cellEndLine": 2, "cellEndColumn": 43,
+    }  # fmt: skip
 
 
 def test_sarif_without_findings_and_outside_the_directory(
@@ -229,3 +241,32 @@ def test_sarif_links_into_the_repository_when_the_metadata_names_it(
     driver = log["runs"][0]["tool"]["driver"]
     assert driver["informationUri"] == repo
     assert driver["rules"][0]["helpUri"] == f"{repo}/blob/main/docs/codes.md#tl001"
+
+
+def test_notebook_file_places_count_the_raw_json(tmp_path: Path):
+    from torch_logs_lsp.core.analysis import Diagnostic
+    from torch_logs_lsp.core.checker import Finding
+    from torch_logs_lsp.core.notebook import read_notebook
+    from torch_logs_lsp.core.notebook_cli import CellFinding
+    from torch_logs_lsp.core.notebook_places import file_place, notebook_places
+
+    source = ["import os\n", 'os.environ["TORCH_LOGS"] = "😀+aot_g"\n']
+    text = notebook(source).replace("+aot_g", "\\u002baot_g")  # an escape in the file
+    data = text.encode("utf-8")
+    cell = read_notebook(data).cells[1]
+    start = cell.text.index("+aot_g")
+    place = file_place(data, cell, start, start + 6)
+    assert place is not None
+    line = text.splitlines()[place.line - 1]
+    assert line[place.column - 1 : place.end_column - 1] == "\\u002baot_g"
+    assert place.utf16_column == place.column + 1  # the emoji before it
+    # a range over two source strings ends in the second one
+    whole = file_place(data, cell, 0, len(cell.text))
+    assert whole is not None and whole.end_line == whole.line + 1
+    # the file gone: no place, and the annotation falls back to the file
+    path = tmp_path / "gone.ipynb"
+    d = Diagnostic("TL201", Severity.ERROR, "m", 0, 1)
+    found = [CellFinding(2, Finding(None, d, start, start + 6, 1, 0, 1, 6))]
+    assert notebook_places(path, found) == [None]
+    path.write_bytes(data)
+    assert notebook_places(path, found) == [place]
