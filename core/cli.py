@@ -1,13 +1,14 @@
-"""The ``torch-logs`` command: ``check`` files and ``explain`` a value.
+"""The ``torch-logs`` command: ``check`` files, ``explain`` a value, ``registry``, ``codes``.
 
 Exit codes: ``check`` 0 when no error was found, 1 when any error was found, 2 on usage
-errors (argparse's convention; also a path that does not exist) and when any path could
-not be read (a directory that cannot be listed, a file that cannot be opened: each is
-named on stderr, ``torch-logs: PATH: cannot read (Permission denied); skipped``, the
-others are still checked; 2 wins over 1). A file skipped for what it is (a FIFO or
-device, a file over 8 MiB) is named on stderr too (``torch-logs: PATH: skipped
-(REASON)``) without changing the exit code. ``explain`` 0 when torch accepts the value,
-1 otherwise.
+errors (argparse's convention; also a path that does not exist, an unknown code in
+``--select``/``--ignore``, a configuration file that cannot be used: :mod:`.cli_select`)
+and when any path could not be read (a directory that cannot be listed, a file that
+cannot be opened: each is named on stderr, ``torch-logs: PATH: cannot read (Permission
+denied); skipped``, the others are still checked; 2 wins over 1). A file skipped for
+what it is (a FIFO or device, a file over 8 MiB) is named on stderr too (``torch-logs:
+PATH: skipped (REASON)``) without changing the exit code. ``explain`` 0 when torch
+accepts the value, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from typing import Any
 
 from . import hosts
 from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
-from .checker import findings, iter_files, may_find, read_bytes
+from .checker import Finding, findings, iter_files, may_find, read_bytes
+from .cli_codes import add_codes_command, add_version_option, note_code_like
+from .cli_formats import FILE_PLACES, FORMATS, SEVERITY_WORDS, Output, Row, utf16_units
+from .cli_select import add_select_options, make_chooser
 from .cli_torch import (
     add_registry_command,
     add_torch_options,
@@ -37,15 +41,9 @@ from .fixer import fix_file
 from .launch_cli import cli_roots, link_findings
 from .notebook import CELL_HOST, NOTEBOOK
 from .notebook_cli import CellFinding, check_notebook
-from .registry import Registry, load_registry
+from .notebook_places import FilePlace, notebook_places
+from .registry import Registry
 from .set_logs import raising_calls_only_raise
-
-SEVERITY_WORDS = {
-    Severity.ERROR: "error",
-    Severity.WARNING: "warning",
-    Severity.INFORMATION: "info",
-    Severity.HINT: "hint",
-}
 
 
 def shown(path: str | os.PathLike[str]) -> str:
@@ -106,10 +104,11 @@ def _diagnostic_json(d: Any, **extra: Any) -> dict[str, Any]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    registry = load_registry()
+    chooser = make_chooser(args)  # --select/--ignore and each file's configuration
+    if chooser is None:
+        return 2
     minimum = Severity.HINT if args.show_hints else Severity.INFORMATION
-    counts: dict[Severity, int] = {}
-    rows: list[dict[str, Any]] = []
+    output = Output(args.format)
     unreadable = 0
     reported: set[str] = set()
 
@@ -144,13 +143,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     roots, names = cli_roots(args.paths)  # workspace folders: directories named, and "."
     for path, host in files:
         if host == NOTEBOOK:  # each code cell a document (core/notebook_cli.py)
-            checked_notebook = check_notebook(path, args, skipped, noted)
+            off = chooser.ignored(path) if args.fix else frozenset()
+            checked_notebook = check_notebook(path, args, skipped, noted, off)
             if checked_notebook is None:
                 continue
             in_cells, n = checked_notebook
             fixed += n
             checked += 1
-            _print_rows(path, in_cells, args.format, minimum, rows, counts)
+            shown_cells = [
+                c
+                for c in chooser.chosen(path, in_cells, lambda c: c.diagnostic.code)
+                if c.diagnostic.severity <= minimum
+            ]
+            places = notebook_places(path, shown_cells) if args.format in FILE_PLACES else None
+            for i, found_in_cell in enumerate(shown_cells):
+                output.add(cell_row(path, found_in_cell, places[i] if places else None))
             continue
         try:
             data = read_bytes(path)
@@ -165,9 +172,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print_notes(context, noted)  # e.g. a release that is not packaged: named once
         registry = context.registry
         if args.fix:
-            text, n = _fix(path, host, registry, text, args.format)
+            text, n = _fix(path, host, registry, text, args.format, chooser.ignored(path))
             fixed += n
-        bom = 1 if text.startswith("\ufeff") else 0  # editors hide a BOM: don't count it
         # the workspace for paths: the current directory and the file's project (TL402)
         path_roots = (os.getcwd(), project_dir(path))
         placed = findings(text, host, registry, context.finder, os.getcwd(), path_roots)
@@ -176,86 +182,76 @@ def cmd_check(args: argparse.Namespace) -> int:
             placed = sorted(placed + linked, key=lambda f: (f.start, f.end, f.diagnostic.code))
             kept = raising_calls_only_raise([f.diagnostic for f in placed if f.span is None])
             placed = [f for f in placed if f.span is not None or f.diagnostic in kept]
-        for f in placed:
-            d = f.diagnostic
-            column = f.column + 1 - (bom if f.line == 0 else 0)
-            end_column = f.end_column + 1 - (bom if f.end_line == 0 else 0)
-            if d.severity > minimum:
-                continue
-            if args.format == "json":
-                rows.append(
-                    _diagnostic_json(
-                        d,
-                        path=str(path),
-                        host=host,
-                        variable=f.span.variable if f.span else None,
-                        value=f.span.value if f.span else None,
-                        line=f.line + 1,
-                        column=column,
-                        end_line=f.end_line + 1,
-                        end_column=end_column,
-                    )
-                )
-            else:
-                print(f"{shown(path)}:{f.line + 1}:{column}: {d.code} {d.message}")
-            counts[d.severity] = counts.get(d.severity, 0) + 1
-    if args.format == "json":
-        print(json_text(rows))
-    else:
-        summary = ", ".join(
-            f"{counts.get(sev, 0)} {SEVERITY_WORDS[sev]}(s)" for sev in sorted(counts)
-        )
-        print(f"{checked} file(s) checked: {summary or 'no findings'}", file=sys.stderr)
+        for f in chooser.chosen(path, placed, lambda f: f.diagnostic.code):
+            if f.diagnostic.severity <= minimum:
+                output.add(file_row(path, host, text, f))
+    output.finish(checked)
     if args.fix:
         print(f"{fixed} value(s) fixed", file=sys.stderr)
-    if unreadable:
+    if unreadable or chooser.failed:
         return 2
-    return 1 if counts.get(Severity.ERROR) else 0
+    return 1 if output.errors else 0
 
 
-def _print_rows(
-    path: Path,
-    in_cells: list[CellFinding],
-    fmt: str,
-    minimum: Severity,
-    rows: list[dict[str, Any]],
-    counts: dict[Severity, int],
-) -> None:
-    """A notebook's findings as ``PATH:cell N:ROW:COL: CODE message`` lines, or JSON rows
-    with ``cell`` (N) and the row and column inside the cell (see :mod:`.notebook_cli`)."""
-    for found in in_cells:
-        f, d = found.finding, found.diagnostic
-        if d.severity > minimum:
-            continue
-        if fmt == "json":
-            rows.append(
-                _diagnostic_json(
-                    d,
-                    path=str(path),
-                    host=CELL_HOST,
-                    cell=found.cell,
-                    variable=f.span.variable if f.span else None,
-                    value=f.span.value if f.span else None,
-                    line=f.line + 1,
-                    column=f.column + 1,
-                    end_line=f.end_line + 1,
-                    end_column=f.end_column + 1,
-                )
-            )
-        else:
-            print(
-                f"{shown(path)}:cell {found.cell}:{f.line + 1}:{f.column + 1}: {d.code} {d.message}"
-            )
-        counts[d.severity] = counts.get(d.severity, 0) + 1
+def file_row(path: Path, host: str, text: str, f: Finding) -> Row:
+    """A finding of a file as an output row: 1-based positions, columns in code points
+    not counting a BOM (editors hide it), and in UTF-16 code units for SARIF."""
+    d = f.diagnostic
+    bom = 1 if text.startswith("\ufeff") else 0
+    column = f.column + 1 - (bom if f.line == 0 else 0)
+    end_column = f.end_column + 1 - (bom if f.end_line == 0 else 0)
+    u_start = utf16_units(text[f.start - f.column : f.start]) + 1 - (bom if f.line == 0 else 0)
+    u_end = utf16_units(text[f.end - f.end_column : f.end]) + 1 - (bom if f.end_line == 0 else 0)
+    return Row(
+        path=str(path),
+        host=host,
+        code=d.code,
+        severity=d.severity,
+        message=d.message,
+        suggestions=tuple(d.suggestions),
+        variable=f.span.variable if f.span else None,
+        value=f.span.value if f.span else None,
+        line=f.line + 1,
+        column=column,
+        end_line=f.end_line + 1,
+        end_column=end_column,
+        utf16_column=u_start,
+        utf16_end_column=u_end,
+    )
 
 
-def _fix(path: Path, host: str, registry: Registry, text: str, fmt: str) -> tuple[str, int]:
-    """``check --fix`` for one file: apply fix-all, print each change (to stderr with
-    ``--format json``); return the text to check and the number of values changed."""
-    result = fix_file(path, host, registry)
+def cell_row(path: Path, found: CellFinding, place: FilePlace | None = None) -> Row:
+    """A notebook's finding as an output row: ``cell`` and positions inside the cell
+    (see :mod:`.notebook_cli`), and its ``place`` in the file (:mod:`.notebook_places`)."""
+    f, d = found.finding, found.diagnostic
+    return Row(
+        path=str(path),
+        host=CELL_HOST,
+        code=d.code,
+        severity=d.severity,
+        message=d.message,
+        suggestions=tuple(d.suggestions),
+        variable=f.span.variable if f.span else None,
+        value=f.span.value if f.span else None,
+        line=f.line + 1,
+        column=f.column + 1,
+        end_line=f.end_line + 1,
+        end_column=f.end_column + 1,
+        cell=found.cell,
+        file_place=place,
+    )
+
+
+def _fix(
+    path: Path, host: str, registry: Registry, text: str, fmt: str, ignore: frozenset[str]
+) -> tuple[str, int]:
+    """``check --fix`` for one file: apply fix-all but the fixes of the codes in
+    ``ignore`` (not chosen), print each change (to stderr unless ``--format text``);
+    return the text to check and the number of values changed."""
+    result = fix_file(path, host, registry, ignore=ignore)
     if result.skipped:
         print(f"{shown(path)}: {result.skipped}", file=sys.stderr)
-    out = sys.stderr if fmt == "json" else sys.stdout
+    out = sys.stdout if fmt == "text" else sys.stderr
     for c in result.changes:
         old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
         what = c.span.variable if c.span is not None else "set_logs"
@@ -287,6 +283,7 @@ _OUTCOME_TEXT = {
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    note_code_like(args.value)
     context = context_for(args)
     print_notes(context, set())
     result = analyse(args.value, context.registry, context.finder)
@@ -315,10 +312,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="torch-logs", description="Check and explain PyTorch TORCH_LOGS values."
     )
+    add_version_option(parser, "torch-logs")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help=f"check {hosts.describe_kinds('and')}")
-    check.add_argument("paths", nargs="+", metavar="PATH")
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files and directories to check")
+    check.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        metavar="FORMAT",
+        help="text (default), json, github or sarif",
+    )
     check.add_argument("--show-hints", action="store_true", help="also print hints")
     check.add_argument(
         "--fix", action="store_true", help="apply the safe fixes to the files, then check"
@@ -328,14 +332,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="walk what .gitignore, .ignore and .git/info/exclude ignore too",
     )
+    add_select_options(check)
     add_torch_options(check)
     check.set_defaults(func=cmd_check)
     explain = sub.add_parser("explain", help="explain what torch does with a value")
-    explain.add_argument("value", metavar="VALUE")
-    explain.add_argument("--json", action="store_true")
+    explain.add_argument("value", metavar="VALUE", help="a TORCH_LOGS value, like +dynamo,guards")
+    explain.add_argument("--json", action="store_true", help="print the result as JSON")
     add_torch_options(explain)
     explain.set_defaults(func=cmd_explain)
     add_registry_command(sub)
+    add_codes_command(sub)
     return parser
 
 

@@ -29,7 +29,7 @@ def add_torch_options(parser: argparse.ArgumentParser) -> None:
         "--python",
         metavar="PATH",
         type=_python_arg,
-        help="interpreter whose torch and modules to check against (read statically)",
+        help="interpreter whose torch and modules to check against",
     )
     parser.add_argument(
         "--torch-version",
@@ -37,7 +37,7 @@ def add_torch_options(parser: argparse.ArgumentParser) -> None:
         dest="torch_version",
         metavar="X.Y",
         type=_release_arg,
-        help="check against this torch release (overrides pin comments and --python's torch)",
+        help="check against this torch release (wins over pins)",
     )
 
 

@@ -191,25 +191,34 @@ def fix_document(
     host: str,
     registry: Registry,
     renames: RenameLookup | None = None,
+    ignore: frozenset[str] = frozenset(),
 ) -> tuple[str, list[Change]]:
     """Apply fix-all to a document: the new text and the changes made (first the safe
-    TL109 fixes, :func:`fix_quotes`, then the value fixes of the result).
+    TL109 fixes, :func:`fix_quotes`, then the value fixes of the result). ``ignore``:
+    codes whose fixes are skipped (codes not chosen: ``check --fix --ignore``).
 
     Text outside the edited ranges is unchanged, code point for code point. When the
     combined result does not read as intended (never expected: each edit is verified on
     its own), nothing is changed.
     """
-    text, quoted = fix_quotes(text, host)
-    new_text, changes = _fix_values(text, host, registry, renames)
+    quoted: list[Change] = []
+    if "TL109" not in ignore:
+        text, quoted = fix_quotes(text, host)
+    new_text, changes = _fix_values(text, host, registry, renames, ignore)
     return new_text, quoted + changes
 
 
 def _fix_values(
-    text: str, host: str, registry: Registry, renames: RenameLookup | None
+    text: str,
+    host: str,
+    registry: Registry,
+    renames: RenameLookup | None,
+    ignore: frozenset[str] = frozenset(),
 ) -> tuple[str, list[Change]]:
     entries = check_text(text, host, registry)
-    changes = fix_all_edits(host, text, entries, registry, renames)
-    changes += _call_changes(text, host, registry)
+    changes = fix_all_edits(host, text, entries, registry, renames, ignore)
+    if "TL602" not in ignore:  # the only safe set_logs fix: torch= -> all=
+        changes += _call_changes(text, host, registry)
     if not changes:
         return text, []
     new_text = apply_text_edits(text, sorted((e for c in changes for e in c.edits), key=_start))
@@ -254,13 +263,20 @@ class FileFix:
     skipped: str | None = None
 
 
-def fix_file(path: Path, host: str, registry: Registry, write: bool = True) -> FileFix:
+def fix_file(
+    path: Path,
+    host: str,
+    registry: Registry,
+    write: bool = True,
+    ignore: frozenset[str] = frozenset(),
+) -> FileFix:
     """Apply fix-all to a file on disk and write it back when something changed.
 
     The file is read as bytes (a regular file of at most :data:`.files.MAX_FILE_BYTES`)
     and must be valid UTF-8 (a file with undecodable bytes is skipped, never rewritten);
     the new bytes equal the old ones outside the edited ranges (line endings, a BOM and
-    the encoding are kept). ``write=False``: compute only.
+    the encoding are kept). ``write=False``: compute only. ``ignore``: codes whose fixes
+    are skipped.
 
     Writing is atomic (:func:`.files.replace_file`): a temporary file in the same
     directory, with the file's owner and mode, renamed over it (a symlink's target is
@@ -278,7 +294,7 @@ def fix_file(path: Path, host: str, registry: Registry, write: bool = True) -> F
         text = snapshot.data.decode("utf-8")
     except UnicodeDecodeError:
         return FileFix(None, [], "not valid UTF-8; not fixed")
-    new, changes = fix_document(text, host, registry)
+    new, changes = fix_document(text, host, registry, ignore=ignore)
     if changes and write and read_only(snapshot.mode, snapshot.uid, snapshot.gid):
         return FileFix(text, [], "read-only; not fixed")
     if changes and write:

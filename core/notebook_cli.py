@@ -91,10 +91,12 @@ def check_notebook(
     args: argparse.Namespace,
     skipped: Callable[[SkippedFile], None],
     noted: set[str],
+    ignore: frozenset[str] = frozenset(),
 ) -> tuple[list[CellFinding], int] | None:
     """``check`` (and ``--fix``) of one notebook file: its findings and the number of
     values ``--fix`` changed; ``None`` when it was not checked (handed to ``skipped``:
-    unreadable, too large, not a notebook we read, or a kernel that is not Python)."""
+    unreadable, too large, not a notebook we read, or a kernel that is not Python).
+    ``ignore``: codes whose fixes ``--fix`` skips."""
     try:
         data = read_regular(path, MAX_NOTEBOOK_BYTES)
         notebook = read_notebook(data)
@@ -117,26 +119,29 @@ def check_notebook(
     print_notes(context, noted)
     fixed = 0
     if args.fix:
-        notebook, fixed = _fix(path, notebook, context.registry, args.format)
+        notebook, fixed = _fix(path, notebook, context.registry, args.format, ignore)
     roots = (os.getcwd(), project_dir(path))
     found = notebook_findings(notebook, context.registry, context.finder, os.getcwd(), roots)
     return found, fixed
 
 
-def fix_notebook(data: bytes, registry: Registry) -> tuple[bytes, list[Fixed]]:
+def fix_notebook(
+    data: bytes, registry: Registry, ignore: frozenset[str] = frozenset()
+) -> tuple[bytes, list[Fixed]]:
     """Fix-all (:func:`.fixer.fix_document`) applied to each code cell of a notebook's
     bytes: the new bytes and one :data:`Fixed` per value changed. Only the changed
     characters of the changed source strings differ from ``data``; a cell whose change
     cannot be written that way (:func:`.notebook_edits.source_edits` is ``None``) is left as
     it was, and so is the whole notebook should the new JSON not read back as the fixed
     cells (never expected: each edit re-encodes exactly its characters). Raises
-    :class:`.notebook.NotNotebook` for bytes that are not a notebook."""
+    :class:`.notebook.NotNotebook` for bytes that are not a notebook. ``ignore``: codes
+    whose fixes are skipped."""
     notebook = read_notebook(data)
     edits: list[ByteEdit] = []
     changed: list[Fixed] = []
     wanted = {c.index: c.text for c in notebook.cells}
     for cell in notebook.code_cells if notebook.is_python else []:
-        new_text, changes = fix_document(cell.text, CELL_HOST, registry)
+        new_text, changes = fix_document(cell.text, CELL_HOST, registry, ignore=ignore)
         cell_edits = source_edits(cell, new_text) if changes else None
         if not cell_edits:
             continue
@@ -153,17 +158,19 @@ def fix_notebook(data: bytes, registry: Registry) -> tuple[bytes, list[Fixed]]:
     return new, changed
 
 
-def _fix(path: Path, notebook: Notebook, registry: Registry, fmt: str) -> tuple[Notebook, int]:
+def _fix(
+    path: Path, notebook: Notebook, registry: Registry, fmt: str, ignore: frozenset[str]
+) -> tuple[Notebook, int]:
     """``--fix`` of one notebook file: write the fixed bytes safely (the file as read,
     :func:`.files.replace_file`), print each change; return the notebook to check and the
     number of values changed."""
     from .cli import shown  # (it imports this module)
 
-    out = sys.stderr if fmt == "json" else sys.stdout
+    out = sys.stdout if fmt == "text" else sys.stderr
     name = shown(path)
     try:
         snapshot = read_snapshot(path, MAX_NOTEBOOK_BYTES)
-        new, changed = fix_notebook(snapshot.data, registry)
+        new, changed = fix_notebook(snapshot.data, registry, ignore)
     except (SkippedFile, NotNotebook) as exc:
         print(f"{name}: {getattr(exc, 'reason', exc)}; not fixed", file=sys.stderr)
         return notebook, 0

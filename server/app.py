@@ -31,6 +31,7 @@ from .features import completion as completion_feature
 from .features import diagnostics as diagnostics_feature
 from .features import status as status_feature
 from .positions import encoding_name
+from .project_config import project_selection
 from .protocol import ServerProtocol
 from .settings import Settings, checked_settings
 from .texts import label
@@ -263,7 +264,9 @@ class TorchLogsServer(LanguageServer):
             return
         try:
             shown = notebooks.with_cells(self, uri, state)  # + the notes across cells
-            diags = diagnostics_feature.diagnostic_json(shown, self.settings, self.diagnostic_memo)
+            diags = diagnostics_feature.diagnostic_json(  # + [tool.torch-logs] code choices
+                shown, self.settings, self.diagnostic_memo, project_selection(uri)
+            )
         except Exception:
             log.exception("diagnostics failed for %s", uri)
             diags = []

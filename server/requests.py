@@ -14,6 +14,7 @@ from .documents import DocumentState
 from .features import code_actions as code_actions_feature
 from .features import completion as completion_feature
 from .features import hover as hover_feature
+from .project_config import project_selection
 from .wire import Encoded
 
 if TYPE_CHECKING:
@@ -71,4 +72,7 @@ def code_action(
     edit_caps = caps.workspace_edit if caps else None
     versioned = bool(edit_caps and edit_caps.document_changes)
     registry = ls.registry_of(state)
-    return code_actions_feature.code_actions(state, params, registry, ls.settings, versioned)
+    project = project_selection(params.text_document.uri)
+    return code_actions_feature.code_actions(
+        state, params, registry, ls.settings, versioned, project
+    )

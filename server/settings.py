@@ -15,8 +15,10 @@ from typing import Any
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
+from torch_logs_lsp.core.codes_doc import all_codes
 from torch_logs_lsp.core.environment import interpreter_path
 from torch_logs_lsp.core.registry import releases
+from torch_logs_lsp.core.selection import CodeFilter, Selection, UnknownSelector
 from torch_logs_lsp.core.versions import parse_release
 
 SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
@@ -32,12 +34,56 @@ class Settings:
     :data:`SEVERITY_NAMES` (``"off"`` hides the code). ``python``: the interpreter whose
     torch and modules are checked (``""``: look for ``.venv``/``venv`` in the workspace,
     then ``python3`` on PATH); naming it makes module verdicts certain (errors).
+    ``select`` / ``extend_select`` / ``ignore`` / ``extend_ignore`` (wire: ``select``,
+    ``extendSelect``, ``ignore``, ``extendIgnore``): codes or prefixes, as
+    ``torch-logs check --select`` etc. (:mod:`torch_logs_lsp.core.selection`), applied
+    after the document's project configuration; ``select`` ``None`` when not set.
     """
 
     locale: str = "auto"
     torch_version: str = "auto"
     severity: dict[str, str] = field(default_factory=dict)
     python: str = ""
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    extend_ignore: list[str] = field(default_factory=list)
+
+    def selection(self) -> Selection:
+        """The settings' code choices (checked by :func:`parse_settings`: never raises
+        for parsed settings)."""
+        return _selection(
+            None if self.select is None else tuple(self.select),
+            tuple(self.extend_select),
+            tuple(self.ignore),
+            tuple(self.extend_ignore),
+        )
+
+
+@cache
+def _selection(
+    select: tuple[str, ...] | None,
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_ignore: tuple[str, ...],
+) -> Selection:
+    return Selection.of("torchLogs.", select, extend_select, ignore, extend_ignore)
+
+
+@cache
+def hidden_codes(settings_selection: Selection, project: Selection | None = None) -> frozenset[str]:
+    """Codes whose diagnostics are not shown: not chosen by the project configuration
+    (``project``, from ``[tool.torch-logs]`` and the like) followed by the settings."""
+    sources = [project] if project is not None else []
+    chosen = CodeFilter.resolve([*sources, settings_selection]).enabled
+    return frozenset(c for c in all_codes() if c not in chosen)
+
+
+def off_codes(settings: Settings, project: Selection | None = None) -> frozenset[str]:
+    """Codes the editor hides: ``severity`` ``"off"`` and the codes not chosen
+    (:func:`hidden_codes`)."""
+    off = frozenset(c for c, sev in settings.severity.items() if sev == "off")
+    return off | hidden_codes(settings.selection(), project)
 
 
 @cache
@@ -46,7 +92,13 @@ def _converter() -> cattrs.Converter:
     converter = cattrs.Converter(forbid_extra_keys=False)
     converter.register_structure_hook(
         Settings,
-        make_dict_structure_fn(Settings, converter, torch_version=override(rename="torchVersion")),
+        make_dict_structure_fn(
+            Settings,
+            converter,
+            torch_version=override(rename="torchVersion"),
+            extend_select=override(rename="extendSelect"),
+            extend_ignore=override(rename="extendIgnore"),
+        ),
     )
     return converter
 
@@ -79,7 +131,33 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
         problems.append(f"torchLogs.severity: ignored {bad} (use one of {SEVERITY_NAMES})")
         good = {k: v for k, v in settings.severity.items() if k not in bad}
         settings = replace(settings, severity=good)
+    for key, attr in _SELECTION_KEYS.items():
+        try:
+            Selection.of("torchLogs.", **{attr: getattr(settings, attr)})
+        except UnknownSelector as exc:
+            problems.append(f"{exc}; torchLogs.{key} ignored")
+            settings = _without(settings, attr)
     return settings, problems
+
+
+def _without(settings: Settings, attr: str) -> Settings:
+    """``settings`` with the code choice ``attr`` back at its default."""
+    if attr == "select":
+        return replace(settings, select=None)
+    if attr == "extend_select":
+        return replace(settings, extend_select=[])
+    if attr == "ignore":
+        return replace(settings, ignore=[])
+    return replace(settings, extend_ignore=[])
+
+
+#: Wire name -> attribute of the code choice settings.
+_SELECTION_KEYS = {
+    "select": "select",
+    "extendSelect": "extend_select",
+    "ignore": "ignore",
+    "extendIgnore": "extend_ignore",
+}
 
 
 def checked_settings(raw: Any, workspace_root: str | None) -> tuple[Settings, list[str]]:

@@ -48,7 +48,20 @@ HOST_KINDS: tuple[str, ...] = (
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import batch, dockerfile, dotenv, ini, ipython, jsonc, makefile, powershell, python, shell, toml, yaml
+    from . import (
+        batch,
+        dockerfile,
+        dotenv,
+        ini,
+        ipython,
+        jsonc,
+        makefile,
+        powershell,
+        python,
+        shell,
+        toml,
+        yaml,
+    )
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv

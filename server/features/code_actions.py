@@ -16,9 +16,10 @@ from lsprotocol import types
 from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.selection import Selection
 
 from ..documents import DocumentState
-from ..settings import Settings
+from ..settings import Settings, off_codes
 from .diagnostics import SOURCE
 
 if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
@@ -124,12 +125,14 @@ def code_actions(
     registry: Registry,
     settings: Settings,
     versioned: bool = True,
+    project: Selection | None = None,
 ) -> list[types.CodeAction]:
     """Code actions for the requested range: quick fixes of the diagnostics that overlap
     it (``set_logs`` calls too: :mod:`.set_logs_actions`), refactors of the items it
     touches, and, when ``context.only`` asks for source actions (``source``,
     ``source.fixAll``, ...), fix-all for the document; filtered by ``context.only``.
-    Diagnostics turned ``off`` in the settings get no fix.
+    Diagnostics turned ``off`` in the settings, or not chosen by the project
+    configuration (``project``) and the settings' ``select``/``ignore``, get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
     from torch_logs_lsp.core.fixer import fix_all_edits, quote_fixes, span_fixes
     from torch_logs_lsp.core.fixes import REFACTOR
@@ -141,7 +144,7 @@ def code_actions(
         return []
     only = params.context.only
     sent = params.context.diagnostics
-    off = frozenset(c for c, sev in settings.severity.items() if sev == "off")
+    off = off_codes(settings, project)
     out: list[types.CodeAction] = []
     # Only the values the range touches are fixed (each fix is verified by reading the
     # edited document again: doing it for every value made a request take seconds).

@@ -20,10 +20,11 @@ from lsprotocol import converters, types
 
 from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.dead_values import OVERWRITTEN
+from torch_logs_lsp.core.selection import Selection
 from torch_logs_lsp.core.suppressions import UNUSED_SUPPRESSION, Silencer
 
 from ..documents import DocumentState
-from ..settings import Settings
+from ..settings import Settings, off_codes
 from ..wire import Encoded
 
 SOURCE = "torch-logs"
@@ -87,29 +88,35 @@ def document_silencer(state: DocumentState) -> Silencer:
 
 
 def diagnostic_json(
-    state: DocumentState, settings: Settings, memo: Memo | None = None
+    state: DocumentState,
+    settings: Settings,
+    memo: Memo | None = None,
+    project: Selection | None = None,
 ) -> list[str]:
     """Every diagnostic of a document version as the JSON text of an LSP ``Diagnostic``:
     ``range`` with ``line``/``character`` in the negotiated encoding, ``message``,
     ``severity`` 1-4, ``code``, ``source`` ``"torch-logs"`` and, for quick fixes, ``data``
     ``{"suggestions": [...]}`` (replacement names). ``settings.severity`` overrides a
-    code's severity or drops it (``"off"``). ``memo`` (kept by the caller across
-    versions) returns the text already written for the same diagnostic and position."""
+    code's severity or drops it (``"off"``); codes not chosen by the document's project
+    configuration (``project``) and the settings' ``select``/``ignore`` are dropped.
+    ``memo`` (kept by the caller across versions) returns the text already written for
+    the same diagnostic and position."""
     out: list[str] = []
     at = state.mapper.line_character
     memo = {} if memo is None else memo
     if len(memo) > MAX_MEMO:
         memo.clear()
     overrides = settings.severity
+    hidden = off_codes(settings, project)
     placed = _placed(state)
     silencer = Silencer(state.text)  # `torch-logs: ignore[...]` comments
     if silencer:
         placed = [p for p in placed if not silencer.silenced(p[0].code, p[1])]
         placed += [(d, d.start, d.end) for d in silencer.unused()]
     for d, start, end in placed:
-        override = overrides.get(d.code) if overrides else None
-        if override == "off":
+        if d.code in hidden:
             continue
+        override = overrides.get(d.code) if overrides else None
         severity = _OVERRIDES.get(override or "", int(d.severity))
         key = (d, *at(start), *at(end), severity)
         text = memo.get(key)
@@ -119,9 +126,11 @@ def diagnostic_json(
     return out
 
 
-def document_diagnostics(state: DocumentState, settings: Settings) -> list[dict[str, Any]]:
+def document_diagnostics(
+    state: DocumentState, settings: Settings, project: Selection | None = None
+) -> list[dict[str, Any]]:
     """:func:`diagnostic_json` decoded: the LSP ``Diagnostic`` objects as dicts."""
-    return [json.loads(text) for text in diagnostic_json(state, settings)]
+    return [json.loads(text) for text in diagnostic_json(state, settings, None, project)]
 
 
 @attrs.define
