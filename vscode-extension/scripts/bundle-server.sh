@@ -64,8 +64,9 @@ for pyver in "${PYTHONS[@]}"; do
   # Pure-Python files are identical for every version; only new files (extension modules) are added.
   cp -a -n "$STAGE/$pyver/." "$OUT/"
 done
-# The server itself: built from the repository (pure Python), without its dependencies.
-"${PIP[@]}" install -q --no-deps --no-compile --target "$STAGE/project" ..
+# The server itself: built from the repository (pure Python), without its dependencies;
+# or the wheel $SERVER_WHEEL built from it already (scripts/package-all.sh builds it once).
+"${PIP[@]}" install -q --no-deps --no-compile --target "$STAGE/project" "${SERVER_WHEEL:-..}"
 cp -a "$STAGE/project/torch_logs_lsp" "$STAGE"/project/torch_logs_lsp*.dist-info "$OUT/"
 find "$OUT" -name __pycache__ -type d -prune -exec rm -rf {} +
 rm -rf "$OUT/bin"

@@ -25,6 +25,11 @@ vsce() {
     | grep -v -e '^ *[├└│]' -e '^WARNING: Location' || true
 }
 
+# The server's own wheel (pure Python), built once for the six bundles.
+"${PYTHON:-python3}" -m pip wheel -q --no-deps --disable-pip-version-check -w "$WORK/wheel" .. 2>&1 \
+  | grep -v '^WARNING: Location' || true
+SERVER_WHEEL=$(ls "$WORK"/wheel/torch_logs_lsp-*.whl)
+export SERVER_WHEEL
 # linux-x64 first: it writes the generated-code tables (it can run here), which the other
 # targets' bundles copy.
 run_bundle() {
@@ -36,8 +41,7 @@ for t in "${TARGETS[@]}"; do
   [ "$t" = linux-x64 ] || run_bundle "$t"
 done
 
-rm -rf bundled
-vsce --out "$DIST/torch-logs-universal.vsix"
+vsce --ignoreFile scripts/universal.vscodeignore --out "$DIST/torch-logs-universal.vsix"
 for t in "${TARGETS[@]}"; do
   rm -rf bundled && mkdir bundled && mv "$WORK/$t" bundled/libs
   vsce --target "$t" --out "$DIST/torch-logs-$t.vsix"

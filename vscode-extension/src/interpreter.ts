@@ -215,7 +215,11 @@ export async function resolveInterpreter(input: ResolveInput): Promise<Resolutio
     return {
       ok: false,
       attempts,
-      message: `torchLogs.serverInterpreter is "${input.setting}", which cannot run the TORCH_LOGS server: ${a.error}.`,
+      message:
+        `torchLogs.serverInterpreter is "${input.setting}", which cannot run the TORCH_LOGS server: ${a.error}.` +
+        (input.requireServer
+          ? ` This copy of the extension bundles no server (the platform-neutral .vsix): install ${SERVER_DISTRIBUTION} there, choose an interpreter that has it, or install the .vsix built for your platform.`
+          : ''),
     };
   }
 

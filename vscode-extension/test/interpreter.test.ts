@@ -275,6 +275,7 @@ test('no bundle and a serverInterpreter without torch-logs-lsp: an error naming 
   assert.equal(r.ok, false);
   assert.deepEqual(m.probed, ['/opt/py/bin/python']);
   assert.match(r.ok ? '' : r.message, /torchLogs\.serverInterpreter is "\/opt\/py\/bin\/python".*torch-logs-lsp is not installed in it/);
+  assert.match(r.ok ? '' : r.message, /bundles no server \(the platform-neutral \.vsix\)/);
 });
 
 test('with a bundle, fromEnvironment does not require the installed server', async () => {
