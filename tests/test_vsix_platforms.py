@@ -12,6 +12,8 @@ tests/vsix_binaries.py:
   target;
 * the neutral .vsix holds no native binary and no bundle, and declares no target;
 * every .vsix has what the Marketplace and Open VSX show: license, repository, icon.
+* the linux-x64 bundle, unpacked, loads its native modules in each CPython 3.10-3.14 found
+  on this machine (each imports the module of its own version).
 
 ``TORCH_LOGS_LSP_VSIX_DIR=<dir>`` tests the .vsix files already in that folder instead of
 building them.
@@ -174,3 +176,52 @@ def test_marketplace_and_open_vsx_metadata(vsix_dir: Path, name: str) -> None:
     assert width >= 128 and height >= 128
     assert f"<Icon>extension/{package['icon']}</Icon>" in manifest
     assert "extension/dist/extension.js" in names and "extension/readme.md" in names
+
+
+def _local_cpythons() -> dict[str, str]:
+    """CPython 3.10-3.14 interpreters of this machine (PATH, pyenv): version -> path."""
+    found: dict[str, str] = {}
+    for v in PYTHONS:
+        dotted = f"{v[0]}.{v[1:]}"
+        candidates = [shutil.which(f"python{dotted}")]
+        candidates += sorted(
+            str(p) for p in Path.home().glob(f".pyenv/versions/{dotted}.*/bin/python{dotted}")
+        )
+        for c in candidates:
+            if c and subprocess.run([c, "-c", "pass"], capture_output=True).returncode == 0:
+                found[v] = c
+                break
+    return found
+
+
+def test_linux_x64_bundle_loads_its_native_modules_in_each_local_cpython(
+    vsix_dir: Path, tmp_path: Path
+) -> None:
+    """The per-version modules side by side: each CPython here imports its own (the C
+    tree-sitter binding, a grammar, PyYAML's C loader) from the unpacked bundle alone."""
+    if not (os.uname().sysname == "Linux" and os.uname().machine == "x86_64"):
+        pytest.skip("the linux-x64 bundle loads only on Linux x86_64")
+    with _open(vsix_dir, "linux-x64") as z:
+        z.extractall(tmp_path, [n for n in z.namelist() if n.startswith("extension/bundled/")])
+    libs = tmp_path / "extension" / "bundled" / "libs"
+    code = (
+        "import sys, tree_sitter, tree_sitter_bash, yaml\n"
+        "parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))\n"
+        "tree = parser.parse(b'TORCH_LOGS=+dynamo python x.py\\n')\n"
+        "assert tree.root_node.type == 'program', tree.root_node\n"
+        "assert yaml.__with_libyaml__\n"
+        "assert tree_sitter.__file__.startswith(sys.argv[1]), tree_sitter.__file__\n"
+        "print(tree_sitter._binding.__file__.rsplit('/', 1)[-1])\n"
+    )
+    pythons = _local_cpythons()
+    assert pythons, "no CPython 3.10-3.14 found"
+    for v, python in pythons.items():
+        proc = subprocess.run(
+            [python, "-S", "-c", code, str(libs)],
+            env={"PYTHONPATH": str(libs), "PYTHONNOUSERSITE": "1", "PATH": os.environ["PATH"]},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, (python, proc.stderr[-2000:])
+        assert proc.stdout.strip() == f"_binding.cpython-{v}-x86_64-linux-gnu.so", proc.stdout
