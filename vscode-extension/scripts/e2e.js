@@ -199,6 +199,36 @@ async function framesText(needle, timeout) {
     return finish(ctx);
   }
 
+  if (process.env.E2E_SCENARIO === 'neutral') {
+    // the platform-neutral .vsix (no bundled server) with an interpreter that lacks
+    // torch-logs-lsp: an error that says so and how to install it
+    await openFile('recompiles.env', 'TORCH_LOGS=aot_g');
+    const toast = page.locator('.notification-toast', { hasText: 'bundles no server' }).first();
+    const shown = await toast.waitFor({ timeout: 30000 }).then(() => true, () => false);
+    const toastText = shown ? (await toast.innerText()).replace(/\s+/g, ' ') : null;
+    check('neutral .vsix: the error says torch-logs-lsp is not installed and how to install it',
+      shown && /torch-logs-lsp is not installed in it/.test(toastText) && /pip install torch-logs-lsp/.test(toastText), toastText);
+    check('neutral .vsix: the error offers Select Interpreter', shown && (await toast.getByRole('button', { name: 'Select Interpreter' }).isVisible()), null);
+    const bad = page.locator('.statusbar-item', { hasText: 'TORCH_LOGS: no server' }).first();
+    check('neutral .vsix: the status bar item shows the failure', await bad.waitFor({ timeout: 20000 }).then(() => true, () => false), null);
+    await page.screenshot({ path: path.join(out, 'neutral.png') });
+    return finish(ctx);
+  }
+
+  if (process.env.E2E_SCENARIO === 'neutral-env') {
+    // the platform-neutral .vsix with an interpreter where torch-logs-lsp is installed:
+    // the server of that environment runs (no bundle, no PYTHONPATH)
+    await openUntilSquiggle('recompiles.env', 'TORCH_LOGS=aot_g');
+    check('neutral .vsix: squiggle for aot_g from the environment\'s server', true, null);
+    const row = await problemRow(/TL201/);
+    check('neutral .vsix: Problems row for aot_g', !!row, row);
+    const logText = extensionLog();
+    check('neutral .vsix: the server was started from the environment', /server from the environment/.test(logText) && /no bundled server in this copy/.test(logText),
+      (logText.match(/.*starting: .*/) || [null])[0]);
+    await page.screenshot({ path: path.join(out, 'neutral-env.png') });
+    return finish(ctx);
+  }
+
   if (process.env.E2E_SCENARIO === 'floor') {
     // the same measurement as below, with a server that answers at once
     const first = await timedOpen();

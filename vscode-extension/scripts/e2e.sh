@@ -11,6 +11,10 @@
 #                                          interpreters, which must never run
 #   E2E_SCENARIO=floor scripts/e2e.sh   the same open -> squiggle measurement with a server
 #       that answers at once (scripts/floor-server.py): the editor's and machine's share
+#   E2E_SCENARIO=neutral scripts/e2e.sh   the platform-neutral .vsix (no bundled server) with a
+#       Python that lacks torch-logs-lsp: the error saying so and how to install it
+#   E2E_SCENARIO=neutral-env E2E_PYTHON=<python with torch-logs-lsp> scripts/e2e.sh   the
+#       platform-neutral .vsix running the server installed in that environment
 #   E2E_SCENARIO=python-extension scripts/e2e.sh   interpreters from the Python extension's API
 #       (a stub of it, scripts/stub-python-extension/: the real one cannot be downloaded here)
 # Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run; a scenario's in
@@ -25,6 +29,17 @@ CACHE=$(scripts/e2e-setup.sh | tail -1)
 T_SETUP=$(date +%s.%N)
 
 VSIX=$EXT_DIR/dist/torch-logs-linux-x64.vsix
+case "${E2E_SCENARIO:-}" in
+  neutral|neutral-env)
+    # the platform-neutral .vsix (scripts/package-all.sh makes the same with its other six)
+    VSIX=$EXT_DIR/dist/torch-logs-universal.vsix
+    if [ -z "${E2E_SKIP_BUILD:-}" ] || [ ! -f "$VSIX" ]; then
+      node_modules/.bin/vsce package --no-dependencies --no-rewrite-relative-links \
+        --ignoreFile scripts/universal.vscodeignore --out "$VSIX" 2>&1 | grep -v -e '^ *[├└│]' || true
+      [ -f "$VSIX" ] || { echo "build failed: no $VSIX" >&2; exit 1; }
+    fi
+    E2E_SKIP_BUILD=1 ;;
+esac
 if [ -z "${E2E_SKIP_BUILD:-}" ] || [ ! -f "$VSIX" ]; then
   LOCK_SUM=$(sha256sum package-lock.json | cut -d' ' -f1)
   if [ "$(cat node_modules/.e2e-lock-sha256 2>/dev/null)" != "$LOCK_SUM" ]; then
@@ -45,6 +60,11 @@ cp -a ../examples "$RUN/ws"   # a copy: the test types into files
 # The server's Python, set explicitly: VS Code takes PATH from the login shell, where a pyenv
 # shim (slower to start) may come first. The PATH lookup order is covered by the unit tests.
 SERVER_PY=${E2E_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
+if [ "$SCENARIO" = neutral ]; then
+  # a Python without torch-logs-lsp (a bare venv) for the platform-neutral .vsix
+  "$SERVER_PY" -m venv --without-pip "$RUN/bare"
+  SERVER_PY=$RUN/bare/bin/python
+fi
 if [ "${E2E_SCENARIO:-}" = floor ]; then
   # the "interpreter" answers the extension's version probe, and runs the floor server
   # whatever arguments the extension passes

@@ -2,7 +2,7 @@
 # Regenerate requirements.txt: the server's runtime dependencies (from ../pyproject.toml),
 # pinned with sha256 hashes of every published file, resolved for Python 3.10 (the oldest
 # Python the extension supports, so markers such as `exceptiongroup; python_version < "3.11"`
-# are included). Run it after changing the dependencies in pyproject.toml; commit the result.
+# are included), with the caps of lock-constraints.txt. Run it after changing the dependencies in pyproject.toml; commit the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PY310:-}" ]; then
@@ -17,5 +17,6 @@ if [ ! -x "$VENV/bin/pip-compile" ]; then
   "$VENV/bin/pip" install -q "pip-tools>=7.4"
 fi
 "$VENV/bin/pip-compile" --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
-  --no-emit-find-links --output-file requirements.txt ../pyproject.toml
+  --no-emit-find-links --constraint scripts/lock-constraints.txt --output-file requirements.txt \
+  ../pyproject.toml
 echo "wrote $(pwd)/requirements.txt"

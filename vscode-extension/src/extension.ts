@@ -21,13 +21,18 @@ import {
 
 import {
   bytecodeTag,
+  checkEnvironment,
   describeSource,
   expandSetting,
   findOnPath,
   checkVersion,
+  installCommand,
   PROBE_CODE,
+  PROBE_ENVIRONMENT_CODE,
   ProbeResult,
   resolveInterpreter,
+  serverSource,
+  SERVER_DISTRIBUTION,
 } from './interpreter';
 import { RestartQueue } from './restartQueue';
 import { DOCUMENT_SELECTOR } from './selector';
@@ -187,7 +192,7 @@ class TorchLogsExtension implements vscode.Disposable {
     const restart = needsRestart(this.settings, next);
     this.settings = next;
     if (restart) {
-      this.log('torchLogs.serverInterpreter changed: restarting the server');
+      this.log('torchLogs.serverInterpreter or torchLogs.importStrategy changed: restarting the server');
       void this.queue.request();
     } else {
       this.pushSettings();
@@ -282,17 +287,22 @@ class TorchLogsExtension implements vscode.Disposable {
     return result;
   }
 
-  private runProbe(command: string): Promise<ProbeResult> {
+  private runProbe(command: string, environment?: NodeJS.ProcessEnv): Promise<ProbeResult> {
+    // -I -S: no site (.pth files, sitecustomize) and no environment: only the version
+    // is asked, and a bare start takes ~10 ms where site can take ~50 ms. An environment
+    // probe runs as the server will (site and the server's environment variables), as it
+    // asks whether torch-logs-lsp can be imported there; it is never cached (a
+    // `pip install` changes the answer, not the interpreter).
+    const args = environment ? ['-c', PROBE_ENVIRONMENT_CODE] : ['-I', '-S', '-c', PROBE_CODE];
+    const parse = environment ? checkEnvironment : checkVersion;
     return new Promise((resolve) => {
-      // -I -S: no site (.pth files, sitecustomize) and no environment: only the version
-      // is asked, and a bare start takes ~10 ms where site can take ~50 ms
-      execFile(command, ['-I', '-S', '-c', PROBE_CODE], { timeout: 10000, windowsHide: true }, (err, stdout, stderr) => {
+      execFile(command, args, { timeout: 10000, windowsHide: true, env: environment }, (err, stdout, stderr) => {
         if (err) {
           const detail = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : String(stderr || err.message).trim();
           resolve({ error: detail.split('\n').slice(-1)[0] || 'did not run' });
           return;
         }
-        resolve(checkVersion(stdout));
+        resolve(parse(stdout));
       });
     });
   }
@@ -322,6 +332,15 @@ class TorchLogsExtension implements vscode.Disposable {
     this.settings = this.readSettings();
     const trusted = vscode.workspace.isTrusted;
     const setting = expandSetting(this.settings.serverInterpreter, this.settingVariables());
+    const libs = this.context.asAbsolutePath(path.join('bundled', 'libs'));
+    const bundled = fs.existsSync(libs);
+    const strategy = this.settings.importStrategy;
+    // the server's environment when it runs from the interpreter's environment
+    const environmentEnv: NodeJS.ProcessEnv = { ...process.env, PYTHONUTF8: '1', PYTHONUNBUFFERED: '1' };
+    const askEnvironment = !bundled || strategy === 'fromEnvironment';
+    if (!bundled) {
+      this.log(`no bundled server in this copy of the extension (${libs}): running the ${SERVER_DISTRIBUTION} installed in the interpreter's environment`);
+    }
     const resolution = await resolveInterpreter({
       setting,
       trusted,
@@ -329,11 +348,13 @@ class TorchLogsExtension implements vscode.Disposable {
       // untrusted: PATH entries inside the workspace (an activated .venv/bin) are skipped
       which: (name) =>
         findOnPath(name, process.env.PATH, async (f) => (await this.isExecutable(f)) && (trusted || !this.insideWorkspace(f))),
-      probe: (c) => this.probe(c),
+      probe: (c) => (askEnvironment ? this.runProbe(c, environmentEnv) : this.probe(c)),
       forbidden: (c) => this.untrustedReason(c),
+      requireServer: !bundled,
     });
     for (const a of resolution.attempts) {
-      this.log(`interpreter ${a.command} (${describeSource(a.source)}): ${a.error ?? 'Python ' + a.version}`);
+      const server = askEnvironment ? `, ${SERVER_DISTRIBUTION} ${a.installed ?? 'not installed'}` : '';
+      this.log(`interpreter ${a.command} (${describeSource(a.source)}): ${a.error ?? 'Python ' + a.version + server}`);
     }
     if (!resolution.ok) {
       this.interpreter = undefined;
@@ -343,13 +364,21 @@ class TorchLogsExtension implements vscode.Disposable {
       void this.showStartError(resolution.message);
       return;
     }
-    this.interpreter = `${resolution.command} (Python ${resolution.version}, ${describeSource(resolution.source)})`;
+    const source = serverSource(strategy, bundled, resolution.installed);
+    if (source.fallback) {
+      this.log(
+        `torchLogs.importStrategy is fromEnvironment but ${SERVER_DISTRIBUTION} is not installed in ${resolution.command}: using the bundled server (\`${installCommand(resolution.command)}\` installs it there)`,
+      );
+    }
+    const fromEnvironment = source.from === 'environment';
+    this.interpreter = `${resolution.command} (Python ${resolution.version}, ${describeSource(resolution.source)}${
+      fromEnvironment ? `; ${SERVER_DISTRIBUTION} ${resolution.installed} from its environment` : ''
+    })`;
     this.serverPython = resolution.command;
     this.torchStatus.clear();
     this.statusRequestSupported = true;
 
-    const libs = this.context.asAbsolutePath(path.join('bundled', 'libs'));
-    const env: NodeJS.ProcessEnv = {
+    const env: NodeJS.ProcessEnv = fromEnvironment ? environmentEnv : {
       ...process.env,
       PYTHONNOUSERSITE: '1',
       PYTHONUTF8: '1',
@@ -363,23 +392,21 @@ class TorchLogsExtension implements vscode.Disposable {
     // when there is none for this version.
     const tag = bytecodeTag(resolution.version);
     const shipped = tag && fs.existsSync(path.join(libs, 'lsprotocol', '__pycache__', `types.${tag}.pyc`));
-    if (!shipped) {
+    if (!shipped && !fromEnvironment) {
       env.PYTHONPYCACHEPREFIX = path.join(this.context.globalStorageUri.fsPath, 'pycache');
     }
     // The table of code that attrs/cattrs generate at start-up (half of the server's
     // start): the server reads the one shipped for this Python from the bundle and writes
     // its own here only when the shipped one does not fit (see server/codecache.py).
     env.TORCH_LOGS_LSP_CODE_CACHE = path.join(this.context.globalStorageUri.fsPath, 'code-cache');
-    const bundled = fs.existsSync(libs);
-    if (bundled) {
+    if (!fromEnvironment) {
       env.PYTHONPATH = libs; // the bundled server and its pinned dependencies
-    } else {
-      this.log(`${libs} is missing: expecting torch_logs_lsp to be installed in ${resolution.command}`);
     }
     // -S with the bundle: the server needs nothing from the interpreter's site-packages,
     // and no .pth file or sitecustomize of the user's environment runs in it (~40 ms).
+    // From the environment the server and its dependencies are in site-packages.
     // With a trace on, the server also logs its start-up time and cache use.
-    const args = [...(bundled ? ['-S'] : []), '-m', 'torch_logs_lsp.server', ...(this.traceOn() ? ['--log-level', 'INFO'] : [])];
+    const args = [...(fromEnvironment ? [] : ['-S']), '-m', 'torch_logs_lsp.server', ...(this.traceOn() ? ['--log-level', 'INFO'] : [])];
     const serverOptions: ServerOptions = {
       command: resolution.command,
       args,
@@ -418,7 +445,9 @@ class TorchLogsExtension implements vscode.Disposable {
     });
     this.client = client;
     this.sentSettings = initializationOptions;
-    this.log(`starting: ${resolution.command} ${args.join(' ')} (PYTHONPATH=${env.PYTHONPATH ?? ''})`);
+    this.log(
+      `starting: ${resolution.command} ${args.join(' ')} (${fromEnvironment ? 'server from the environment' : `PYTHONPATH=${env.PYTHONPATH ?? ''}`})`,
+    );
     try {
       await client.start();
     } catch (e) {

@@ -9,7 +9,20 @@
  *   2. The Python extension's active interpreter (only in a trusted workspace: it is usually
  *      the workspace's own virtualenv). If it does not work (e.g. Python 3.8) we go on.
  *   3. `python3`, then `python`, on PATH.
+ *
+ * Where the server's code comes from (`torchLogs.importStrategy`, the convention of the Python
+ * tools extension template): `useBundled` runs the server bundled in the .vsix;
+ * `fromEnvironment` runs the `torch-logs-lsp` installed in the interpreter's environment
+ * and falls back to the bundle when it is not installed there. The platform-neutral .vsix
+ * has no bundle: there every candidate interpreter must have `torch-logs-lsp` installed
+ * ({@link ResolveInput.requireServer}).
  */
+
+export type ImportStrategy = 'useBundled' | 'fromEnvironment';
+export const IMPORT_STRATEGIES: readonly ImportStrategy[] = ['useBundled', 'fromEnvironment'];
+/** The distribution the environment must have (PyPI name) and the module the server runs. */
+export const SERVER_DISTRIBUTION = 'torch-logs-lsp';
+export const SERVER_MODULE = 'torch_logs_lsp.server';
 
 export const MIN_PYTHON: readonly [number, number] = [3, 10];
 
@@ -20,6 +33,11 @@ export interface ProbeResult {
   version?: string;
   /** Why it could not be used (did not start, too old, ...). */
   error?: string;
+  /**
+   * Environment probes only ({@link PROBE_ENVIRONMENT_CODE}): the version of `torch-logs-lsp`
+   * installed in the interpreter's environment; undefined when it is not installed.
+   */
+  installed?: string;
 }
 
 export interface Attempt {
@@ -27,6 +45,7 @@ export interface Attempt {
   source: InterpreterSource;
   error?: string;
   version?: string;
+  installed?: string;
 }
 
 export interface ResolveInput {
@@ -45,10 +64,23 @@ export interface ResolveInput {
    * workspace), or undefined. Checked before the probe, which would already run it.
    */
   forbidden?: (command: string) => Promise<string | undefined>;
+  /**
+   * There is no bundled server: an interpreter is usable only when its probe reports
+   * `torch-logs-lsp` installed (the probe must be an environment probe).
+   */
+  requireServer?: boolean;
 }
 
 export type Resolution =
-  | { ok: true; command: string; source: InterpreterSource; version: string; attempts: Attempt[] }
+  | {
+      ok: true;
+      command: string;
+      source: InterpreterSource;
+      version: string;
+      /** torch-logs-lsp's version in the interpreter's environment (environment probes). */
+      installed?: string;
+      attempts: Attempt[];
+    }
   | { ok: false; message: string; attempts: Attempt[] };
 
 /** Parse the probe's output (`3.11.7`) and check it against {@link MIN_PYTHON}. */
@@ -77,6 +109,58 @@ export function bytecodeTag(version: string): string | undefined {
 
 export const PROBE_CODE = "import sys; print('%d.%d.%d' % sys.version_info[:3])";
 
+/**
+ * The code of an environment probe: the version (`3.11.7`) on the first line, then the
+ * version of the installed `torch-logs-lsp` whose server module can be found, or `-`. Nothing
+ * is imported but the (namespace) package `torch_logs_lsp` that holds the module.
+ */
+export const PROBE_ENVIRONMENT_CODE = [
+  'import sys, importlib.util as u, importlib.metadata as m',
+  "print('%d.%d.%d' % sys.version_info[:3])",
+  'try:',
+  `    print(m.version('${SERVER_DISTRIBUTION}') if u.find_spec('${SERVER_MODULE}') else '-')`,
+  'except Exception:',
+  "    print('-')",
+].join('\n');
+
+/** Parse an environment probe's output (see {@link PROBE_ENVIRONMENT_CODE}). */
+export function checkEnvironment(output: string): ProbeResult {
+  const [first = '', second = ''] = output.trim().split(/\r?\n/);
+  const result = checkVersion(first);
+  const installed = second.trim();
+  return installed && installed !== '-' ? { ...result, installed } : result;
+}
+
+/** The command that installs the server into an interpreter's environment. */
+export function installCommand(python: string): string {
+  const quoted = /[\s"']/.test(python) ? `"${python}"` : python;
+  return `${quoted} -m pip install ${SERVER_DISTRIBUTION}`;
+}
+
+/** The reason an interpreter cannot run the server when there is no bundle. */
+export function notInstalledReason(python: string): string {
+  return `${SERVER_DISTRIBUTION} is not installed in it (install it with \`${installCommand(python)}\`)`;
+}
+
+/**
+ * Run the bundled server or the environment's. `bundled`: the .vsix has a bundle;
+ * `installed`: torch-logs-lsp's version in the interpreter's environment (undefined: not
+ * installed or not probed). `fallback` is set when `fromEnvironment` had to use the bundle.
+ */
+export function serverSource(
+  strategy: ImportStrategy,
+  bundled: boolean,
+  installed: string | undefined,
+): { from: 'bundle' | 'environment'; fallback?: boolean } {
+  if (!bundled) {
+    return { from: 'environment' };
+  }
+  if (strategy === 'fromEnvironment') {
+    return installed ? { from: 'environment' } : { from: 'bundle', fallback: true };
+  }
+  return { from: 'bundle' };
+}
+
 /** `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and a leading `~` in the setting. */
 export function expandSetting(
   value: string | undefined,
@@ -104,6 +188,9 @@ export async function resolveInterpreter(input: ResolveInput): Promise<Resolutio
     try {
       const reason = input.forbidden ? await input.forbidden(command) : undefined;
       result = reason ? { error: reason } : await input.probe(command);
+      if (input.requireServer && !result.error && !result.installed) {
+        result = { ...result, error: notInstalledReason(command) };
+      }
     } catch (e) {
       result = { error: e instanceof Error ? e.message : String(e) };
     }
@@ -116,6 +203,7 @@ export async function resolveInterpreter(input: ResolveInput): Promise<Resolutio
     command: a.command,
     source: a.source,
     version: a.version ?? '?',
+    ...(a.installed ? { installed: a.installed } : {}),
     attempts,
   });
 
@@ -127,7 +215,11 @@ export async function resolveInterpreter(input: ResolveInput): Promise<Resolutio
     return {
       ok: false,
       attempts,
-      message: `torchLogs.serverInterpreter is "${input.setting}", which cannot run the TORCH_LOGS server: ${a.error}.`,
+      message:
+        `torchLogs.serverInterpreter is "${input.setting}", which cannot run the TORCH_LOGS server: ${a.error}.` +
+        (input.requireServer
+          ? ` This copy of the extension bundles no server (the platform-neutral .vsix): install ${SERVER_DISTRIBUTION} there, choose an interpreter that has it, or install the .vsix built for your platform.`
+          : ''),
     };
   }
 
@@ -160,11 +252,13 @@ export async function resolveInterpreter(input: ResolveInput): Promise<Resolutio
   const tried = attempts.length
     ? ' Tried: ' + attempts.map((a) => `${a.command} (${a.error})`).join('; ') + '.'
     : ' No python3 or python was found on PATH.';
-  return {
-    ok: false,
-    attempts,
-    message: `The TORCH_LOGS server needs Python ${MIN_PYTHON.join('.')} or newer.${tried} Select an interpreter or set torchLogs.serverInterpreter.`,
-  };
+  const needs = input.requireServer
+    ? `This copy of the extension bundles no server (the platform-neutral .vsix): it runs the ${SERVER_DISTRIBUTION} installed in the environment of a Python ${MIN_PYTHON.join('.')} or newer.`
+    : `The TORCH_LOGS server needs Python ${MIN_PYTHON.join('.')} or newer.`;
+  const todo = input.requireServer
+    ? ` Install it (\`pip install ${SERVER_DISTRIBUTION}\`) into the interpreter of your choice and select that interpreter, or install the .vsix built for your platform, which bundles the server.`
+    : ' Select an interpreter or set torchLogs.serverInterpreter.';
+  return { ok: false, attempts, message: `${needs}${tried}${todo}` };
 }
 
 /** Search PATH like `which` (POSIX and Windows), with the file check passed in. */

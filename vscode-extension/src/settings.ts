@@ -4,12 +4,15 @@
  * workspace/didChangeConfiguration), and decide whether a change needs a restart.
  * No `vscode` import: unit-tested with plain objects.
  */
+import { IMPORT_STRATEGIES, ImportStrategy } from './interpreter';
 
 export const SEVERITIES = ['error', 'warning', 'information', 'hint', 'off'] as const;
 export const LOCALES = ['auto', 'en', 'ru'] as const;
 
 export interface ExtensionSettings {
   serverInterpreter: string;
+  /** `torchLogs.importStrategy`: the bundled server or the environment's (see interpreter.ts). */
+  importStrategy: ImportStrategy;
   /** `torchLogs.python`: the interpreter whose torch and modules are checked. */
   python: string;
   torchVersion: string;
@@ -68,8 +71,10 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
       }
     }
   }
+  const strategy = str('importStrategy', 'useBundled');
   return {
     serverInterpreter: str('serverInterpreter', ''),
+    importStrategy: (IMPORT_STRATEGIES as readonly string[]).includes(strategy) ? (strategy as ImportStrategy) : 'useBundled',
     python: str('python', ''),
     torchVersion: str('torchVersion', 'auto'),
     locale: str('locale', 'auto'),
@@ -111,9 +116,9 @@ export function toServerSettings(s: ExtensionSettings, env: Environment): Server
   return { torchLogs: inner };
 }
 
-/** Only a different interpreter needs a new server process; the rest is sent live. */
+/** Only a different interpreter or server source needs a new server process; the rest is sent live. */
 export function needsRestart(prev: ExtensionSettings, next: ExtensionSettings): boolean {
-  return prev.serverInterpreter !== next.serverInterpreter;
+  return prev.serverInterpreter !== next.serverInterpreter || prev.importStrategy !== next.importStrategy;
 }
 
 export function sameServerSettings(a: ServerSettings, b: ServerSettings): boolean {

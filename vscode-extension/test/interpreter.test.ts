@@ -1,7 +1,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { bytecodeTag, checkVersion, expandSetting, findOnPath, ProbeResult, resolveInterpreter, ResolveInput } from '../src/interpreter';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import {
+  bytecodeTag,
+  checkEnvironment,
+  checkVersion,
+  expandSetting,
+  findOnPath,
+  installCommand,
+  PROBE_ENVIRONMENT_CODE,
+  ProbeResult,
+  resolveInterpreter,
+  ResolveInput,
+  serverSource,
+} from '../src/interpreter';
 
 /** A fake machine: which interpreters exist on PATH and what each probe answers. */
 function machine(opts: {
@@ -200,4 +217,105 @@ test('untrusted: an interpreter inside the workspace is never run, not even prob
   const r2 = await resolveInterpreter({ ...p.input, forbidden: inside });
   assert.equal(r2.ok && r2.command, '/usr/bin/python');
   assert.deepEqual(p.probed, ['/usr/bin/python']);
+});
+
+/** Environment probes: `version\ninstalled-or-dash`, as PROBE_ENVIRONMENT_CODE prints. */
+function envMachine(answers: Record<string, string>, opts: { setting?: string; ext?: string; path?: Record<string, string> } = {}) {
+  const probed: string[] = [];
+  const input: ResolveInput = {
+    setting: opts.setting ?? '',
+    trusted: true,
+    pythonExtension: opts.ext === undefined ? undefined : async () => opts.ext,
+    which: async (name) => opts.path?.[name],
+    probe: async (cmd) => {
+      probed.push(cmd);
+      return cmd in answers ? checkEnvironment(answers[cmd]) : { error: 'not found' };
+    },
+    requireServer: true,
+  };
+  return { input, probed };
+}
+
+test('checkEnvironment: the version line, then the installed torch-logs-lsp or -', () => {
+  assert.deepEqual(checkEnvironment('3.12.1\n0.1.0\n'), { version: '3.12.1', installed: '0.1.0' });
+  assert.deepEqual(checkEnvironment('3.12.1\r\n-\r\n'), { version: '3.12.1' });
+  assert.deepEqual(checkEnvironment('3.12.1'), { version: '3.12.1' });
+  assert.equal(checkEnvironment('3.8.10\n0.1.0').error?.includes('too old'), true);
+});
+
+test('no bundle: an interpreter without torch-logs-lsp is skipped, the next one with it runs the server', async () => {
+  const m = envMachine(
+    { '/ws/.venv/bin/python': '3.12.1\n-', '/usr/bin/python3': '3.11.2\n0.1.0' },
+    { ext: '/ws/.venv/bin/python', path: { python3: '/usr/bin/python3' } },
+  );
+  const r = await resolveInterpreter(m.input);
+  assert.equal(r.ok, true);
+  assert.equal(r.ok && r.command, '/usr/bin/python3');
+  assert.equal(r.ok && r.installed, '0.1.0');
+  assert.match(r.attempts[0].error ?? '', /torch-logs-lsp is not installed in it \(install it with `\/ws\/\.venv\/bin\/python -m pip install torch-logs-lsp`\)/);
+});
+
+test('no bundle and torch-logs-lsp nowhere: the message says what is missing and how to install it', async () => {
+  const m = envMachine({ '/usr/bin/python3': '3.11.2\n-' }, { path: { python3: '/usr/bin/python3' } });
+  const r = await resolveInterpreter(m.input);
+  assert.equal(r.ok, false);
+  const message = r.ok ? '' : r.message;
+  assert.match(message, /bundles no server \(the platform-neutral \.vsix\)/);
+  assert.match(message, /\/usr\/bin\/python3 \(torch-logs-lsp is not installed in it/);
+  assert.match(message, /pip install torch-logs-lsp/);
+  assert.match(message, /the \.vsix built for your platform/);
+});
+
+test('no bundle and a serverInterpreter without torch-logs-lsp: an error naming the setting, no fallback', async () => {
+  const m = envMachine({ '/opt/py/bin/python': '3.12.1\n-', '/usr/bin/python3': '3.11.2\n0.1.0' }, {
+    setting: '/opt/py/bin/python',
+    path: { python3: '/usr/bin/python3' },
+  });
+  const r = await resolveInterpreter(m.input);
+  assert.equal(r.ok, false);
+  assert.deepEqual(m.probed, ['/opt/py/bin/python']);
+  assert.match(r.ok ? '' : r.message, /torchLogs\.serverInterpreter is "\/opt\/py\/bin\/python".*torch-logs-lsp is not installed in it/);
+  assert.match(r.ok ? '' : r.message, /bundles no server \(the platform-neutral \.vsix\)/);
+});
+
+test('with a bundle, fromEnvironment does not require the installed server', async () => {
+  const m = envMachine({ '/usr/bin/python3': '3.11.2\n-' }, { path: { python3: '/usr/bin/python3' } });
+  const r = await resolveInterpreter({ ...m.input, requireServer: false });
+  assert.equal(r.ok, true);
+  assert.equal(r.ok && r.installed, undefined);
+});
+
+test('serverSource: useBundled, fromEnvironment with its fallback to the bundle, and no bundle', () => {
+  assert.deepEqual(serverSource('useBundled', true, '0.1.0'), { from: 'bundle' });
+  assert.deepEqual(serverSource('fromEnvironment', true, '0.1.0'), { from: 'environment' });
+  assert.deepEqual(serverSource('fromEnvironment', true, undefined), { from: 'bundle', fallback: true });
+  assert.deepEqual(serverSource('useBundled', false, '0.1.0'), { from: 'environment' });
+  assert.deepEqual(serverSource('fromEnvironment', false, '0.1.0'), { from: 'environment' });
+});
+
+test('installCommand quotes a path with spaces', () => {
+  assert.equal(installCommand('/usr/bin/python3'), '/usr/bin/python3 -m pip install torch-logs-lsp');
+  assert.equal(installCommand('C:\\Program Files\\Python312\\python.exe'), '"C:\\Program Files\\Python312\\python.exe" -m pip install torch-logs-lsp');
+});
+
+test('PROBE_ENVIRONMENT_CODE run by a real Python: - without torch-logs-lsp, its version with it', () => {
+  const python = process.env.TORCH_LOGS_TEST_PYTHON || 'python3';
+  // -I: no user site and no PYTHONPATH, in an empty temporary folder: torch-logs-lsp is not importable
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-probe-'));
+  const without = execFileSync(python, ['-I', '-c', PROBE_ENVIRONMENT_CODE], { cwd: empty, encoding: 'utf8' });
+  assert.equal(checkEnvironment(without).installed, undefined);
+  assert.ok(checkEnvironment(without).version);
+  // a fake installed distribution: the module and its metadata on sys.path
+  fs.mkdirSync(path.join(empty, 'site', 'torch_logs_lsp', 'server'), { recursive: true });
+  fs.writeFileSync(path.join(empty, 'site', 'torch_logs_lsp', 'server', '__init__.py'), 'raise SystemExit("imported")\n');
+  fs.mkdirSync(path.join(empty, 'site', 'torch_logs_lsp-9.8.7.dist-info'));
+  fs.writeFileSync(path.join(empty, 'site', 'torch_logs_lsp-9.8.7.dist-info', 'METADATA'), 'Metadata-Version: 2.1\nName: torch-logs-lsp\nVersion: 9.8.7\n');
+  const withIt = execFileSync(python, ['-c', PROBE_ENVIRONMENT_CODE], {
+    cwd: empty,
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: path.join(empty, 'site') },
+  });
+  // found without importing the server module (it would exit)
+  assert.equal(checkEnvironment(withIt).installed, '9.8.7');
+  fs.rmSync(empty, { recursive: true, force: true });
 });

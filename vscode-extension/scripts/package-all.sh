@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Build the .vsix for every target VS Code publishes for, plus a platform-neutral one, into
+# dist/ (or $DIST):
+#   torch-logs-<target>.vsix  for linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64,
+#                             alpine-x64: the server and its dependencies (wheels for that
+#                             target, scripts/bundle-server.sh) in bundled/libs
+#   torch-logs-universal.vsix no bundle and no native code: the extension runs the
+#                             torch-logs-lsp installed in the chosen interpreter's environment
+# The wheels are cached (scripts/bundle-server.sh): a second run needs no network.
+# linux-x64 is packaged last, so bundled/libs holds its bundle afterwards, as after
+# `npm run package`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIST=${DIST:-dist}
+TARGETS=(linux-arm64 darwin-x64 darwin-arm64 win32-x64 alpine-x64 linux-x64)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/torch-logs-package-all.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$DIST"
+t0=$SECONDS
+
+npm run --silent vscode:prepublish   # type-check and bundle once for all seven
+export TORCH_LOGS_PREPUBLISHED=1
+vsce() {
+  node_modules/.bin/vsce package --no-dependencies --no-rewrite-relative-links "$@" 2>&1 \
+    | grep -v -e '^ *[├└│]' -e '^WARNING: Location' || true
+}
+
+# The server's own wheel (pure Python), built once for the six bundles.
+"${PYTHON:-python3}" -m pip wheel -q --no-deps --disable-pip-version-check -w "$WORK/wheel" .. 2>&1 \
+  | grep -v '^WARNING: Location' || true
+SERVER_WHEEL=$(ls "$WORK"/wheel/torch_logs_lsp-*.whl)
+export SERVER_WHEEL
+# linux-x64 first: it writes the generated-code tables (it can run here), which the other
+# targets' bundles copy.
+run_bundle() {
+  TARGET=$1 OUT=$WORK/$1 CODE_CACHE_FROM=$WORK/linux-x64/torch_logs_lsp/server/code-cache \
+    bash scripts/bundle-server.sh 2>&1 | grep -v '^WARNING: Location'
+}
+run_bundle linux-x64
+for t in "${TARGETS[@]}"; do
+  [ "$t" = linux-x64 ] || run_bundle "$t"
+done
+
+vsce --ignoreFile scripts/universal.vscodeignore --out "$DIST/torch-logs-universal.vsix"
+for t in "${TARGETS[@]}"; do
+  rm -rf bundled && mkdir bundled && mv "$WORK/$t" bundled/libs
+  vsce --target "$t" --out "$DIST/torch-logs-$t.vsix"
+done
+for f in universal "${TARGETS[@]}"; do
+  [ -f "$DIST/torch-logs-$f.vsix" ] || { echo "missing $DIST/torch-logs-$f.vsix" >&2; exit 1; }
+done
+ls -l "$DIST"/torch-logs-*.vsix
+echo "package:all: 7 .vsix in $((SECONDS - t0)) s"
