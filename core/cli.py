@@ -130,7 +130,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     found = {os.path.normpath(os.path.abspath(p)) for p, _ in files}
     for raw in args.paths:  # a file named explicitly but of no kind we check: say so
-        if raw in reported or str(Path(raw)) in reported or not os.path.isfile(raw):
+        if args.ignore_unknown or raw in reported or str(Path(raw)) in reported or not os.path.isfile(raw):
             continue
         if os.path.normpath(os.path.abspath(raw)) not in found:
             print(
@@ -331,6 +331,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-ignore",
         action="store_true",
         help="walk what .gitignore, .ignore and .git/info/exclude ignore too",
+    )
+    check.add_argument(
+        "--ignore-unknown",
+        action="store_true",
+        help="say nothing of a named file that no host reads (for pre-commit)",
     )
     add_select_options(check)
     add_torch_options(check)

@@ -55,8 +55,6 @@ def detect(uri: str, text: str, language_id: str | None) -> str | None:
         return None  # a markdown or raw cell of a notebook, or another kernel's language
     if kind is None and language_id:
         kind = hosts.host_for_language(language_id)
-        if kind == "toml" and not uri.startswith("untitled:"):
-            return None  # a titled TOML file is read only by its name (Cargo.toml is not)
     return kind
 
 

@@ -1,6 +1,6 @@
 """A pyproject.toml / tox.toml through the real server over stdio: diagnostics with exact
 ranges (UTF-16 and UTF-8 after an emoji), hover, completion of a name, a quick fix that
-applies and re-checks clean, an untitled TOML document read, a titled other TOML not."""
+applies and re-checks clean, untitled and other TOML documents read by their tables."""
 
 from __future__ import annotations
 
@@ -93,8 +93,13 @@ async def test_value_completion_while_the_string_is_open(vscode: LanguageClient)
     assert "dynamo" in [i.label for i in items]
 
 
-async def test_untitled_toml_is_read_and_a_titled_other_toml_is_not(vscode: LanguageClient):
+async def test_untitled_and_other_toml_documents_by_their_tables(vscode: LanguageClient):
     text = '[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=aot_g"]\n'
     diags = await open_and_wait(vscode, "untitled:Untitled-3", text, "toml")
     assert [str(d.code) for d in diags] == ["TL201"]
-    assert await open_and_wait(vscode, "file:///work/project/Cargo.toml", text, "toml") == []
+    # any other TOML document the editor sends is read by its tables only (it may be a
+    # `pytest -c ci.toml` file); a Cargo.toml has none of them
+    ci = await open_and_wait(vscode, "file:///work/project/ci.toml", text, "toml")
+    assert [str(d.code) for d in ci] == ["TL201"]
+    cargo = '[package]\nname = "x"\n[env]\nTORCH_LOGS = "aot_g"\n'
+    assert await open_and_wait(vscode, "file:///work/project/Cargo.toml", cargo, "toml") == []

@@ -55,4 +55,7 @@ async def test_fix_all_includes_the_safe_quote_fix(vscode: LanguageClient):
     assert new == 'TORCH_LOGS="+dynamo"\nTORCH_LOGS_OUT=/tmp/a.log\nTORCH_TRACE=/tmp/tr”\n'
     assert await change(vscode, uri, new, 2) == ["TL109"]
     lone = await actions(vscode, uri, everything, diags[1:], only=[types.CodeActionKind.QuickFix])
-    assert [(a.title, a.is_preferred) for a in lone] == [("Remove the typographic quotes", None)]
+    assert [(a.title, a.is_preferred) for a in lone] == [
+        ("Remove the typographic quotes", None),
+        ("Ignore TL109 on this line", None),
+    ]
