@@ -130,7 +130,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     found = {os.path.normpath(os.path.abspath(p)) for p, _ in files}
     for raw in args.paths:  # a file named explicitly but of no kind we check: say so
-        if args.ignore_unknown or raw in reported or str(Path(raw)) in reported or not os.path.isfile(raw):
+        if args.ignore_unknown or raw in reported or str(Path(raw)) in reported:
+            continue
+        if not os.path.isfile(raw):
             continue
         if os.path.normpath(os.path.abspath(raw)) not in found:
             print(

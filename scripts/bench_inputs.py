@@ -20,24 +20,6 @@ def gen_shell(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def gen_batch(lines: int) -> str:
-    """A cmd script of ``lines`` CRLF lines with a family ``set`` every ~10 lines (one in
-    five with a typo, some in ``if`` blocks and after ``&``)."""
-    out = ["@echo off", "setlocal"]
-    for i in range(lines - 2):
-        if i % 10 == 0:
-            typo = ",aot_g" if i % 50 == 0 else ""
-            if i % 30 == 0:
-                out.append(f'if "%1"=="x" (set "TORCH_LOGS=+dynamo,guards{typo}")')
-            else:
-                out.append(f"echo step {i} & set TORCH_LOGS=+dynamo,guards{typo}")
-        elif i % 10 == 5:
-            out.append(f"python train.py --seed {i} ^")
-        else:
-            out.append(f'  --name "job {i}" --retries 3 ^& rem {i}')
-    return "\r\n".join(out) + "\r\n"
-
-
 def gen_launch(configs: int) -> str:
     parts = ['{\n  // generated\n  "version": "0.2.0",\n  "configurations": [']
     for i in range(configs):
@@ -182,69 +164,6 @@ def gen_dockerfile(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
-def gen_pyproject(lines: int) -> str:
-    """A pyproject.toml of about ``lines`` lines: project tables and a long pytest-env
-    ``env`` list (one entry every ~10 lines, one value in four with a typo), then tox
-    ``set_env`` tables."""
-    out = ["[project]", 'name = "big"', 'version = "1.0"', "dependencies = ["]
-    i = 0
-    while len(out) < lines // 2:
-        i += 1
-        out += [f'  "pkg{i}>=1.{i}",  # dependency {i}']
-    out += ["]", "", "[tool.pytest.ini_options]", "env = ["]
-    j = 0
-    while len(out) < lines * 3 // 4:
-        j += 1
-        typo = ",aot_g" if j % 4 == 0 else ""
-        out += [f'  "D:TORCH_LOGS=+dynamo{typo}",', *(f'  "OTHER_{j}_{k}=x",' for k in range(9))]
-    out += ["]"]
-    k = 0
-    while len(out) < lines:
-        k += 1
-        typo = ",recompile" if k % 4 == 0 else ""
-        out += [
-            f"[tool.tox.env.e{k}.set_env]",
-            f'TORCH_LOGS = "graph_breaks{typo}"',
-            f'OTHER = "{k}"',
-            *(f'X{m} = "y"' for m in range(7)),
-def gen_tox(lines: int) -> str:
-    """A ``tox.ini`` of about ``lines`` lines: a ``[pytest]`` section with pytest-env
-    ``env`` entries, then ``[testenv:eN]`` sections with ``set_env`` lines (a factor
-    prefix, a comment), one value in four with a typo."""
-    out = ["[tox]", "env_list = py312", "", "[pytest]", "env ="]
-    out += [f"    D:TORCH_LOGS_FORMAT=%(levelname)s {i}: %(message)s" for i in range(20)]
-def gen_makefile(lines: int) -> str:
-    """A Makefile of about ``lines`` lines, a family value every ~10 lines: exported
-    assignments (some continued), target-specific ones and recipe lines setting the
-    variable (``$$`` and ``$(X)`` too), one value in four with a typo."""
-    out = ["# generated", "export TORCH_LOGS = +dynamo,guards", "PY ?= python3", ""]
-    i = 0
-    while len(out) < lines:
-        i += 1
-        typo = ",aot_g" if i % 4 == 0 else ""
-        out += [
-            "",
-            f"[testenv:e{i}]",
-            f"deps = pkg{i}",
-            "set_env =",
-            f"    TORCH_LOGS = +dynamo{typo}  # env {i}",
-            f"    py312: TORCH_LOGS_OUT = logs/e{i}.log",
-            f"    OTHER_{i} = x",
-            "commands = pytest {posargs}",
-            f"target{i}: export TORCH_LOGS := recompiles{typo}",
-            f"target{i}: dep{i}.o $(OBJS)",
-            f"	@echo building {i} $$HOME",
-            f"	TORCH_LOGS=+inductor{typo} $(PY) train.py --seed {i} \\",
-            f"	  --out $(BUILD)/run{i}",
-            f"	-TORCH_LOGS=$$EXTRA $(PY) eval.py  # {i}",
-            "",
-            f"OBJS += obj{i}.o",
-            f"TORCH_LOGS_OUT = /tmp/logs/run{i}.txt \\",
-            "    # continued",
-        ]
-    return "\n".join(out[:lines]) + "\n"
-
-
 def gen_notebook(megabytes: int, cells: int) -> str:
     """A Jupyter notebook (nbformat 4, indented as Jupyter writes it) of about
     ``megabytes`` MB and ``cells`` cells: code cells with ``os.environ["TORCH_LOGS"]``
@@ -304,6 +223,82 @@ def gen_notebook(megabytes: int, cells: int) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
+def gen_pyproject(lines: int) -> str:
+    """A pyproject.toml of about ``lines`` lines: project tables and a long pytest-env
+    ``env`` list (one entry every ~10 lines, one value in four with a typo), then tox
+    ``set_env`` tables."""
+    out = ["[project]", 'name = "big"', 'version = "1.0"', "dependencies = ["]
+    i = 0
+    while len(out) < lines // 2:
+        i += 1
+        out += [f'  "pkg{i}>=1.{i}",  # dependency {i}']
+    out += ["]", "", "[tool.pytest.ini_options]", "env = ["]
+    j = 0
+    while len(out) < lines * 3 // 4:
+        j += 1
+        typo = ",aot_g" if j % 4 == 0 else ""
+        out += [f'  "D:TORCH_LOGS=+dynamo{typo}",', *(f'  "OTHER_{j}_{k}=x",' for k in range(9))]
+    out += ["]"]
+    k = 0
+    while len(out) < lines:
+        k += 1
+        typo = ",recompile" if k % 4 == 0 else ""
+        out += [
+            f"[tool.tox.env.e{k}.set_env]",
+            f'TORCH_LOGS = "graph_breaks{typo}"',
+            f'OTHER = "{k}"',
+            *(f'X{m} = "y"' for m in range(7)),
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
+def gen_tox(lines: int) -> str:
+    """A ``tox.ini`` of about ``lines`` lines: a ``[pytest]`` section with pytest-env
+    ``env`` entries, then ``[testenv:eN]`` sections with ``set_env`` lines (a factor
+    prefix, a comment), one value in four with a typo."""
+    out = ["[tox]", "env_list = py312", "", "[pytest]", "env ="]
+    out += [f"    D:TORCH_LOGS_FORMAT=%(levelname)s {i}: %(message)s" for i in range(20)]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [
+            "",
+            f"[testenv:e{i}]",
+            f"deps = pkg{i}",
+            "set_env =",
+            f"    TORCH_LOGS = +dynamo{typo}  # env {i}",
+            f"    py312: TORCH_LOGS_OUT = logs/e{i}.log",
+            f"    OTHER_{i} = x",
+            "commands = pytest {posargs}",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
+def gen_makefile(lines: int) -> str:
+    """A Makefile of about ``lines`` lines, a family value every ~10 lines: exported
+    assignments (some continued), target-specific ones and recipe lines setting the
+    variable (``$$`` and ``$(X)`` too), one value in four with a typo."""
+    out = ["# generated", "export TORCH_LOGS = +dynamo,guards", "PY ?= python3", ""]
+    i = 0
+    while len(out) < lines:
+        i += 1
+        typo = ",aot_g" if i % 4 == 0 else ""
+        out += [
+            f"target{i}: export TORCH_LOGS := recompiles{typo}",
+            f"target{i}: dep{i}.o $(OBJS)",
+            f"	@echo building {i} $$HOME",
+            f"	TORCH_LOGS=+inductor{typo} $(PY) train.py --seed {i} \\",
+            f"	  --out $(BUILD)/run{i}",
+            f"	-TORCH_LOGS=$$EXTRA $(PY) eval.py  # {i}",
+            "",
+            f"OBJS += obj{i}.o",
+            f"TORCH_LOGS_OUT = /tmp/logs/run{i}.txt \\",
+            "    # continued",
+        ]
+    return "\n".join(out[:lines]) + "\n"
+
+
 def gen_powershell(lines: int) -> str:
     """A PowerShell script of about ``lines`` lines: a value every ~10 lines (``$env:``
     assignments, ``Set-Item``, ``SetEnvironmentVariable``), one in four with a typo."""
@@ -332,6 +327,24 @@ def gen_powershell(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
+def gen_batch(lines: int) -> str:
+    """A cmd script of ``lines`` CRLF lines with a family ``set`` every ~10 lines (one in
+    five with a typo, some in ``if`` blocks and after ``&``)."""
+    out = ["@echo off", "setlocal"]
+    for i in range(lines - 2):
+        if i % 10 == 0:
+            typo = ",aot_g" if i % 50 == 0 else ""
+            if i % 30 == 0:
+                out.append(f'if "%1"=="x" (set "TORCH_LOGS=+dynamo,guards{typo}")')
+            else:
+                out.append(f"echo step {i} & set TORCH_LOGS=+dynamo,guards{typo}")
+        elif i % 10 == 5:
+            out.append(f"python train.py --seed {i} ^")
+        else:
+            out.append(f'  --name "job {i}" --retries 3 ^& rem {i}')
+    return "\r\n".join(out) + "\r\n"
+
+
 INPUTS = {
     "shell-10k": ("run.sh", lambda: gen_shell(10_000)),
     "launch-2000": (".vscode/launch.json", lambda: gen_launch(2_000)),
@@ -346,7 +359,6 @@ INPUTS = {
     "workflow-5000": (".github/workflows/train.yml", lambda: gen_workflow(5_000)),
     "docker-2000": ("Dockerfile", lambda: gen_dockerfile(2_000)),
     "pyproject-2000": ("toml/pyproject.toml", lambda: gen_pyproject(2_000)),
-    # issue 16: pytest-env and tox set_env in one tox.ini
     "tox-2000": ("tox.ini", lambda: gen_tox(2_000)),
     "make-5000": ("Makefile", lambda: gen_makefile(5_000)),
     "ps1-5000": ("train.ps1", lambda: gen_powershell(5_000)),
