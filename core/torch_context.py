@@ -43,9 +43,11 @@ from .versions import nearest_release, parse_release
 
 log = logging.getLogger(__name__)
 
-#: ``# torch-logs: torch=2.4`` (or ``// torch-logs: torch=2.4.1``; ``:: ...`` or ``rem ...`` in a
-#: batch file) anywhere in a file.
-PIN_RE = re.compile(r"(?:#|//|::|(?<!\w)(?i:rem)[ \t])\s*torch-logs:\s*torch\s*=\s*([0-9][\w.+-]*)")
+#: ``# torch-logs: torch=2.4`` (or ``// torch-logs: torch=2.4.1``; ``; ...`` in INI;
+#: ``:: ...`` or ``rem ...`` in a batch file) anywhere in a file.
+PIN_RE = re.compile(
+    r"(?:#|//|::|;|(?<!\w)(?i:rem)[ \t])\s*torch-logs:\s*torch\s*=\s*([0-9][\w.+-]*)"
+)
 
 
 @dataclass(frozen=True)

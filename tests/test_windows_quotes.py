@@ -132,6 +132,7 @@ def test_every_host_declares_where_it_runs():
         "rem torch-logs: torch=2.8",
         "REM torch-logs: torch=2.8",
         "@Rem\ttorch-logs: torch=2.8",
+        "; torch-logs: torch=2.8",
     ],
 )
 def test_pin_comments_in_every_comment_syntax(comment: str):
