@@ -8,7 +8,8 @@ line (:func:`.ini_lines.iniconfig_options`). An entry ``[FLAG:]...NAME=VALUE`` i
 at its first ``=``; the part before is split at ``:``, the last piece stripped is the
 name, the others (stripped, upper cased) are flags: ``R`` (raw), ``D`` (only when unset),
 ``U`` (unset). The value is the rest, stripped; without ``R`` it goes through
-``str.format(**os.environ)``, so a value holding ``{`` or ``}`` is not static. An entry
+``str.format(**os.environ)``: ``{{``/``}}`` are one brace, a value holding a field or a
+lone brace is not static (:func:`.pytest_env.formatted`). An entry
 without ``=`` sets the variable to ``""`` (an :class:`Entry` flagged :data:`NO_VALUE`,
 not reported); a ``U`` entry removes it (an
 :class:`Entry` with ``"U"`` in its flags, whose span is no value span).
@@ -21,6 +22,7 @@ from typing import NamedTuple
 
 from .base import FAMILY, ValueSpan
 from .ini_lines import Option, iniconfig_options
+from .pytest_env import parse_entry
 
 #: The sections pytest reads its options from in an INI file (``findpaths.py``:
 #: ``[pytest]`` in pytest.ini, .pytest.ini, tox.ini; ``[tool:pytest]`` in setup.cfg).
@@ -41,53 +43,33 @@ class Entry(NamedTuple):
     option: int
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def entry(text: str, start: int, end: int, option: int, host: str) -> Entry | None:
     """The entry on the value line ``text[start:end]`` (stripped, no line break) when it
-    sets a family variable, else ``None``."""
-    eq = text.find("=", start, end)
-    no_value = eq == -1
-    if no_value:
-        eq = end
-    colon = text.rfind(":", start, eq)
-    ns, ne = _strip(text, colon + 1 if colon != -1 else start, eq)
-    name = text[ns:ne]
-    if name not in FAMILY:
+    sets a family variable, else ``None``; read by :func:`.pytest_env.parse_entry`, the
+    reading the TOML host shares (offsets moved into the document)."""
+    read = parse_entry(text[start:end])
+    if read.name not in FAMILY:
         return None
-    flags = (
-        frozenset(f.strip().upper() for f in text[start:colon].split(":"))
-        if colon != -1
-        else frozenset()
-    )
-    if no_value:
-        flags |= {NO_VALUE}
-    vs, ve = _strip(text, eq + 1, end) if not no_value else (ne, ne)
-    value: str | None = text[vs:ve]
-    if "R" not in flags and ("{" in text[vs:ve] or "}" in text[vs:ve]):
-        value = None  # str.format(**os.environ): depends on the environment
-    starts = tuple(range(vs, ve)) if value else ()
+    flags = read.flags | ({NO_VALUE} if "=" not in text[start:end] else set())
+    value = read.value
+    if NO_VALUE in flags:
+        value = ""
+    vs, ve = start + read.raw_start, start + read.raw_end
     span = ValueSpan(
-        variable=name,
+        variable=read.name,
         host=host,
-        name_start=ns,
-        name_end=ne,
+        name_start=start + read.name_start,
+        name_end=start + read.name_end,
         value=value,
-        char_starts=starts,
-        char_ends=tuple(i + 1 for i in starts),
+        char_starts=tuple(start + i for i in read.starts) if value else (),
+        char_ends=tuple(start + i for i in read.ends) if value else (),
         content_start=vs,
         content_end=ve,
         raw_start=vs,
         raw_end=ve,
         quote="",
     )
-    return Entry(span, flags, option)
+    return Entry(span, frozenset(flags), option)
 
 
 def entries(text: str, host: str, options: list[Option] | None = None) -> list[Entry]:
