@@ -58,8 +58,9 @@ class EnvEntry:
     ends: tuple[int, ...]
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    """``text[start:end]`` without the whitespace ``str.strip()`` removes."""
+def strip_range(text: str, start: int, end: int) -> tuple[int, int]:
+    """The range ``[start, end)`` of ``text`` without the whitespace ``str.strip()``
+    removes (Unicode whitespace), as code points into ``text``."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -104,8 +105,10 @@ def parse_entry(entry: str) -> EnvEntry:
         if colon != -1
         else frozenset()
     )
-    name_start, name_end = _strip(entry, colon + 1, key_end)
-    raw_start, raw_end = _strip(entry, eq + 1, len(entry)) if eq != -1 else (len(entry), len(entry))
+    name_start, name_end = strip_range(entry, colon + 1, key_end)
+    raw_start, raw_end = (
+        strip_range(entry, eq + 1, len(entry)) if eq != -1 else (len(entry), len(entry))
+    )
     transform = "R" not in flags
     unset = "U" in flags
     value: str | None = None
