@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .pytest_env import strip_range
+
 #: iniconfig 2.3.1 ``_parse.py``: ``COMMENTCHARS = "#;"``.
 _COMMENT_CHARS = "#;"
 #: The line breaks of ``str.splitlines`` (iniconfig splits the file with it, after the
@@ -42,15 +44,6 @@ class Option(NamedTuple):
     name_end: int
     lines: tuple[tuple[int, int], ...]
     line_start: int
-
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    """``text[start:end].strip()`` as a range (``str.strip``: Unicode whitespace)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def physical_lines(text: str, breaks: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -81,7 +74,7 @@ def iniconfig_options(text: str) -> list[Option]:
     section: str | None = None
     current: list[tuple[int, int]] | None = None
     for start, end in physical_lines(text, _SPLITLINES):
-        s, e = _strip(text, start, end)
+        s, e = strip_range(text, start, end)
         if s == e or text[s] in _COMMENT_CHARS:
             continue  # blank or comment: iniconfig returns (None, None)
         e = _rstrip_end(text, start, end)
@@ -101,8 +94,8 @@ def iniconfig_options(text: str) -> list[Option]:
                 if not sep:
                     current = None  # iniconfig: "unexpected line"
                     continue
-            value = _strip(text, start + len(name) + 1, e)
-            ns, ne = _strip(text, start, start + len(name))
+            value = strip_range(text, start + len(name) + 1, e)
+            ns, ne = strip_range(text, start, start + len(name))
             current = [value] if value[0] < value[1] else []
             found.append((Option(section, text[ns:ne], ns, ne, (), start), current))
             continue
@@ -132,7 +125,7 @@ def configparser_options(text: str) -> list[Option]:
     current: list[tuple[int, int]] | None = None
     indent_level = 0
     for start, end in physical_lines(text, _UNIVERSAL):
-        s, e = _strip(text, start, end)
+        s, e = strip_range(text, start, end)
         if s == e:
             if current is not None:
                 current.append((s, s))  # an empty line of the value (trailing ones dropped)
@@ -159,7 +152,7 @@ def configparser_options(text: str) -> list[Option]:
         if not name:
             current = None
             continue
-        current = [_strip(text, s + om.start("value"), e)]
+        current = [strip_range(text, s + om.start("value"), e)]
         found.append((Option(section, name.lower(), s, s + len(name), (), start), current))
     out = []
     for o, lines in found:

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from .base import FAMILY, ValueSpan
 from .ini_lines import Option
+from .pytest_env import strip_range
 
 #: The option names of tox's ``set_env`` (``tox/config/sets.py``: ``keys=["set_env",
 #: "setenv"]``: ``set_env`` wins in a section that has both).
@@ -82,14 +83,6 @@ def _comment_cut(text: str, start: int, end: int) -> int:
     return end if at == -1 else at
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def _marker_at(value: str) -> tuple[int | None, bool]:
     """``set_env_line.split_value_marker``: the ``;`` that starts a marker (quotes keep
     one inside them, unless a quote is left open: then quotes are ignored)."""
@@ -121,20 +114,20 @@ def _line(text: str, start: int, end: int, option: int, host: str) -> Line | Non
             if not _is_factor_expr(prefix):
                 return None  # the whole line (its name holds the prefix), or no line
             start, conditional = m.start() + 1, True
-    start, end = _strip(text, start, end)
+    start, end = strip_range(text, start, end)
     if text.startswith("file|", start) or any(c in _OTHER_BREAKS for c in text[start:end]):
         return None
     eq = text.find("=", start, end)
     if eq == -1:
         return None
-    ns, ne = _strip(text, start, eq)
+    ns, ne = strip_range(text, start, eq)
     name = text[ns:ne]
     if name not in FAMILY:
         return None
-    vs, ve = _strip(text, eq + 1, end)
+    vs, ve = strip_range(text, eq + 1, end)
     at, _ = _marker_at(text[vs:ve])
     if at is not None:
-        vs, ve = _strip(text, vs, vs + at)
+        vs, ve = strip_range(text, vs, vs + at)
         conditional = True
     raw = text[vs:ve]
     static = not any(c in raw for c in "{}\\") and "[]" not in raw
@@ -178,7 +171,7 @@ def lines(text: str, options: list[Option], host: str) -> list[Line]:
         joined = False
         for start, end in option.lines:
             cut = _comment_cut(text, start, end) if not text.startswith("#", start) else start
-            content_end = _strip(text, start, cut)[1]
+            content_end = strip_range(text, start, cut)[1]
             if not joined:
                 found = _line(text, start, end, option.name_start, host)
                 if found is not None:
