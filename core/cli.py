@@ -332,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-ignore",
         action="store_true",
-        help="walk what .gitignore, .ignore and .git/info/exclude ignore too",
+        help="also walk what .gitignore and .ignore files exclude",
     )
     check.add_argument(
         "--ignore-unknown",

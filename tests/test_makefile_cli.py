@@ -1,4 +1,4 @@
-"""``torch-logs check`` on Makefiles: examples/build/Makefile's findings (exact codes,
+"""``torch-logs check`` on Makefiles: examples/make/Makefile's findings (exact codes,
 line:column), the issue's two lines, a pin comment, and ``check --fix`` changing only
 the values' bytes."""
 
@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "build" / "Makefile"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "make" / "Makefile"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -36,7 +36,7 @@ def findings(rows: list[str]) -> list[str]:
 
 
 def test_examples_testing() -> None:
-    rc, rows = check(str(EXAMPLES))
+    rc, rows = check(str(EXAMPLES / "pyproject.toml"), str(EXAMPLES / "tox.toml"))
     assert rc == 1
     assert findings(rows) == ["pyproject.toml:11:17: TL201", "tox.toml:10:30: TL201"]
     text = "\n".join(rows)
