@@ -337,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--ignore-unknown",
         action="store_true",
-        help="say nothing of a named file that no host reads (for pre-commit)",
+        help="say nothing of named files no host reads (pre-commit)",
     )
     add_select_options(check)
     add_torch_options(check)

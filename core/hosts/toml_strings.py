@@ -171,9 +171,9 @@ def _escape(text: str, i: int, multi: bool, put: _Put) -> tuple[int, bool]:
         j = i + 1
         while j < n and text[j] in " \t":
             j += 1
-        if j < n and text[j] in "\r\n":
-            while j < n and text[j] in " \t\r\n":
-                j += 1
+        if text.startswith(("\n", "\r\n"), j):  # a lone CR is no line break in TOML
+            while j < n and (text[j] in " \t\n" or text.startswith("\r\n", j)):
+                j += 2 if text[j] == "\r" else 1
             return j, True
     put("\\", i, i + 1)
     return i + 1, False

@@ -33,7 +33,9 @@ CASES: list[tuple[str, Want]] = [
     ("[pytest]\nenv = TORCH_LOGS=dynamo ; kept\n", [("TORCH_LOGS", "dynamo ; kept")]),
     ("[pytest]\nenv: TORCH_LOGS=a=b\n", [("TORCH_LOGS", "a=b")]),
     ("[pytest]\nenv =\n  TORCH_LOGS={HOME}\n", [("TORCH_LOGS", None)]),
-    ("[pytest]\nenv =\n  TORCH_LOGS=a}}\n", [("TORCH_LOGS", None)]),
+    # str.format: `}}` is one `}` (pytest-env's own reading, tests/hosts/test_toml_strings.py)
+    ("[pytest]\nenv =\n  TORCH_LOGS=a}}\n", [("TORCH_LOGS", "a}")]),
+    ("[pytest]\nenv =\n  TORCH_LOGS=a}\n", [("TORCH_LOGS", None)]),  # str.format raises
     ("[pytest]\nenv =\n  R:TORCH_LOGS={HOME}\n", [("TORCH_LOGS", "{HOME}")]),
     ("[pytest]\nenv =\n  U:TORCH_LOGS=x\n", []),
     ("[pytest]\nenv =\n  TORCH_LOGS\n", []),  # sets "" (no `=`): not reported
