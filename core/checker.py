@@ -279,7 +279,7 @@ def findings(
     for diag in document_wide + name_diagnostics(host, text, reg.release):
         out.append(_placed(index, diag))
     out.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
-    return silence_findings(text, out, index) if silence else out
+    return silence_findings(text, out, index, host) if silence else out
 
 
 def _placed(index: LineIndex | LazyLineIndex, diag: Diagnostic) -> Finding:
@@ -289,12 +289,15 @@ def _placed(index: LineIndex | LazyLineIndex, diag: Diagnostic) -> Finding:
 
 
 def silence_findings(
-    text: str, found: list[Finding], index: LineIndex | LazyLineIndex | None = None
+    text: str,
+    found: list[Finding],
+    index: LineIndex | LazyLineIndex | None = None,
+    host: str | None = None,
 ) -> list[Finding]:
-    """``found`` (the findings of ``text``, in order) without those its suppression
-    comments silence, plus a TL903 hint for each suppression that silences nothing
-    (:mod:`.suppressions`), in order."""
-    silencer = Silencer(text)
+    """``found`` (the findings of ``text``, a document of host kind ``host``, in order)
+    without those its suppression comments silence, plus a TL903 hint for each
+    suppression that silences nothing (:mod:`.suppressions`), in order."""
+    silencer = Silencer(text, host)
     if not silencer:
         return found
     kept = [f for f in found if not silencer.silenced(f.diagnostic.code, f.start)]

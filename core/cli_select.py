@@ -35,8 +35,11 @@ class _Extend(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> None:
+        codes = _codes(str(values))
+        if not codes:  # `--select "$UNSET"` must not turn every check off (exit 2)
+            parser.error(f"{option_string}: no code or prefix in {str(values)!r}")
         items = list(getattr(namespace, self.dest, None) or [])
-        setattr(namespace, self.dest, items + _codes(str(values)))
+        setattr(namespace, self.dest, items + codes)
 
 
 def add_select_options(parser: argparse.ArgumentParser) -> None:

@@ -229,7 +229,8 @@ class ChangedOnDisk(NotWritten):
 
 def _unchanged(target: str, expected: Snapshot) -> bool:
     """Whether ``target`` is still the file of ``expected``: same device and inode, size,
-    modification time and content (read again, compared by SHA-256)."""
+    modification time, mode, owner and group, and content (read again, compared by
+    SHA-256)."""
     try:
         fd = _open(target)
     except SkippedFile:
@@ -242,6 +243,9 @@ def _unchanged(target: str, expected: Snapshot) -> bool:
         os.close(fd)
     now = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
     if now != (expected.device, expected.inode, expected.size, expected.mtime_ns):
+        return False
+    # a chmod/chown while the fix ran (no mtime change): the new file would undo it
+    if (info.st_mode, info.st_uid, info.st_gid) != (expected.mode, expected.uid, expected.gid):
         return False
     return _sha256(data) == expected.digest
 

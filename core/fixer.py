@@ -135,7 +135,7 @@ def fix_all_edits(
     """
     index = LineIndex(text)
     wanted: list[tuple[ValueSpan, str]] = []
-    silencer = Silencer(text)  # a finding silenced on its line is not fixed either
+    silencer = Silencer(text, host)  # a finding silenced on its line is not fixed either
     for span, analysis in entries:
         if analysis is None or span.value is None or span.variable != "TORCH_LOGS":
             continue

@@ -81,7 +81,7 @@ def notebook_findings(
         placed = findings(cell.text, CELL_HOST, registry, finder, base_dir, roots, silence=False)
         placed += note_findings(cell.text, CELL_HOST, order.get(i, []))
         placed.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
-        placed = silence_findings(cell.text, placed)
+        placed = silence_findings(cell.text, placed, host=CELL_HOST)
         out += [CellFinding(cell.index + 1, f) for f in placed]
     return out
 

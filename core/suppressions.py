@@ -2,28 +2,35 @@
 
 A suppression is a comment, in any host's comment syntax (``#``, ``//``, ``;``, and a batch
 file's ``::`` or ``rem``), holding ``torch-logs: ignore[CODES]`` (codes or code prefixes
-separated by commas: ``ignore[TL201, TL3]``) or a bare ``torch-logs: ignore`` (every code).
+separated by commas: ``ignore[TL201, TL3]``) or a bare ``torch-logs: ignore`` at the end of
+its line (every code; ``ignore TL201`` without brackets is no suppression).
 Written after code, it applies to its own line; alone on its line (only blanks, or a
 batch file's ``@``, before the comment marker), it applies to the next line (and its own).
 A finding is placed on the line of its start. A suppression that silences nothing is
 reported as :data:`UNUSED_SUPPRESSION` (a hint), like ruff's ``RUF100``.
 
-The scan is textual (a comment marker is not checked to start a real comment of the
-host): the cost of a false match is one silenced finding on a line that says
-``torch-logs: ignore`` anyway. Lines are those of :class:`~.checker.LineIndex` (``\\n``,
+Only real comments count: where the host has a tree-sitter grammar
+(:attr:`~.hosts.interface.Host.COMMENT_GRAMMAR`) the marker must start a ``comment`` node
+of it (so ``"# torch-logs: ignore"`` inside a string never silences), else the comment must
+be alone on its line (a ``#`` after an INI value or a batch ``echo`` is text).
+Lines are those of :class:`~.checker.LineIndex` (``\\n``,
 ``\\r\\n`` or a lone ``\\r`` ends one). All offsets are **code points into the document**.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from . import hosts
 from .diagnostic import Diagnostic, Severity
 from .hosts.base import ValueSpan
 from .hosts.interface import TextEdit
+
+log = logging.getLogger(__name__)
 
 #: The code of a suppression comment that silences nothing (shown with ``--show-hints``).
 UNUSED_SUPPRESSION = "TL903"
@@ -31,7 +38,7 @@ UNUSED_SUPPRESSION = "TL903"
 _NEEDLE = "torch-logs:"
 _COMMENT = re.compile(
     r"(?P<marker>#|//|::|;|(?<![\w])(?i:rem)(?=[ \t]))[ \t]*"
-    r"(?P<body>torch-logs:[ \t]*ignore(?:\[(?P<codes>[^\]\r\n]*)\])?)(?![\w\[-])"
+    r"(?P<body>torch-logs:[ \t]*ignore(?:\[(?P<codes>[^\]\r\n]*)\]|(?=[ \t]*(?:[\r\n]|\Z))))"
 )
 _LINE_END = re.compile(r"\r\n|\n|\r")
 _CODE = re.compile(r"TL[0-9]{0,3}")
@@ -70,17 +77,64 @@ def _line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _LINE_END.finditer(text))]
 
 
-def find_suppressions(text: str) -> list[Suppression]:
-    """The suppression comments of ``text`` in document order. Linear in the length of
-    the text; a text without ``torch-logs:`` costs one substring search. Never raises."""
+def _comments(text: str, host: str | None) -> Callable[[int, bool], bool]:
+    """Whether the text at a document offset starts a comment of ``host`` (see
+    :attr:`~.hosts.interface.Host.COMMENT_GRAMMAR`); the second argument says the comment
+    is alone on its line. Any comment for ``host`` ``None``."""
+    module = hosts.host_module(host) if host else None
+    if module is None:
+        return lambda offset, alone: True
+    grammar, line_comments = module.COMMENT_GRAMMAR, module.LINE_COMMENTS
+    if grammar is None:
+        return lambda offset, alone: alone
+    try:
+        from .hosts._ts import Source
+
+        src = Source(text)
+        root = src.parse(grammar).root_node
+    except Exception:  # no grammar: only comment lines count
+        log.exception("suppressions: parsing for comments failed")
+        return lambda offset, alone: alone
+
+    def comment(offset: int, alone: bool) -> bool:
+        if alone and line_comments:
+            return True
+        byte = src.byte(offset)
+        node = root.descendant_for_byte_range(byte, byte + 1)
+        while node is not None:
+            if "comment" in node.type:
+                return True
+            if node.type in _STRINGS:
+                return False
+            node = node.parent
+        return False
+
+    return comment
+
+
+#: Node types that hold text, not code, in the grammars of ``_ts.GRAMMARS``: a ``#`` in
+#: them is never a comment.
+_STRINGS = frozenset({"string", "string_content", "raw_string", "heredoc_body"})
+
+
+def find_suppressions(text: str, host: str | None = None) -> list[Suppression]:
+    """The suppression comments of ``text`` (a document of host kind ``host``; any text
+    that looks like one for ``None``) in document order: for a host, only those that are
+    comments there (:func:`_comments`). Linear in the length of the text; a text without
+    ``torch-logs:`` costs one substring search. Never raises."""
     if _NEEDLE not in text:
         return []
+    is_comment: Callable[[int, bool], bool] | None = None
     starts = _line_starts(text)
     out: list[Suppression] = []
     for m in _COMMENT.finditer(text):
         line = bisect_right(starts, m.start()) - 1
         before = text[starts[line] : m.start("marker")]
         alone = before.strip(" \t@") == ""
+        if host is not None:
+            is_comment = is_comment or _comments(text, host)
+            if not is_comment(m.start("marker"), alone):
+                continue
         lines = (line, line + 1) if alone else (line,)
         raw = m.group("codes")
         codes: tuple[str, ...] | None = None
@@ -99,12 +153,13 @@ def line_of(starts: Sequence[int], offset: int) -> int:
 
 
 class Silencer:
-    """The suppressions of one document, to filter its findings: :meth:`silenced` for
-    each finding, then :meth:`unused` for the hints."""
+    """The suppressions of one document of host kind ``host`` (see
+    :func:`find_suppressions`), to filter its findings: :meth:`silenced` for each finding,
+    then :meth:`unused` for the hints."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, host: str | None = None) -> None:
         self.text = text
-        self.suppressions = find_suppressions(text)
+        self.suppressions = find_suppressions(text, host)
         self._starts = _line_starts(text) if self.suppressions else [0]
         self._by_line: dict[int, list[Suppression]] = {}
         for s in self.suppressions:
@@ -159,7 +214,7 @@ _CONTINUED = ("\\", "^", "`")  # shell/make/Dockerfile, cmd, PowerShell line con
 
 
 def suppression_edit(
-    text: str, comment: str, offset: int, code: str, spans: Sequence[ValueSpan]
+    text: str, comment: str, offset: int, code: str, spans: Sequence[ValueSpan], host: str
 ) -> TextEdit | None:
     """The edit that silences ``code`` for a finding starting at document offset
     ``offset``: a new comment line (``comment`` is the host's marker) before the
@@ -170,7 +225,7 @@ def suppression_edit(
     The caller verifies that the edited document reads the same values."""
     starts = _line_starts(text)
     line = line_of(starts, offset)
-    for s in find_suppressions(text):
+    for s in find_suppressions(text, host):
         if line not in s.lines:
             continue
         if s.codes is None or any(code.startswith(c) for c in s.codes):

@@ -34,6 +34,7 @@ could be a script's (no extension, or a dotfile) has its first bytes read.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -92,6 +93,8 @@ def walk(
     like a file. A directory that cannot be listed is handed to ``report`` as a
     :class:`SkippedFile` ("cannot list: ...") and the walk goes on."""
     start = inherited(top) if ignore else Level()
+    if start.chain() and ignored(start.chain(), os.path.join(top, "\0"), False):
+        start = Level()  # a directory named although ignored: checked, as a named file is
     stack: list[tuple[str, Level]] = [(top, start)]
     while stack:
         root, parent_level = stack.pop()
@@ -196,7 +199,8 @@ def iter_files(
     A path naming a file is checked when its kind can be detected (content included),
     ignored or not; directories are walked (:func:`walk`; ``ignore``: whether the
     ignore files apply). A path given twice (or a file reached twice) is yielded once.
-    Raises ``FileNotFoundError`` for a path that does not exist.
+    A path that does not exist is handed to ``skipped`` (with its error), like one that
+    cannot be read; the others are still yielded.
 
     Only names and ``stat`` (symlinks followed) are looked at before a file is opened: a
     FIFO, a device or a socket found by walking is never opened (a process writing into
@@ -233,9 +237,7 @@ def iter_files(
         path = Path(raw)
         try:
             info = os.stat(raw)
-        except FileNotFoundError:
-            raise FileNotFoundError(raw) from None
-        except OSError as exc:
+        except OSError as exc:  # a missing path too: the others are still checked
             report(SkippedFile(raw, f"cannot open: {exc.strerror or exc}", exc))
             continue
         if not stat.S_ISDIR(info.st_mode):
@@ -253,7 +255,11 @@ def iter_files(
                     mode = entry.stat().st_mode  # follows a symlink; no open
                 except OSError as exc:
                     reason = f"cannot open: {exc.strerror or exc}"
-                    report(SkippedFile(entry.path, reason, exc))
+                    if _is_symlink(entry) and exc.errno in (errno.ENOENT, errno.ELOOP):
+                        # a broken link or a loop found by walking: a note, not a failure
+                        report(SkippedFile(entry.path, f"a broken symbolic link ({reason})"))
+                    else:
+                        report(SkippedFile(entry.path, reason, exc))
                     continue
                 if not stat.S_ISREG(mode):
                     if named:  # a FIFO named .env: say why it is not checked

@@ -43,6 +43,7 @@ def test_hooks_are_declared_for_every_text_file():
     for hook in HOOKS:
         assert hook["language"] == "python"
         assert hook["entry"].startswith("torch-logs check") and "--ignore-unknown" in hook["entry"]
+        assert hook["entry"].endswith(" --")  # the file names pre-commit appends are no options
         assert "files" not in hook  # the hosts decide, not a pattern that can fall behind
     assert "--fix" in HOOKS[1]["entry"]
 
@@ -55,6 +56,7 @@ def test_try_repo_fails_on_a_bad_env_and_the_fix_hook_fixes_it(tmp_path: Path):
     (repo / "run.sh").write_text("#!/bin/sh\nexport TORCH_LOGS=+dynamo\npython train.py\n")
     (repo / "notes.txt").write_text("TORCH_LOGS=whatever: no host reads a .txt file\n")
     (repo / "Makefile").write_text("export TORCH_LOGS=+inductor\nall:\n\tpython x.py\n")
+    (repo / "--fix").write_text("a file named like an option\n")  # must not turn --fix on
     _git(repo, "add", "-A")
     home = tmp_path / "pre-commit-home"
 
@@ -63,6 +65,7 @@ def test_try_repo_fails_on_a_bad_env_and_the_fix_hook_fixes_it(tmp_path: Path):
     assert check.returncode == 1, out
     assert ".env:1:12: TL201 unknown name `Dynamo`" in out
     assert "run.sh" not in out and "Makefile" not in out and "skipped" not in out
+    assert (repo / ".env").read_text() == "TORCH_LOGS=Dynamo,guards\n"  # checked, not fixed
 
     fix = _try_repo(repo, "torch-logs-fix", home)
     assert fix.returncode == 1, fix.stdout + fix.stderr  # pre-commit: files were modified

@@ -72,6 +72,8 @@ HOSTS = [
 def test_a_suppression_silences_exactly_its_finding(host: str, same_line: str, line_before: str):
     if host == "ipython":  # a %env line cannot carry a comment: it is part of the value
         assert [c for _, c in codes(same_line, host)] == ["TL201", UNUSED_SUPPRESSION]
+    elif host == "dockerfile":  # read line by line: only a comment line counts
+        assert [c for _, c in codes(same_line, host)] == ["TL201"]
     else:
         assert [c for _, c in codes(same_line, host) if c != "TL903"] == []
     assert [c for _, c in codes(line_before, host)] == []
@@ -101,7 +103,8 @@ def test_only_the_named_line_and_the_next_after_a_comment_line():
 
 
 def test_malformed_or_foreign_comments_silence_nothing():
-    for comment in ("# torch-logs: ignore[TL201", "# torch-logs: ignored", "# torch-logs ignore"):
+    malformed = ("# torch-logs: ignore[TL201", "# torch-logs: ignored", "# torch-logs ignore")
+    for comment in (*malformed, "# torch-logs: ignore TL201"):  # no brackets: no bare ignore
         text = f"export TORCH_LOGS=gaurds  {comment}\n"
         assert [c for _, c in codes(text, "shell")] == ["TL201"], comment
 
@@ -140,7 +143,7 @@ def _edited(text: str, host: str, code: str, needle: str) -> str | None:
     module = hosts.host_module(host)
     assert module is not None
     spans = hosts.extract(host, text)
-    edit = suppression_edit(text, module.COMMENT, text.index(needle), code, spans)
+    edit = suppression_edit(text, module.COMMENT, text.index(needle), code, spans, host)
     return None if edit is None else apply_text_edits(text, [edit])
 
 
@@ -201,3 +204,33 @@ def test_cli_check_and_fix_leave_a_silenced_line_alone(tmp_path: Path):
     )
     assert env.read_text().startswith("TORCH_LOGS=Dynamo  # torch-logs")
     assert script.read_text() == "export TORCH_LOGS=dynamo\n"
+
+
+# text that looks like a suppression but is not a comment of the host: never counts (it
+# would hide the finding, and "Remove unused suppression" would edit a string)
+NOT_COMMENTS = [
+    ("shell", 'export TORCH_LOGS="gaurds # torch-logs: ignore"\n'),
+    ("shell", "echo 'a\n# torch-logs: ignore\n'; TORCH_LOGS=gaurds python x\n"),
+    ("dotenv", 'TORCH_LOGS="gaurds # torch-logs: ignore"\n'),
+    ("python", 'x = """\n# torch-logs: ignore\n"""; os.environ["TORCH_LOGS"] = "gaurds"\n'),
+    (
+        "jsonc",
+        '{"configurations": [{"env": {"X": "// torch-logs: ignore", "TORCH_LOGS": "gaurds"}}]}\n',
+    ),
+    ("yaml", 'env:\n  X: "# torch-logs: ignore"\n  TORCH_LOGS: gaurds\n'),
+    ("powershell", '$env:TORCH_LOGS = @"\n# torch-logs: ignore\nDynamo\n"@\n'),
+    ("powershell", 'Write-Host "# torch-logs: ignore"; $env:TORCH_LOGS = "Dynamo"\n'),
+    (
+        "toml",
+        '[tool.pytest.ini_options]\nenv = """\n# torch-logs: ignore[TL201]\nTORCH_LOGS=Dynamo"""\n',
+    ),
+    ("ini", "[pytest]\nenv =\n  TORCH_LOGS=Dynamo # torch-logs: ignore[TL201]\n"),
+    ("batch", "echo # torch-logs: ignore & set TORCH_LOGS=Dynamo\r\n"),
+    ("batch", "echo rem torch-logs: ignore & set TORCH_LOGS=Dynamo\r\n"),
+]
+
+
+@pytest.mark.parametrize(("host", "text"), NOT_COMMENTS)
+def test_text_in_strings_and_values_is_no_suppression(host: str, text: str):
+    found = [c for _, c in codes(text, host)]
+    assert "TL903" not in found and any(c in ("TL201", "TL105", "TL106") for c in found), found

@@ -61,6 +61,8 @@ COMMENT = "rem"
 NEVER_SET: str | None = None
 STRIPS_TRAILING_BLANKS = False
 RUNS_ON = "windows"
+COMMENT_GRAMMAR: str | None = None
+LINE_COMMENTS = True
 
 _NAMES = {name.upper(): name for name in FAMILY}
 _NEEDLE = re.compile(r"(?i)torch_?(?:logs|trace|compile_debug)")

@@ -63,6 +63,8 @@ COMMENT = "#"
 NEVER_SET: str | None = "the instruction fails (BuildKit or /bin/sh cannot read it)"
 STRIPS_TRAILING_BLANKS = True
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = None
+LINE_COMMENTS = True
 
 _BASES = ("dockerfile", "containerfile")
 #: ``Dockerfile.<suffix>`` names that are not Dockerfiles: BuildKit's per-Dockerfile

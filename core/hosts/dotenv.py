@@ -36,6 +36,9 @@ COMMENT = "#"
 NEVER_SET: str | None = "python-dotenv cannot read this line and skips it"
 STRIPS_TRAILING_BLANKS = True
 RUNS_ON = "posix"
+# python-dotenv reads `#` as bash does: after a blank outside quotes
+COMMENT_GRAMMAR: str | None = "bash"
+LINE_COMMENTS = False
 
 
 # ``.env.<suffix>`` files that are source or data files, not .env files (``.env.py``,

@@ -57,6 +57,8 @@ COMMENT = "#"
 NEVER_SET: str | None = None  # INI values have no quotes
 STRIPS_TRAILING_BLANKS = True
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = None
+LINE_COMMENTS = True
 
 _NAMES = frozenset(("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"))
 

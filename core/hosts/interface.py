@@ -103,6 +103,16 @@ class Host(Protocol):
     #: ``"posix"`` (judged as on Linux/macOS; every host that runs on either and has no
     #: Windows-only syntax is judged so, as torch mostly runs there).
     RUNS_ON: str
+    #: The tree-sitter grammar (a key of ``_ts.GRAMMARS``) whose ``comment`` nodes are this
+    #: host's comments, or ``None`` for a host read line by line: a suppression comment
+    #: (:mod:`~torch_logs_lsp.core.suppressions`) counts only where that grammar sees a
+    #: comment, so text inside a string never does.
+    COMMENT_GRAMMAR: str | None
+    #: Whether a comment alone on its line counts without the grammar (YAML: a ``#`` line in
+    #: a ``run: |`` block is a comment of the shell code, not of the YAML); always for a host
+    #: without a grammar, where a comment after code never counts (an INI value or a batch
+    #: ``echo`` keeps it as text).
+    LINE_COMMENTS: bool
 
     def detect_name(self, name: str) -> bool:
         """Whether a file named ``name`` (a base name, any case) is of this host."""

@@ -61,6 +61,8 @@ COMMENT = "#"
 NEVER_SET: str | None = None  # an open quote in Python or shell code: those hosts decide
 STRIPS_TRAILING_BLANKS = True  # a `%env` value: the input transformer strips them
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = "python"
+LINE_COMMENTS = False
 
 
 def detect_name(name: str) -> bool:

@@ -58,6 +58,8 @@ COMMENT = "//"
 NEVER_SET: str | None = None  # VS Code's lenient parser may still read such a string
 STRIPS_TRAILING_BLANKS = False
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = "json"
+LINE_COMMENTS = False
 
 
 _NAMES = ("launch.json", "tasks.json", "devcontainer.json", ".devcontainer.json")

@@ -73,6 +73,8 @@ COMMENT = "#"
 NEVER_SET: str | None = "the recipe line fails (/bin/sh cannot read it)"
 STRIPS_TRAILING_BLANKS = False  # make keeps the blanks after a value
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = None
+LINE_COMMENTS = True
 
 may_hold_values = names_family
 notes = no_notes

@@ -62,6 +62,8 @@ COMMENT = "#"
 NEVER_SET: str | None = "PowerShell cannot parse the script, so none of it runs"
 STRIPS_TRAILING_BLANKS = False
 RUNS_ON = "any"
+COMMENT_GRAMMAR: str | None = "powershell"
+LINE_COMMENTS = False
 
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source

@@ -60,6 +60,8 @@ COMMENT = "#"
 NEVER_SET: str | None = None  # Python refuses to run the file; nothing to add
 STRIPS_TRAILING_BLANKS = False
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = "python"
+LINE_COMMENTS = False
 _NEEDLES = re.compile(
     rb"TORCH_LOGS(?:_OUT|_FORMAT|_TRACE_ID_FILTER)?|TORCH_TRACE|TORCH_COMPILE_DEBUG"
 )

@@ -45,6 +45,8 @@ COMMENT = "#"
 NEVER_SET: str | None = "tomllib cannot read the file (pytest and tox stop with an error)"
 STRIPS_TRAILING_BLANKS = False  # inside a TOML string; pytest-env strips, see pytest_env
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = "toml"
+LINE_COMMENTS = False
 
 _NAMES = frozenset({"pyproject.toml", "tox.toml", "pytest.toml", ".pytest.toml"})
 

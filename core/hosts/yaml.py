@@ -45,6 +45,8 @@ COMMENT = "#"
 NEVER_SET: str | None = None  # what a reader does with a broken file varies
 STRIPS_TRAILING_BLANKS = True  # a plain scalar ends before its trailing blanks
 RUNS_ON = "posix"
+COMMENT_GRAMMAR: str | None = "yaml"
+LINE_COMMENTS = True
 
 
 def detect_name(name: str) -> bool:

@@ -80,7 +80,7 @@ def _placed(state: DocumentState) -> list[tuple[Diagnostic, int, int]]:
 def document_silencer(state: DocumentState) -> Silencer:
     """The document's suppression comments, each marked with the codes that silence one
     of its diagnostics (:attr:`~torch_logs_lsp.core.suppressions.Suppression.used`)."""
-    silencer = Silencer(state.text)
+    silencer = Silencer(state.text, state.host)
     if silencer:
         for d, start, _ in _placed(state):
             silencer.silenced(d.code, start)
@@ -109,7 +109,7 @@ def diagnostic_json(
     overrides = settings.severity
     hidden = off_codes(settings, project)
     placed = _placed(state)
-    silencer = Silencer(state.text)  # `torch-logs: ignore[...]` comments
+    silencer = Silencer(state.text, state.host)  # `torch-logs: ignore[...]` comments
     if silencer:
         placed = [p for p in placed if not silencer.silenced(p[0].code, p[1])]
         placed += [(d, d.start, d.end) for d in silencer.unused()]

@@ -15,7 +15,11 @@ from lsprotocol import types
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
 from torch_logs_lsp.core.hosts.interface import TextEdit
-from torch_logs_lsp.core.suppressions import UNUSED_SUPPRESSION, suppression_edit
+from torch_logs_lsp.core.suppressions import (
+    UNUSED_SUPPRESSION,
+    find_suppressions,
+    suppression_edit,
+)
 
 from ..documents import DocumentState
 from .code_actions import _overlaps, _workspace_edit, wanted
@@ -28,13 +32,21 @@ log = logging.getLogger(__name__)
 MAX_SUPPRESSIONS = 20
 
 
-def _reads_the_same(state: DocumentState, edit: TextEdit) -> bool:
-    """Whether the document with ``edit`` applied has the same values, in order."""
+def _reads_the_same(state: DocumentState, edit: TextEdit, line: int | None = None) -> bool:
+    """Whether the document with ``edit`` applied has the same values, in order, and,
+    for a suppression of the 0-based ``line``, a real comment of the host now applies to
+    that line (not text inside a string that the edit would have changed)."""
     assert state.host is not None
     new = apply_text_edits(state.text, [edit])
     before = [(s.variable, s.value) for s, _ in state.entries]
     after = [(s.variable, s.value) for s in hosts.extract(state.host, new)]
-    return before == after
+    if before != after:
+        return False
+    if line is None:
+        return True
+    inserted = edit.start == edit.end  # a new comment line moves the finding down one
+    target = line + 1 if inserted else line
+    return any(target in s.lines for s in find_suppressions(new, state.host))
 
 
 def _removal(state: DocumentState, offset: int) -> TextEdit | None:
@@ -95,10 +107,13 @@ def suppress_actions(
             if (line, diag.code) in seen:
                 continue
             seen.add((line, diag.code))
-            edit = suppression_edit(state.text, module.COMMENT, offset, diag.code, spans)
+            edit = suppression_edit(
+                state.text, module.COMMENT, offset, diag.code, spans, state.host or ""
+            )
             title = f"Ignore {diag.code} on this line"
         try:
-            if edit is None or not _reads_the_same(state, edit):
+            target = None if diag.code == UNUSED_SUPPRESSION else line
+            if edit is None or not _reads_the_same(state, edit, target):
                 continue
         except Exception:  # a host failing on the edited text: no fix, never a crash
             log.exception("verifying a suppression edit of %s failed", state.uri)
