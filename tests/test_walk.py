@@ -107,7 +107,22 @@ def test_a_symlink_loop_in_a_file_name_is_reported_not_followed(tmp_path: Path) 
     skipped: list[SkippedFile] = []
     got = [p.name for p, _ in iter_files([str(tmp_path)], skipped.append)]
     assert got == ["ok.env"]
-    assert [(Path(s.path).name, s.error is not None) for s in skipped] == [("self.env", True)]
+    # a note, not a read failure: a broken link in the tree must not fail a CI run (exit 2)
+    assert [(Path(s.path).name, s.error is not None) for s in skipped] == [("self.env", False)]
+    assert "broken symbolic link" in skipped[0].reason
+
+
+def test_a_dangling_link_is_a_note_and_a_missing_named_path_does_not_stop_the_rest(
+    tmp_path: Path,
+) -> None:
+    os.symlink("/nonexistent/x.env", tmp_path / "dangling.env")
+    (tmp_path / "ok.env").write_text("TORCH_LOGS=dynamo\n")
+    skipped: list[SkippedFile] = []
+    missing = str(tmp_path / "gone.env")
+    got = [p.name for p, _ in iter_files([missing, str(tmp_path)], skipped.append)]
+    assert got == ["ok.env"]
+    reported = {Path(s.path).name: s.error is not None for s in skipped}
+    assert reported == {"gone.env": True, "dangling.env": False}  # only the named one fails
 
 
 def test_a_path_given_twice_is_checked_once(tmp_path: Path) -> None:
