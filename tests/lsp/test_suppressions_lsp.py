@@ -52,3 +52,24 @@ async def test_trailing_suppression_after_an_emoji_in_utf16(vscode: LanguageClie
     }
     new = apply(text, "file:///work/project/c.sh", removal["Remove unused suppression"].edit)
     assert new == text.replace("ignore[TL201, TL4]", "ignore[TL201]")  # TL201 still silenced
+
+
+async def test_no_ignore_fix_that_would_write_into_a_string(vscode: LanguageClient):
+    # the finding's line is the last line of a here-string: a comment line above it would
+    # be inside the string (found by a hostile trial); a TOML multi-line string likewise
+    for uri, text in (
+        ("file:///work/project/run.ps1", '$s = @"\nx\n"@; $env:TORCH_LOGS = "Dynamo"\n'),
+        (
+            "file:///work/project/pyproject.toml",
+            '[tool.pytest.ini_options]\nenv = ["""X=1\n""", "TORCH_LOGS=Dynamo"]\n',
+        ),
+    ):
+        (typo,) = [d for d in await open_and_wait(vscode, uri, text) if d.code == "TL201"]
+        titles = [a.title for a in await actions(vscode, uri, typo.range, [typo])]
+        assert "Ignore TL201 on this line" not in titles, (uri, titles)
+        assert titles  # the value's own fixes are still offered
+
+
+async def test_a_suppression_like_string_is_no_unused_hint(vscode: LanguageClient):
+    text = '$msg = "see # torch-logs: ignore[TL201]"\n$env:TORCH_LOGS = "dynamo"\n'
+    assert await open_and_wait(vscode, "file:///work/project/msg.ps1", text) == []
