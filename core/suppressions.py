@@ -101,20 +101,22 @@ def _comments(text: str, host: str | None) -> Callable[[int, bool], bool]:
             return True
         byte = src.byte(offset)
         node = root.descendant_for_byte_range(byte, byte + 1)
-        while node is not None:
-            if "comment" in node.type:
-                return True
-            if node.type in _STRINGS:
+        found = False
+        while node is not None:  # inside any string: no comment, whatever the grammar says
+            if any(word in node.type for word in _STRINGS):
                 return False
+            found = found or "comment" in node.type
             node = node.parent
-        return False
+        return found
 
     return comment
 
 
-#: Node types that hold text, not code, in the grammars of ``_ts.GRAMMARS``: a ``#`` in
-#: them is never a comment.
-_STRINGS = frozenset({"string", "string_content", "raw_string", "heredoc_body"})
+#: Words in the node types that hold text, not code, in the grammars of ``_ts.GRAMMARS``
+#: (``string_literal``, ``expandable_here_string_literal``, ``heredoc_body``, YAML's
+#: ``double_quote_scalar``): a ``#`` in them is never a comment, even where a grammar puts a
+#: ``comment`` node inside one (tree-sitter-powershell 0.26 does in a here-string).
+_STRINGS = ("string", "heredoc", "scalar")
 
 
 def find_suppressions(text: str, host: str | None = None) -> list[Suppression]:
