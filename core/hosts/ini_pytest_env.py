@@ -10,8 +10,8 @@ name, the others (stripped, upper cased) are flags: ``R`` (raw), ``D`` (only whe
 ``U`` (unset). The value is the rest, stripped; without ``R`` it goes through
 ``str.format(**os.environ)``: ``{{``/``}}`` are one brace, a value holding a field or a
 lone brace is not static (:func:`.pytest_env.formatted`). An entry
-without ``=`` sets the variable to ``""`` (an :class:`Entry` flagged :data:`NO_VALUE`,
-not reported); a ``U`` entry removes it (an
+without ``=`` sets the variable to ``""`` (an :class:`Entry` flagged :data:`NO_VALUE`
+whose span has the empty value: TL001, found by a hostile trial); a ``U`` entry removes it (an
 :class:`Entry` with ``"U"`` in its flags, whose span is no value span).
 All offsets are **code points into the document**.
 """
@@ -29,8 +29,7 @@ from .pytest_env import parse_entry
 SECTIONS = ("pytest", "tool:pytest")
 
 
-#: The pseudo-flag of an entry without ``=`` (it sets the variable to ``""``; its span is
-#: not reported).
+#: The pseudo-flag of an entry without ``=`` (it sets the variable to ``""``).
 NO_VALUE = "="
 
 

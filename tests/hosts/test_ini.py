@@ -38,7 +38,7 @@ CASES: list[tuple[str, Want]] = [
     ("[pytest]\nenv =\n  TORCH_LOGS=a}\n", [("TORCH_LOGS", None)]),  # str.format raises
     ("[pytest]\nenv =\n  R:TORCH_LOGS={HOME}\n", [("TORCH_LOGS", "{HOME}")]),
     ("[pytest]\nenv =\n  U:TORCH_LOGS=x\n", []),
-    ("[pytest]\nenv =\n  TORCH_LOGS\n", []),  # sets "" (no `=`): not reported
+    ("[pytest]\nenv =\n  TORCH_LOGS\n", [("TORCH_LOGS", "")]),  # no `=`: pytest-env sets ""
     ("[pytest]\nenv =\n  TORCH_LOGS=\n", [("TORCH_LOGS", "")]),
     ("[pytest]\nenv =\n  # TORCH_LOGS=a\n  ; TORCH_LOGS=b\n", []),
     ("[pytest]\nenv =\n\n  TORCH_LOGS=a\n", [("TORCH_LOGS", "a")]),  # blank lines skipped
