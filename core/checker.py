@@ -17,7 +17,7 @@ from . import hosts
 from .analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
 from .analysis_cache import AnalysisCache
 from .family import check_family_value, cross_hints
-from .files import MAX_FILE_BYTES, read_regular
+from .files import MAX_FILE_BYTES, SkippedFile, read_regular
 from .hosts import typographic
 from .hosts.base import ValueSpan
 from .hosts.embedded import LAYER, PWSH
@@ -327,9 +327,18 @@ def may_find(data: bytes) -> bool:
     return not lowered.isascii() and any(letter in lowered for letter in _FOLDED)
 
 
+#: Byte order marks of UTF-16 and UTF-32 (Windows PowerShell 5.1's ``Out-File`` writes
+#: UTF-16LE): such a file is reported as skipped, not read as UTF-8 and found empty.
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
 def read_bytes(path: Path) -> bytes:
-    """The bytes of a document, as :func:`read_document` reads them (same errors)."""
-    return read_regular(path, MAX_FILE_BYTES)
+    """The bytes of a document, as :func:`read_document` reads them (same errors; also
+    :class:`.files.SkippedFile`, with no error, for a UTF-16 or UTF-32 file)."""
+    data = read_regular(path, MAX_FILE_BYTES)
+    if data.startswith(_WIDE_BOMS):
+        raise SkippedFile(str(path), "UTF-16 or UTF-32 text; only UTF-8 is read (save it as UTF-8)")
+    return data
 
 
 def read_document(path: Path) -> str:
@@ -338,7 +347,7 @@ def read_document(path: Path) -> str:
     Raises :class:`.files.SkippedFile` when it cannot be read, is not a regular file (a
     FIFO would block; never opened for reading) or is larger than :data:`MAX_FILE_BYTES`.
     """
-    return read_regular(path, MAX_FILE_BYTES).decode("utf-8", "replace")
+    return read_bytes(path).decode("utf-8", "replace")
 
 
 __all__ = [

@@ -367,3 +367,14 @@ def test_kinds_named_from_the_host_table(tmp_path: Path):
     assert describe_kinds("or").endswith(f" or {descriptions[-1]}")
     help_text = "".join(run("--help").stdout.split())  # argparse wraps the line
     assert "".join(f"check {describe_kinds('and')}".split()) in help_text
+
+
+def test_a_utf16_script_is_reported_as_skipped_not_found_clean(tmp_path: Path):
+    # Windows PowerShell 5.1 writes UTF-16LE with a BOM (`Out-File`, `>`): read as UTF-8 it
+    # held no family name and counted as checked with no findings (a hostile trial)
+    script = tmp_path / "run.ps1"
+    script.write_bytes("\ufeff$env:TORCH_LOGS = 'gaurds'\r\n".encode("utf-16-le"))
+    proc = run("check", str(script))
+    assert proc.returncode == 0
+    assert "skipped (UTF-16 or UTF-32 text; only UTF-8 is read" in proc.stderr
+    assert "0 file(s) checked" in proc.stderr + proc.stdout
