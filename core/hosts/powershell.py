@@ -175,15 +175,31 @@ def empty_message(variable: str) -> str:
     )
 
 
+_PERSISTENT_NOTE = (
+    "SetEnvironmentVariable with a User or Machine target writes {name} to the stored "
+    "environment for processes started later: this script and its commands do not see it "
+    "(the Process target, or $env:{name}, sets it here)"
+)
+
+
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """TL001 for an empty ``TORCH_LOGS``, naming the PowerShell versions that set it
     empty (7.5+) and those that remove it (5.1, 7.0-7.4); it replaces the analysis's own
-    TL001 message."""
-    return [
+    TL001 message. TL503 for ``SetEnvironmentVariable`` with a ``User``/``Machine``
+    target (as for a batch file's ``setx``)."""
+    out = [
         Note(i, "TL001", empty_message(s.variable))
         for i, s in enumerate(spans)
         if s.value == "" and s.variable == "TORCH_LOGS"
     ]
+    if spans and "etEnvironmentVariable" in text:
+        stored = {f.span.name_start for f in _found(text) if f.persistent}
+        out += [
+            Note(i, "TL503", _PERSISTENT_NOTE.format(name=s.variable))
+            for i, s in enumerate(spans)
+            if s.name_start in stored
+        ]
+    return out
 
 
 def embedded_notes(text: str, spans: list[ValueSpan]) -> list[Note]:

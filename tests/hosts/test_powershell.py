@@ -327,3 +327,17 @@ def test_incremental_extraction_equals_a_fresh_one(edits: list[tuple[int, int, s
         text = text[:at] + inserted + text[at + removed :]
         ps._RECENT.clear()
         assert ps.extract(text, cache) == ps.extract(text), text
+
+
+def test_a_stored_target_gets_tl503_and_the_process_target_not() -> None:
+    from torch_logs_lsp.core.checker import findings
+
+    text = (
+        "[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'dynamo', 'User')\n"
+        "[System.Environment]::SetEnvironmentVariable('TORCH_LOGS', 'dynamo', 'Machine')\n"
+        "[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'dynamo', 'Process')\n"
+        "[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'dynamo')\n"
+    )
+    got = [(f.line, f.diagnostic.code) for f in findings(text, "powershell")]
+    # (line 3 is set again by line 4 with nothing between: TL502)
+    assert [g for g in got if g[1] != "TL502"] == [(0, "TL503"), (1, "TL503")]
