@@ -307,7 +307,7 @@ def enter(
     return Level(ignores, gitignores, exclude)
 
 
-def _repository_top(directory: str) -> str | None:
+def repository_top(directory: str) -> str | None:
     """The nearest directory at or above ``directory`` (absolute) holding a ``.git``."""
     here = directory
     while True:
@@ -326,7 +326,7 @@ def inherited(top: str) -> Level:
     above = os.path.dirname(absolute)
     if above == absolute or os.path.lexists(os.path.join(absolute, ".git")):
         return Level()  # the file system's root, or a repository's top
-    repo = _repository_top(above)
+    repo = repository_top(above)
     if repo is None:
         return Level()
     cut = len(os.path.join(top, ""))

@@ -42,7 +42,16 @@ from pathlib import Path
 
 from . import hosts
 from .files import SkippedFile, file_kind, read_head
-from .gitignore import IGNORE_FILES, Level, enter, ignored, inherited
+from .git_index import tracked
+from .gitignore import (
+    IGNORE_FILES,
+    Level,
+    Rules,
+    enter,
+    ignored,
+    inherited,
+    repository_top,
+)
 from .notebook import NOTEBOOK, is_notebook
 
 #: Directories never entered when walking a tree (also with ``--no-ignore``).
@@ -95,9 +104,10 @@ def walk(
     start = inherited(top) if ignore else Level()
     if start.chain() and ignored(start.chain(), os.path.join(top, "\0"), False):
         start = Level()  # a directory named although ignored: checked, as a named file is
-    stack: list[tuple[str, Level]] = [(top, start)]
+    first_repo = repository_top(os.path.abspath(top)) if ignore else None
+    stack: list[tuple[str, Level, str | None]] = [(top, start, first_repo)]
     while stack:
-        root, parent_level = stack.pop()
+        root, parent_level, repo = stack.pop()
         try:
             with os.scandir(root) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -108,11 +118,14 @@ def walk(
         if ignore:
             files = {e.name for e in entries if e.name in IGNORE_FILES and _entry_is_file(e)}
             has_git = any(e.name == ".git" for e in entries)
+            if has_git:
+                repo = os.path.abspath(root)
             if files or has_git:
                 cut = len(os.path.join(root, ""))
                 level = enter(parent_level, root, files, has_git, cut, "")
         chain = level.chain()
-        subdirs: list[tuple[str, Level]] = []
+        subdirs: list[tuple[str, Level, str | None]] = []
+
         for entry in entries:
             try:
                 is_dir = entry.is_dir()  # follows a symlink, like os.walk
@@ -120,19 +133,31 @@ def walk(
                 is_dir = False
             name = entry.name
             if not is_dir:
-                if (wanted is None or wanted(name)) and not (
-                    chain and ignored(chain, entry.path, False)
-                ):
+                if (wanted is None or wanted(name)) and not _excluded(chain, repo, entry, False):
                     yield entry
             elif (
                 name not in SKIP_DIRS
                 and (name[0] != "." or name in SHOWN_DOT_DIRS)
                 and not _is_symlink(entry)
-                and not (chain and ignored(chain, entry.path, True))
+                and not _excluded(chain, repo, entry, True)
                 and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
             ):
-                subdirs.append((entry.path, level))
+                subdirs.append((entry.path, level, repo))
         stack.extend(reversed(subdirs))
+
+
+def _excluded(
+    chain: tuple[Rules, ...], repo: str | None, entry: os.DirEntry[str], is_dir: bool
+) -> bool:
+    """Whether the walk leaves ``entry`` out: ignored by the rules ``chain`` and not
+    tracked by the git repository whose top is ``repo`` (git never ignores a tracked file:
+    gitignore(5); a directory holding a tracked file is entered)."""
+    if not (chain and ignored(chain, entry.path, is_dir)):
+        return False
+    if repo is None:
+        return True
+    files, dirs = tracked(repo)
+    return os.path.abspath(entry.path) not in (dirs if is_dir else files)
 
 
 def _entry_is_file(entry: os.DirEntry[str]) -> bool:

@@ -150,3 +150,58 @@ def test_known_rules_agree_with_git(lines: list[str], where: str, tmp_path: Path
     expected = git_files(repo, home)
     assert walked(repo) == expected
     assert len(expected) < len(files) + 1  # the rules do leave something out
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    files=st.lists(paths, min_size=1, max_size=10),
+    ignores=st.dictionaries(st.sampled_from(["", "a", "sub"]), ignore_file, max_size=2),
+    added=st.lists(st.integers(0, 9), max_size=4),
+    version=st.sampled_from(["2", "3", "4"]),
+)
+def test_tracked_files_are_never_ignored(
+    files: list[str], ignores: dict[str, list[str]], added: list[int], version: str
+) -> None:
+    """git never ignores a tracked file (gitignore(5)): files added with `git add -f`
+    although a rule matches them are walked, read from the index (versions 2, 3, 4)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = os.path.join(tmp, "home")
+        os.mkdir(home)
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        env = _git_env(home)
+        subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env, timeout=60)
+        _build(repo, files, ignores, [])
+        existing = sorted({f for f in files if (repo / f).is_file()})
+        chosen = sorted({existing[i % len(existing)] for i in added}) if existing else []
+        if chosen:
+            git = ["git", "-C", str(repo)]
+            subprocess.run([*git, "add", "-f", "--", *chosen], check=True, env=env, timeout=60)
+        subprocess.run(
+            ["git", "-C", str(repo), "update-index", "--index-version", version],
+            check=True,
+            env=env,
+            timeout=60,
+        )
+        assert walked(repo) == git_files(repo, home), (files, ignores, chosen, version)
+
+
+def test_a_force_added_file_under_an_ignored_directory_is_checked(tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    os.mkdir(home)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = _git_env(home)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env, timeout=60)
+    (repo / ".gitignore").write_text(".vscode/\n*.env\n")
+    (repo / ".vscode").mkdir()
+    (repo / ".vscode" / "launch.json").write_text("{}\n")
+    (repo / "ci.env").write_text("TORCH_LOGS=gaurds\n")
+    (repo / "local.env").write_text("TORCH_LOGS=gaurds\n")
+    git = ["git", "-C", str(repo)]
+    subprocess.run([*git, "add", "-f", ".vscode/launch.json", "ci.env"], check=True, env=env)
+    assert walked(repo) == {".gitignore", ".vscode/launch.json", "ci.env"} == git_files(repo, home)
