@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from . import hosts
 from .diagnostic import Diagnostic, Severity
 from .hosts.base import ValueSpan
-from .hosts.interface import TextEdit
+from .hosts.interface import TextEdit, line_break
 
 log = logging.getLogger(__name__)
 
@@ -242,6 +242,5 @@ def suppression_edit(
     indent = rest[: len(rest) - len(rest.lstrip(" \t"))]
     if "\t" in indent:
         indent = ""
-    m = _LINE_END.search(text)
-    eol = m.group() if m else "\n"
+    eol = line_break(text)
     return TextEdit(line_start, line_start, suppression_line(comment, (code,), indent, eol))

@@ -105,9 +105,12 @@ def walk(
     if start.chain() and ignored(start.chain(), os.path.join(top, "\0"), False):
         start = Level()  # a directory named although ignored: checked, as a named file is
     first_repo = repository_top(os.path.abspath(top)) if ignore else None
-    stack: list[tuple[str, Level, str | None]] = [(top, start, first_repo)]
+    # (directory, its rules, its repository's top, whether only tracked files count there:
+    # an ignored directory entered because git tracks files in it)
+    stack: list[tuple[str, Level, str | None, bool]] = [(top, start, first_repo, False)]
+    known: Tracked = {}
     while stack:
-        root, parent_level, repo = stack.pop()
+        root, parent_level, repo, only_tracked = stack.pop()
         try:
             with os.scandir(root) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -124,7 +127,7 @@ def walk(
                 cut = len(os.path.join(root, ""))
                 level = enter(parent_level, root, files, has_git, cut, "")
         chain = level.chain()
-        subdirs: list[tuple[str, Level, str | None]] = []
+        subdirs: list[tuple[str, Level, str | None, bool]] = []
 
         for entry in entries:
             try:
@@ -133,31 +136,54 @@ def walk(
                 is_dir = False
             name = entry.name
             if not is_dir:
-                if (wanted is None or wanted(name)) and not _excluded(chain, repo, entry, False):
+                if (wanted is None or wanted(name)) and _kept(
+                    chain, repo, entry, False, known, only_tracked
+                ):
                     yield entry
             elif (
                 name not in SKIP_DIRS
                 and (name[0] != "." or name in SHOWN_DOT_DIRS)
                 and not _is_symlink(entry)
-                and not _excluded(chain, repo, entry, True)
                 and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
             ):
-                subdirs.append((entry.path, level, repo))
+                kept = _kept(chain, repo, entry, True, known, only_tracked)
+                if kept:
+                    subdirs.append((entry.path, level, repo, kept == _TRACKED_ONLY))
         stack.extend(reversed(subdirs))
 
 
-def _excluded(
-    chain: tuple[Rules, ...], repo: str | None, entry: os.DirEntry[str], is_dir: bool
-) -> bool:
-    """Whether the walk leaves ``entry`` out: ignored by the rules ``chain`` and not
-    tracked by the git repository whose top is ``repo`` (git never ignores a tracked file:
-    gitignore(5); a directory holding a tracked file is entered)."""
-    if not (chain and ignored(chain, entry.path, is_dir)):
-        return False
+#: A walk's tracked files and directories of each repository top (read once per walk).
+Tracked = dict[str, tuple[frozenset[str], frozenset[str]]]
+
+
+#: :func:`_kept`'s verdict for an ignored directory entered only for the files git tracks
+#: in it.
+_TRACKED_ONLY = 2
+
+
+def _kept(
+    chain: tuple[Rules, ...],
+    repo: str | None,
+    entry: os.DirEntry[str],
+    is_dir: bool,
+    known: Tracked,
+    only_tracked: bool,
+) -> int:
+    """Whether the walk keeps ``entry``: 0 (left out), 1 (kept) or :data:`_TRACKED_ONLY`
+    (an ignored directory holding files tracked by the git repository whose top is
+    ``repo``: entered, but only its tracked files count). git never ignores a tracked
+    file (gitignore(5)); inside an ignored directory (``only_tracked``) nothing else
+    counts. ``known``: the walk's index readings, filled on first need."""
+    if not only_tracked and not (chain and ignored(chain, entry.path, is_dir)):
+        return 1
     if repo is None:
-        return True
-    files, dirs = tracked(repo)
-    return os.path.abspath(entry.path) not in (dirs if is_dir else files)
+        return 0
+    if repo not in known:
+        known[repo] = tracked(repo)
+    files, dirs = known[repo]
+    if os.path.abspath(entry.path) not in (dirs if is_dir else files):
+        return 0
+    return _TRACKED_ONLY if is_dir else 1
 
 
 def _entry_is_file(entry: os.DirEntry[str]) -> bool:

@@ -190,6 +190,18 @@ def test_tracked_files_are_never_ignored(
         assert walked(repo) == git_files(repo, home), (files, ignores, chosen, version)
 
 
+def test_only_tracked_files_count_in_an_ignored_directory(tmp_path: Path) -> None:
+    # found by hypothesis: `a` ignores the directory b/a; b/a/a is tracked, b/a/c.py not
+    home = str(tmp_path / "home")
+    os.mkdir(home)
+    repo = tmp_path / "repo"
+    env = _git_env(home)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env, timeout=60)
+    _build(repo, ["a", "b/a/a", "b/a/c.py"], {"": ["a"]}, [])
+    subprocess.run(["git", "-C", str(repo), "add", "-f", "b/a/a"], check=True, env=env)
+    assert walked(repo) == {".gitignore", "b/a/a"} == git_files(repo, home)
+
+
 def test_a_force_added_file_under_an_ignored_directory_is_checked(tmp_path: Path) -> None:
     home = str(tmp_path / "home")
     os.mkdir(home)

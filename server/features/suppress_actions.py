@@ -14,7 +14,7 @@ from lsprotocol import types
 
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
-from torch_logs_lsp.core.hosts.interface import TextEdit
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_bounds
 from torch_logs_lsp.core.suppressions import (
     UNUSED_SUPPRESSION,
     find_suppressions,
@@ -62,14 +62,8 @@ def _removal(state: DocumentState, offset: int) -> TextEdit | None:
             kept = ", ".join(c for c in s.codes if c in s.used)
             return TextEdit(s.start, s.end, f"torch-logs: ignore[{kept}]")
         if s.alone:
-            line_start = max(text.rfind("\n", 0, s.marker), text.rfind("\r", 0, s.marker)) + 1
-            ends = [i for i in (text.find("\n", s.end), text.find("\r", s.end)) if i >= 0]
-            end = min(ends) if ends else len(text)
-            if text.startswith("\r\n", end):
-                end += 2
-            elif end < len(text):
-                end += 1
-            return TextEdit(line_start, end, "")
+            line_start, _, after = line_bounds(text, s.marker, s.end)
+            return TextEdit(line_start, after, "")
         start = s.marker
         while start > 0 and text[start - 1] in " \t":
             start -= 1

@@ -118,3 +118,23 @@ async def raw_client(tmp_path: Path) -> AsyncIterator[Client]:
         yield client
     finally:
         await client.close()
+
+
+def utf16_column(line: str, index: int) -> int:
+    """The LSP character (UTF-16 code units) of code point ``index`` of ``line``."""
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in line[:index])
+
+
+def diagnostic_ranges(diags: list[types.Diagnostic]) -> list[tuple[str, int, int, int, int]]:
+    """``(code, start line, start character, end line, end character)`` of each
+    diagnostic, sorted."""
+    return sorted(
+        (
+            str(d.code),
+            d.range.start.line,
+            d.range.start.character,
+            d.range.end.line,
+            d.range.end.character,
+        )
+        for d in diags
+    )

@@ -7,7 +7,9 @@ from __future__ import annotations
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.lsp.conftest import diagnostic_ranges as _ranges
 from tests.lsp.conftest import open_and_wait
+from tests.lsp.conftest import utf16_column as _utf16
 from tests.lsp.test_code_actions import actions, apply, change
 from tests.lsp.test_server import hover
 
@@ -20,23 +22,6 @@ TEXT = (
     "python x.py\r\n"
     "setx TORCH_LOGS %1\r\n"
 )
-
-
-def _utf16(line: str, index: int) -> int:
-    return sum(2 if ord(c) > 0xFFFF else 1 for c in line[:index])
-
-
-def _ranges(diags: list[types.Diagnostic]) -> list[tuple[str, int, int, int, int]]:
-    return sorted(
-        (
-            str(d.code),
-            d.range.start.line,
-            d.range.start.character,
-            d.range.end.line,
-            d.range.end.character,
-        )
-        for d in diags
-    )
 
 
 async def test_diagnostics_hover_and_fixes(vscode: LanguageClient):
