@@ -1,1 +1,0 @@
-%env TORCH_LOGS=a
