@@ -6,7 +6,9 @@
   code run in-process that writes to a relative path (IPython's ``%%writefile``), writes
   there, never into the checkout.
 - Hypothesis profiles: ``ci`` (the default; each test's own example count) and ``dev``
-  (``--hypothesis-profile dev``: a tenth of the examples, for the edit-test loop).
+  (``--hypothesis-profile dev``: at most ten examples a test, for the edit-test loop).
+- The slow tier (``-m slow``, left out by ``./dev test --quick``): packaging, real
+  editors, pre-commit, whole-installation scans of torch; listed in :data:`SLOW`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,15 @@ from hypothesis import settings
 _CACHE_DIR = tempfile.mkdtemp(prefix="torch-logs-code-cache-")
 _WORK_DIR = tempfile.mkdtemp(prefix="torch-logs-cwd-")
 
+#: Test files (paths under tests/) and test ids whose tests are marked ``slow``.
+SLOW = (
+    "test_vsix_platforms.py",
+    "test_distribution.py",
+    "test_precommit.py",
+    "editors/",
+    "test_misspelled.py::test_packaged_2_13_equals_a_scan_of_the_installed_torch",
+)
+
 settings.register_profile("ci", deadline=None)
 settings.register_profile("dev", deadline=None, max_examples=10)
 settings.load_profile("ci")
@@ -34,6 +45,13 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_CACHE_DIR, ignore_errors=True)
     shutil.rmtree(_WORK_DIR, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.nodeid.removeprefix("tests/")
+        if where.startswith(SLOW) or where.split("[")[0] in SLOW:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True, scope="session")

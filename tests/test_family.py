@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.family import (
     check_family_value,
@@ -83,7 +84,7 @@ FORMAT_PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.one_of(st.text(max_size=12), st.lists(FORMAT_PIECES, max_size=8).map("".join)))
 def test_format_verdict_equals_logging_formatter(fmt: str):
     try:

@@ -10,6 +10,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from tests.budget import examples
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.server.documents import build_state
 from torch_logs_lsp.server.features.completion import completions
@@ -66,7 +67,7 @@ OPENERS = {
 }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     host=st.sampled_from(sorted(URIS)),
     opener=st.integers(min_value=0, max_value=4),

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import check_text, findings
 from torch_logs_lsp.core.fixer import fix_document, span_fixes
@@ -131,7 +132,7 @@ _DOTENV_FORMS = ["TORCH_LOGS=x", 'TORCH_LOGS="x"', "TORCH_LOGS='x'", "export TOR
 
 @pytest.mark.oracle
 @needs_bash
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_SHELL_FORMS), _values), min_size=10, max_size=10))
 def test_shell_encoding_matches_bash(cases: list[tuple[str, str]]) -> None:
     for form, value in cases:
@@ -144,7 +145,7 @@ def test_shell_encoding_matches_bash(cases: list[tuple[str, str]]) -> None:
 
 
 @pytest.mark.oracle
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(_DOTENV_FORMS), _values)
 def test_dotenv_encoding_matches_python_dotenv(form: str, value: str) -> None:
     (span,) = hosts.extract("dotenv", form)
@@ -156,7 +157,7 @@ def test_dotenv_encoding_matches_python_dotenv(form: str, value: str) -> None:
 
 
 @pytest.mark.oracle
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_values)
 def test_jsonc_encoding_matches_json5(value: str) -> None:
     text = _launch('"\\u002bx\\"y"')

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.analysis import analyse
 from torch_logs_lsp.core.fixes import (
     QUICKFIX,
@@ -171,7 +172,7 @@ def _torch_accepts(value: str) -> bool:
 
 
 @pytest.mark.oracle
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_broken())
 def test_fix_all_gives_a_value_torch_accepts(value: str) -> None:
     fixed = fix_all_value(value, REG_213)

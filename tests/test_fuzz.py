@@ -7,6 +7,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import analyse
 from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, MAX_QUOTED
@@ -80,7 +81,7 @@ def check_host(host: str, text: str) -> None:
     check_spans(text, hosts.extract(host, text), exact_name=host != "jsonc")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(values)
 def test_fuzz_value(value: str) -> None:
     check_value(value)
@@ -99,7 +100,7 @@ def test_fuzz_long_value(value: str) -> None:
 
 
 @pytest.mark.parametrize("host", sorted(SEEDS))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_fuzz_host(host: str, data: st.DataObject) -> None:
     check_host(host, data.draw(documents(host)))

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.parser import is_torch_valid, parse_value
 
 CASES = [
@@ -61,7 +62,7 @@ ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.lists(ALPHABET, max_size=14).map("".join))
 def test_problems_agree_with_torch_regex(value: str):
     """A value has a syntax problem exactly when torch's regex rejects it."""

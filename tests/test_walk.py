@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import findings, iter_files, may_find
 from torch_logs_lsp.core.cli import main
@@ -364,7 +365,7 @@ PIECES += ["set_logs", "torch._logging.set_logs(dynamo=10)", "=", '"', "'", "\n"
 PIECES += ["os.environ[", "]", "+dynamo", "TORCH_COMPILE_DEBUG", "TorchLogs", "ſ", "#", "env:"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
 def test_a_document_may_find_rejects_has_no_finding(text: str) -> None:
     """``may_find`` is a shortcut: where it says no, every host finds nothing."""

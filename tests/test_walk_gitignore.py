@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.files import SkippedFile
 from torch_logs_lsp.core.walk import walk
 
@@ -101,7 +102,7 @@ def _build(repo: Path, files: list[str], ignores: dict[str, list[str]], exclude:
 
 
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -153,7 +154,7 @@ def test_known_rules_agree_with_git(lines: list[str], where: str, tmp_path: Path
 
 
 @settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

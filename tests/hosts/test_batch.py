@@ -37,6 +37,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.hosts import batch, detect_host
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, value_edit
@@ -197,7 +198,7 @@ def test_detect() -> None:
 _CHARS = st.sampled_from([*"abz+-,._ :=/\\", *'&|<>()^%"!', "🙂", "é", "\t", "\n"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=st.lists(_CHARS, min_size=1, max_size=20).map("".join), tail=st.booleans())
 def test_encode_part_round_trip(value: str, tail: bool) -> None:
     for quote in ("", '"'):
@@ -254,7 +255,7 @@ def _set_line(draw: st.DrawFn) -> tuple[str, str]:
     return "set TORCH_LOGS=" + "".join(source) + sep, "".join(value) + tail
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(case=_set_line(), crlf=st.booleans())
 def test_generated_lines(case: tuple[str, str], crlf: bool) -> None:
     line, value = case

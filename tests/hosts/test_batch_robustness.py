@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import batch, batch_parse, extract
 
 from .spancheck import check_spans
@@ -38,7 +39,7 @@ _JUNK = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_JUNK, max_size=40).map("".join))
 def test_never_raises(text: str) -> None:
     spans = batch.extract(text)
@@ -53,7 +54,7 @@ def _collapsed(events: list[int]) -> list[int]:
     return [e for i, e in enumerate(events) if e >= 0 or i == 0 or events[i - 1] != -1]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.one_of(_JUNK, st.sampled_from(["echo a", "rEm x", ",;rem", "\r\n", "\n"])), max_size=40

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.hosts import detect_host, jsonc
 from torch_logs_lsp.core.hosts.interface import PathFacts
@@ -175,7 +176,7 @@ def _case(draw: st.DrawFn) -> tuple[str, Any, list[tuple[str, str | None]]]:
 
 
 @pytest.mark.oracle
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_case())
 def test_matches_json5(case: tuple[str, Any, list[tuple[str, str | None]]]) -> None:
     text, model, expected = case

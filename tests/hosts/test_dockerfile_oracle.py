@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import dockerfile as host
 from torch_logs_lsp.core.hosts import dockerfile_lines as lines
 from torch_logs_lsp.core.hosts import dockerfile_words as words
@@ -133,7 +134,7 @@ def _env_words(text: str) -> list[tuple[str, ...]]:
     return out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents())
 def test_env_words_and_values_match_buildkit(case: tuple[str, list[tuple[str, str]]]) -> None:
     text, expected = case
@@ -220,7 +221,7 @@ def run_lines(draw: st.DrawFn) -> str:
     return "".join(out)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(run_lines())
 def test_run_code_is_what_buildkit_passes_to_the_shell(text: str) -> None:
     """The code of each RUN is BuildKit's (continuations removed), and its values are

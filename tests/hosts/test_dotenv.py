@@ -12,6 +12,7 @@ from dotenv.variables import Variable, parse_variables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import dotenv
 from torch_logs_lsp.core.hosts.base import FAMILY
 
@@ -149,7 +150,7 @@ def _compare(text: str) -> None:
 
 
 @pytest.mark.oracle
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_documents)
 def test_matches_python_dotenv(text: str) -> None:
     _compare(text)
@@ -212,7 +213,7 @@ def test_long_whitespace_runs_match_python_dotenv(text: str) -> None:
     _compare(text)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from([" ", "\t", "\x0b", "\u3000", "\x85", "#", "a", "é"])).map("".join))
 def test_inline_comment_is_python_dotenvs_substitution(part: str) -> None:
     import re

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts.incremental import DocumentCache, diff
 
@@ -125,7 +126,7 @@ def check_sequence(seed: str) -> Callable[[tuple[list[tuple[float, float, str]],
 
 
 @pytest.mark.parametrize("host", sorted(SEEDS))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=EDITS)
 def test_incremental_equals_fresh(
     host: str, case: tuple[list[tuple[float, float, str]], int]
@@ -165,7 +166,7 @@ _typing = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=_typing, repeat=st.integers(1, 3))
 def test_typing_in_a_clean_script_equals_fresh(
     edits: list[tuple[float, float, str]], repeat: int
@@ -175,7 +176,7 @@ def test_typing_in_a_clean_script_equals_fresh(
     check_sequence("shell-clean")((edits, repeat))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=_typing, repeat=st.integers(1, 3))
 def test_typing_in_wrapped_commands_equals_fresh(
     edits: list[tuple[float, float, str]], repeat: int
@@ -184,7 +185,7 @@ def test_typing_in_wrapped_commands_equals_fresh(
     check_sequence("shell-wrappers")((edits, repeat))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=_typing, repeat=st.integers(1, 3))
 def test_typing_in_python_equals_fresh(edits: list[tuple[float, float, str]], repeat: int) -> None:
     check_sequence("python")((edits, repeat))

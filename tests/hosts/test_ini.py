@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import detect_host, extract, host_for_language, ini
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
 
@@ -207,7 +208,7 @@ _ODD = ["😀", "\x85", "\u2028", "\v", "\x00", "\ufeff", "\udc80"]
 _CHARS = st.sampled_from([*"[]=:;#{}\\ \t\n\r,+-_!|'\"", *_WORDS, *_ODD])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_CHARS, max_size=60).map("".join))
 def test_generated_documents_never_crash(text: str) -> None:
     for doc in (text, "[pytest]\nenv =\n " + text, "[testenv]\nset_env =\n " + text):

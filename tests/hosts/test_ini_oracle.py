@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import ini
 from torch_logs_lsp.core.hosts.base import FAMILY_ORDER
 from torch_logs_lsp.core.hosts.ini_lines import configparser_options, iniconfig_options
@@ -41,7 +42,9 @@ _TOKENS = [
 ]  # fmt: skip
 _DOCS = st.lists(st.sampled_from(_TOKENS), max_size=40).map("".join)
 _SETTINGS = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 
@@ -94,7 +97,7 @@ def test_configparser_structure(tmp_path: Path, text: str) -> None:
 _LINE_CHARS = st.sampled_from([*"py310,{}!-_.*?[]= a:#;'\"\\", "😀", "TORCH_LOGS"])
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.lists(_LINE_CHARS, max_size=12).map("".join), st.lists(_LINE_CHARS, max_size=8).map("".join)
 )

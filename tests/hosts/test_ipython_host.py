@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.checker import call_diagnostics, check_text
 from torch_logs_lsp.core.hosts import detect_host, extract, host_for_language, ipython, python
@@ -600,7 +601,7 @@ _HOSTILE = st.text(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.sampled_from(["", "%%bash\n", "%%time\n", "TORCH_LOGS", "%env ", "  "])), _HOSTILE
 )

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import jsonc
 
 from .spancheck import check_spans
@@ -255,7 +256,7 @@ def _case(draw: st.DrawFn) -> tuple[str, Any, list[tuple[str, str | None]]]:
 
 
 @pytest.mark.oracle
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_case())
 def test_matches_json5(case: tuple[str, Any, list[tuple[str, str | None]]]) -> None:
     text, model, expected = case

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import detect_host, extract
 from torch_logs_lsp.core.hosts import makefile as host
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
@@ -171,7 +172,7 @@ def test_value_edits_are_verified() -> None:
     assert _fixed("define TORCH_LOGS\na\nendef\n", "b$") == "define TORCH_LOGS\nb$$\nendef\n"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(value=st.text(alphabet="ab+-, \t#$\\\"'🙂\r=:", max_size=12))
 def test_encode_part_round_trips(value: str) -> None:
     for quote, make in [
@@ -243,7 +244,7 @@ def test_typed_name(before: str, typed: str | None) -> None:
     assert host.typed_name("Y = 1\n" + before, len("Y = 1\n" + before)) == typed
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.lists(
         st.sampled_from(

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import makefile as host
 
 from .spancheck import check_spans
@@ -81,7 +82,7 @@ def assignments(draw: st.DrawFn) -> str:
     return doc.replace("\n", "\r\n") if draw(st.booleans()) else doc
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=list(HealthCheck))
 @given(doc=assignments())
 def test_assignment_values_are_what_make_exports(tmp_path: Path, doc: str) -> None:
     printed = _make(tmp_path, doc)
@@ -106,7 +107,7 @@ def defines(draw: st.DrawFn) -> str:
     return f"{mods}define TORCH_LOGS{op}\n{body}endef\nexport TORCH_LOGS\nall:\n{PRINT}"
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=list(HealthCheck))
 @given(doc=defines())
 def test_define_values_are_what_make_exports(tmp_path: Path, doc: str) -> None:
     printed = _make(tmp_path, doc)
@@ -141,7 +142,7 @@ def recipes(draw: st.DrawFn) -> str:
     return doc.replace("\n", "\r\n") if draw(st.booleans()) else doc
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=list(HealthCheck))
 @given(doc=recipes())
 def test_recipe_values_are_what_the_shell_gets(tmp_path: Path, doc: str) -> None:
     printed = _make(tmp_path, doc, {"EXTRA": "x", "X": "xx"})
@@ -183,7 +184,7 @@ def test_what_reaches_a_recipe(tmp_path: Path, doc: str, env: dict[str, str], pr
     assert values[-1] == ("+dynamo  " if "+dynamo" in doc else "b" if "= b" in doc else "a")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(value=st.text(alphabet="ab+-, \t#$\\\"'🙂=:", max_size=10))
 def test_written_values_are_read_back_by_make(tmp_path: Path, value: str) -> None:
     """What a fix writes (encode_part) is what make exports, in a variable and in a

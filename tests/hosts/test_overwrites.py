@@ -20,6 +20,7 @@ from dotenv import dotenv_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from tests.oracles import BASH
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts.base import ValueSpan
@@ -359,7 +360,7 @@ _LINES = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_LINES, min_size=2, max_size=8), st.sampled_from(["\n", "\r\n"]))
 def test_the_textual_test_never_hides_what_the_parse_finds(lines: list[str], end: str):
     # the cheap test before the bash parse may only say "maybe": whenever the parse finds

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts import powershell as ps
@@ -245,7 +246,7 @@ _VALUES = st.text(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=_VALUES, quote=st.sampled_from(["'", '"', "@'", '@"', ""]))
 def test_encode_part_round_trips(value: str, quote: str) -> None:
     """What encode_part writes reads back as exactly the value (or it declines)."""
@@ -270,7 +271,7 @@ _NOISE = st.text(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(before=_NOISE, value=st.sampled_from(["'aot_g'", '"+dynamo"', "'x", '"a`', "@'\nx", ""]))
 def test_generated_documents_never_crash(before: str, value: str) -> None:
     for eol in ("\n", "\r\n"):
@@ -308,7 +309,7 @@ _BASE = (
 _EDITS = ["", "'", '"', "\n", "#", "@'\n", "'@", "$env:TORCH_LOGS = 'b'\n", "🙂", "{", "}", "`"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, 10_000), st.integers(0, 8), st.sampled_from(_EDITS)),

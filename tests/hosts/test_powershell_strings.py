@@ -22,6 +22,7 @@ import tree_sitter_powershell
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import powershell as ps
 from torch_logs_lsp.core.hosts.powershell_strings import read_string
@@ -113,7 +114,7 @@ def _holds_expansion(node: tree_sitter.Node) -> bool:
     return False
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_expandable(), st.sampled_from(['"', "\u201c", "\u201e"]), st.sampled_from(['"', "\u201d"]))
 def test_expandable_strings(case: tuple[str, str | None, bool], open_q: str, close_q: str) -> None:
     body, meaning, typographic = case
@@ -130,7 +131,7 @@ def test_expandable_strings(case: tuple[str, str | None, bool], open_q: str, clo
         assert _holds_expansion(node) == (meaning is None)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_verbatim(), st.sampled_from(["'", "\u2018", "\u201a"]), st.sampled_from(["'", "\u2019"]))
 def test_verbatim_strings(case: tuple[str, str, bool], open_q: str, close_q: str) -> None:
     body, meaning, typographic = case
@@ -144,7 +145,7 @@ def test_verbatim_strings(case: tuple[str, str, bool], open_q: str, close_q: str
         assert len(text[: spans[0].raw_end].encode()) == node.end_byte
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(_verbatim().map(lambda c: c[0].replace("'@", "'x")), min_size=1, max_size=4),
     st.sampled_from(["\n", "\r\n"]),

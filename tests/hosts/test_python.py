@@ -14,6 +14,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import extract, python
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, value_edit
 from torch_logs_lsp.core.hosts.py_strings import decode_literal
@@ -233,7 +234,7 @@ def _expected_char(piece: str, raw: bool) -> str:
     return value
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_document())
 def test_literals_decode_like_python(case: tuple[str, str, list[tuple[int, int, bool]]]) -> None:
     doc, expr, places = case

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.hosts import python
@@ -203,7 +204,7 @@ _SEED = (
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(
         st.tuples(st.floats(0, 1), st.text(alphabet="abx_+,.:/09 é😀", max_size=3)),
@@ -229,7 +230,7 @@ def test_notes_after_edits_equal_fresh(edits: list[tuple[float, str]]) -> None:
 _ALPHABET = st.sampled_from(["f", "g", "é", "_", "1", " ", "(", ")", "\n", "\xa0", "ß"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(_ALPHABET, max_size=40).map("".join),
     st.sets(st.sampled_from(["f", "g", "fé", "éf", "f1", "_", "ß"]), max_size=4),

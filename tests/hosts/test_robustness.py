@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import dotenv, jsonc, python, shell
 from torch_logs_lsp.core.hosts.base import ValueSpan
 
@@ -51,7 +52,7 @@ def _edited(draw: st.DrawFn, host: str) -> str:
 
 
 @pytest.mark.parametrize("host", sorted(EXTRACTORS))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_never_raises(host: str, data: st.DataObject) -> None:
     text = data.draw(st.one_of(_junk, _edited(host), st.text(max_size=60)))

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import shell
 
 from .spancheck import check_spans
@@ -243,7 +244,7 @@ _SHELL_PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(text=st.lists(_SHELL_PIECES, max_size=40).map("".join))
 def test_byte_search_finds_what_a_tree_query_finds(text: str) -> None:
     """shell._nodes (byte search confirmed by the tree) finds exactly the nodes of the

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import shell
 from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
@@ -301,7 +302,7 @@ _PIECES = st.sampled_from(
 
 
 @example(text="bash -c \\TORCH_LOGS=")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.lists(_PIECES, max_size=30).map("".join))
 def test_random_commands_give_well_formed_spans(text: str) -> None:
     spans = shell.extract(text)

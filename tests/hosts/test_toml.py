@@ -11,6 +11,7 @@ import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import detect_host, pytest_env, toml
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
 from torch_logs_lsp.core.hosts.toml_strings import STYLES
@@ -132,7 +133,7 @@ def test_other_toml_tables_are_not_read() -> None:
     assert read('[env]\nTORCH_LOGS = "x"\n[tool.other]\nenv = ["TORCH_LOGS=y"]\n') == []
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     style=st.sampled_from(STYLES),
     value=st.text(st.sampled_from(list("+-dynamo,guards {}é😀\"'\\")), max_size=12),

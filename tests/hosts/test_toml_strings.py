@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_env import plugin
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import pytest_env, toml_strings
 from torch_logs_lsp.core.hosts.toml_strings import STYLES, decode, encode_part
 
@@ -41,7 +42,7 @@ def check_map(text: str, s: toml_strings.TomlString) -> None:
         prev = b
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(style=st.sampled_from(STYLES), body=TEXT, prefix=st.sampled_from(["", "😀 é "]))
 def test_decode_matches_tomllib_on_any_body(style: str, body: str, prefix: str) -> None:
     """Arbitrary bodies (many invalid): valid and terminated exactly when tomllib reads
@@ -58,7 +59,7 @@ def test_decode_matches_tomllib_on_any_body(style: str, body: str, prefix: str) 
         assert s.valid and s.terminated and s.value == expected, (literal, s)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(style=st.sampled_from(STYLES), value=st.text(max_size=10) | TEXT)
 def test_encode_part_round_trips(style: str, value: str) -> None:
     body = encode_part(style, value)
@@ -122,7 +123,7 @@ class _NoToml:
 ENTRY = st.text(st.sampled_from(list("TORCH_LOGS=:DRUdru +{}é \t")), max_size=16)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(line=ENTRY | st.sampled_from(["D:R:TORCH_LOGS = +dynamo ", "u:TORCH_LOGS=x", "a=b=c"]))
 def test_parse_entry_matches_pytest_env(line: str) -> None:
     got = pytest_env.parse_entry(line)

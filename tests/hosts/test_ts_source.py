@@ -7,6 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts._ts import Source
 
 TEXT = st.text(
@@ -28,7 +29,7 @@ def _expected(text: str, byte_offset: int) -> int:
     return len(text) + (byte_offset - at)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=TEXT)
 def test_cp_matches_the_definition(text: str) -> None:
     src = Source(text)

@@ -18,6 +18,7 @@ import yaml as pyyaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts import FAMILY, detect_host, extract, yaml
 from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
@@ -504,7 +505,7 @@ def _entry(draw: st.DrawFn) -> tuple[str, str, str]:
 
 
 @pytest.mark.oracle
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_entry(), min_size=1, max_size=4, unique_by=lambda e: e[0]), st.booleans())
 def test_decoded_values_equal_pyyaml(entries: list[tuple[str, str, str]], crlf: bool) -> None:
     nl = "\r\n" if crlf else "\n"
@@ -527,7 +528,7 @@ _EDIT_ALPHABET = st.characters(
 
 
 @pytest.mark.oracle
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.text(_EDIT_ALPHABET, min_size=1, max_size=10),
     st.text(_EDIT_ALPHABET, max_size=10),

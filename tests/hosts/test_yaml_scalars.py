@@ -16,6 +16,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from tests.budget import examples
 from torch_logs_lsp.core.hosts._ts import Source
 from torch_logs_lsp.core.hosts.yaml_scalars import (
     Scalar,
@@ -173,7 +174,7 @@ ESCAPES = [
 ]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(quote=st.sampled_from(["'", '"']), body=st.data())
 def test_quoted_scalars_match_pyyaml(quote: str, body: st.DataObject) -> None:
     text = body.draw(flow_body(quote))
@@ -185,7 +186,7 @@ def test_quoted_scalars_match_pyyaml(quote: str, body: st.DataObject) -> None:
     roundtrip(f"k: [{quote}{text}{quote}]\n", ("k", 0))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     first=st.text(CLEAN, min_size=1, max_size=8),
     rest=st.lists(st.tuples(BREAK, st.text(LINE_CHARS, min_size=1, max_size=6)), max_size=3),
@@ -204,7 +205,7 @@ def test_plain_scalars_match_pyyaml(
     roundtrip("k: [" + body + "]" + end, ("k", 0))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     kind=st.sampled_from(["|", ">"]),
     digit=st.sampled_from(["", "1", "2", "3"]),
@@ -328,7 +329,7 @@ def test_never_raises(text: str, start_end: tuple[int, int]) -> None:
         check_offsets(text, decode_scalar(text, start, len(text), 0))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     value=st.text(
         st.sampled_from([*list("ab 0.1:#-'\"\\\t\n\r,[]é~"), "😀", "\x00", "\x85", "\u2028"]),
@@ -370,7 +371,7 @@ def test_encode_part_examples() -> None:
     assert encode_part('"', 'a"\\\n\t\x01') == 'a\\"\\\\\\n\\t\\x01'
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     value=st.text(
         st.sampled_from(list("0123456789._-+:eExXbBoOyYnNtTfFlLuUaAsSrR~<=iIZ ")), max_size=10

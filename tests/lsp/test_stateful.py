@@ -23,6 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from tests.budget import examples
 from torch_logs_lsp.server.positions import PositionMapper
 
 KINDS = {"dotenv": ".env", "jsonc": ".vscode/launch.json", "shell": "run.sh"}
@@ -235,7 +236,7 @@ def _stop_session() -> Any:
 
 TestServerMachine = ServerMachine.TestCase
 TestServerMachine.settings = settings(
-    max_examples=40,
+    max_examples=examples(40),
     stateful_step_count=15,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

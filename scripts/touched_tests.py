@@ -1,0 +1,85 @@
+"""Print the test files of the touched area, one per line, for ``./dev test --quick``.
+
+The touched files are those git shows as changed against ``HEAD`` (staged, unstaged and
+untracked); with none, those of the last commit. A test file belongs to the area when it
+is touched itself, or imports (``import``/``from ... import``, read with ``ast``, never
+run) a touched module of the package (``core/...``, ``server/...``) or a touched helper
+module under ``tests/``. A touched ``conftest.py``, ``pyproject.toml`` or lock selects
+every test file. Prints nothing when no test file belongs to the area.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Source folders and the import path they are installed as.
+PACKAGES = {"core": "torch_logs_lsp.core", "server": "torch_logs_lsp.server", "tests": "tests"}
+#: Touching one of these can change any test.
+EVERYTHING = ("tests/conftest.py", "pyproject.toml", "requirements/", "tests/budget.py")
+
+
+def _git(*args: str) -> list[str]:
+    out = subprocess.run(
+        ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    return [line for line in out.splitlines() if line]
+
+
+def touched() -> list[str]:
+    """Paths relative to the repository root, changed against HEAD (or in HEAD)."""
+    paths = _git("diff", "--name-only", "HEAD") + _git("ls-files", "--others", "--exclude-standard")
+    return paths or _git("diff", "--name-only", "HEAD~1", "HEAD")
+
+
+def module_of(path: str) -> str | None:
+    """``core/hosts/toml.py`` -> ``torch_logs_lsp.core.hosts.toml``; None outside a package."""
+    p = Path(path)
+    if p.suffix != ".py" or p.parts[0] not in PACKAGES:
+        return None
+    parts = [PACKAGES[p.parts[0]], *p.parts[1:-1]]
+    if p.stem != "__init__":
+        parts.append(p.stem)
+    return ".".join(parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a file names in an import, and ``module.name`` for each imported name."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def area(paths: list[str]) -> list[str]:
+    """The test files (relative paths, sorted) that belong to the touched ``paths``."""
+    tests = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_*.py"))
+    if any(p.startswith(EVERYTHING) for p in paths):
+        return tests
+    modules = {m for m in map(module_of, paths) if m}
+    chosen = {p for p in paths if p in tests}
+    for test in tests:
+        if modules & imports(ROOT / test):
+            chosen.add(test)
+    return sorted(chosen)
+
+
+def main() -> int:
+    for test in area(touched()):
+        print(test)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
