@@ -2,15 +2,17 @@
 
 The touched files are those git shows as changed against ``HEAD`` (staged, unstaged and
 untracked); with none, those of the last commit. A test file belongs to the area when it
-is touched itself, or imports (``import``/``from ... import``, read with ``ast``, never
+is touched itself, imports (``import``/``from ... import``, read with ``ast``, never
 run) a touched module of the package (``core/...``, ``server/...``) or a touched helper
-module under ``tests/``. A touched ``conftest.py``, ``pyproject.toml`` or lock selects
+module under ``tests/``, or is named after a touched module (``core/hosts/toml.py``:
+``test_toml_cli.py``, ``lsp/test_toml_lsp.py``). A touched ``conftest.py``, ``pyproject.toml`` or lock selects
 every test file. Prints nothing when no test file belongs to the area.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,9 +70,12 @@ def area(paths: list[str]) -> list[str]:
     if any(p.startswith(EVERYTHING) for p in paths):
         return tests
     modules = {m for m in map(module_of, paths) if m}
+    names = {m.rsplit(".", 1)[-1] for m in modules} - {"tests"}
+    named = re.compile(rf"(^|_)({'|'.join(map(re.escape, sorted(names)))})(_|$)") if names else None
     chosen = {p for p in paths if p in tests}
     for test in tests:
-        if modules & imports(ROOT / test):
+        subject = Path(test).stem.removeprefix("test_")
+        if modules & imports(ROOT / test) or (named and named.search(subject)):
             chosen.add(test)
     return sorted(chosen)
 
