@@ -5,8 +5,9 @@ untracked); with none, those of the last commit. A test file belongs to the area
 is touched itself, imports (``import``/``from ... import``, read with ``ast``, never
 run) a touched module of the package (``core/...``, ``server/...``) or a touched helper
 module under ``tests/``, or is named after a touched module (``core/hosts/toml.py``:
-``test_toml_cli.py``, ``lsp/test_toml_lsp.py``). A touched ``conftest.py``, ``pyproject.toml`` or lock selects
-every test file. Prints nothing when no test file belongs to the area.
+``test_toml_cli.py``, ``lsp/test_toml_lsp.py``). A touched ``conftest.py``,
+``pyproject.toml`` or lock selects every test file. Prints nothing when no test file
+belongs to the area.
 """
 
 from __future__ import annotations
