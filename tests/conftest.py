@@ -7,6 +7,8 @@
   there, never into the checkout.
 - Hypothesis profiles: ``ci`` (the default; each test's own example count) and ``dev``
   (``--hypothesis-profile dev``: a tenth of the examples, for the edit-test loop).
+- ``release_build``: the release files (sdist, wheel, seven .vsix) built once for the
+  session by scripts/release-build.sh (tests/release_build.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+
+from tests.release_build import ReleaseBuild, release_build
 
 _CACHE_DIR = tempfile.mkdtemp(prefix="torch-logs-code-cache-")
 _WORK_DIR = tempfile.mkdtemp(prefix="torch-logs-cwd-")
@@ -44,3 +48,8 @@ def _temporary_working_directory() -> Iterator[None]:
         yield
     finally:
         os.chdir(old)
+
+
+@pytest.fixture(scope="session", name="release_build")
+def _release_build(tmp_path_factory: pytest.TempPathFactory) -> ReleaseBuild:
+    return release_build(tmp_path_factory)
