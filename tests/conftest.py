@@ -9,6 +9,8 @@
   (``--hypothesis-profile dev``: at most ten examples a test, for the edit-test loop).
 - The slow tier (``-m slow``, left out by ``./dev test --quick``): packaging, real
   editors, pre-commit, whole-installation scans of torch; listed in :data:`SLOW`.
+- ``release_build``: the release files (sdist, wheel, seven .vsix) built once for the
+  session by scripts/release-build.sh (tests/release_build.py); its tests are slow.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from tests.release_build import ReleaseBuild, release_build
+
 _CACHE_DIR = tempfile.mkdtemp(prefix="torch-logs-code-cache-")
 _WORK_DIR = tempfile.mkdtemp(prefix="torch-logs-cwd-")
 
-#: Test files (paths under tests/) and test ids whose tests are marked ``slow``.
+#: Test files (paths under tests/) and test ids whose tests are marked ``slow`` (and so
+#: is every test that uses the ``release_build`` fixture).
 SLOW = (
     "test_vsix_platforms.py",
     "test_distribution.py",
@@ -50,7 +55,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         where = item.nodeid.removeprefix("tests/")
-        if where.startswith(SLOW) or where.split("[")[0] in SLOW:
+        slow = where.startswith(SLOW) or where.split("[")[0] in SLOW
+        if slow or "release_build" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
 
 
@@ -62,3 +68,8 @@ def _temporary_working_directory() -> Iterator[None]:
         yield
     finally:
         os.chdir(old)
+
+
+@pytest.fixture(scope="session", name="release_build")
+def _release_build(tmp_path_factory: pytest.TempPathFactory) -> ReleaseBuild:
+    return release_build(tmp_path_factory)

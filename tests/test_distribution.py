@@ -1,8 +1,9 @@
-"""The Python distribution: ``python -m build`` makes an sdist and, from it, a wheel that
-``twine check`` accepts; the wheel holds the package data and no tests; installed into a
-fresh virtual environment (its dependencies from the configured index) both commands run:
-``torch-logs check`` finds a bad value, ``torch-logs-lsp`` answers an LSP ``initialize``
-over stdio.
+"""The Python distribution: the sdist and, from it, the wheel that the release publishes
+(built by scripts/release-build.sh, once for the session: the ``release_build`` fixture of
+tests/conftest.py); ``twine check`` accepts both; the wheel holds the package data and no
+tests; installed into a fresh virtual environment (its dependencies from the configured
+index) both commands run: ``torch-logs check`` finds a bad value, ``torch-logs-lsp``
+answers an LSP ``initialize`` over stdio.
 """
 
 from __future__ import annotations
@@ -15,23 +16,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.release_build import ReleaseBuild
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    # No isolation: the build backend (setuptools >= 77) is the test environment's, as for
-    # ./dev's own install; the wheel is built from the unpacked sdist, so a file missing
-    # from the sdist is missing from the wheel too.
-    proc = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    return out
+def dist(release_build: ReleaseBuild) -> Path:
+    # `python -m build --no-isolation`: the build backend (setuptools >= 77) is the test
+    # environment's, as for ./dev's own install; the wheel is built from the unpacked
+    # sdist, so a file missing from the sdist is missing from the wheel too.
+    return release_build.out
 
 
 def _one(dist: Path, pattern: str) -> Path:

@@ -1,8 +1,9 @@
 """The VS Code extension for every target VS Code publishes for, plus the platform-neutral
-one: ``npm run package:all`` (vscode-extension/scripts/package-all.sh) is run once for the
-module (a few minutes; the wheels come from a cache after the first build), then each
-``.vsix`` (a zip) is opened and every native binary inside it is read with
-tests/vsix_binaries.py:
+one, as a release builds them: scripts/release-build.sh (which runs
+vscode-extension/scripts/package-all.sh in a copy of the tracked files) once for the test
+session, shared with tests/test_distribution.py (the ``release_build`` fixture; a few
+minutes, the wheels come from a cache after the first build), then each ``.vsix`` (a zip)
+is opened and every native binary inside it is read with tests/vsix_binaries.py:
 
 * a platform .vsix: each ELF/Mach-O/PE file (found by its first bytes, whatever its name,
   and every ``*.so``/``*.pyd``/``*.dylib``/``*.dll`` must be one) is built for the target's
@@ -15,13 +16,12 @@ tests/vsix_binaries.py:
 * the linux-x64 bundle, unpacked, loads its native modules in each CPython 3.10-3.14 found
   on this machine (each imports the module of its own version).
 
-``TORCH_LOGS_LSP_VSIX_DIR=<dir>`` tests the .vsix files already in that folder instead of
-building them.
+``TORCH_LOGS_LSP_RELEASE_DIR=<dir>`` tests the files already in that folder instead of
+building them (tests/release_build.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -33,9 +33,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.release_build import ReleaseBuild, require_or_skip
 from tests.vsix_binaries import is_native, read_binary
 
-EXT = Path(__file__).resolve().parent.parent / "vscode-extension"
 PYTHONS = ("310", "311", "312", "313", "314")
 # target -> (format, cpu, libc, the CPython-specific module suffix for CPython 3.X ("{v}": "312"))
 TARGETS = {
@@ -52,43 +52,11 @@ PER_VERSION = ("tree_sitter/_binding", "yaml/_yaml")
 GRAMMARS = ("bash", "json", "make", "powershell", "python", "toml", "yaml")
 
 
-def _npm_ci() -> None:
-    """``npm ci`` when node_modules does not match package-lock.json (the marker that
-    scripts/e2e.sh writes and reads, so the two install once between them)."""
-    lock = hashlib.sha256((EXT / "package-lock.json").read_bytes()).hexdigest()
-    marker = EXT / "node_modules" / ".e2e-lock-sha256"
-    if marker.is_file() and marker.read_text().strip() == lock:
-        return
-    subprocess.run(
-        ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=EXT,
-        check=True,
-        timeout=900,
-    )
-    marker.write_text(lock + "\n")
-
-
 @pytest.fixture(scope="module")
-def vsix_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    given = os.environ.get("TORCH_LOGS_LSP_VSIX_DIR")
-    if given:
-        return Path(given)
-    if shutil.which("npm") is None:
-        if os.environ.get("TORCH_LOGS_LSP_REQUIRE_EDITORS"):  # set by ./dev test
-            pytest.fail("npm is not on PATH: the .vsix files cannot be built")
-        pytest.skip("npm is not on PATH: the .vsix files cannot be built")
-    _npm_ci()
-    dist = tmp_path_factory.mktemp("vsix")
-    proc = subprocess.run(
-        ["bash", "scripts/package-all.sh"],
-        cwd=EXT,
-        env={**os.environ, "DIST": str(dist)},
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    return dist
+def vsix_dir(release_build: ReleaseBuild) -> Path:
+    if not release_build.vsix:
+        require_or_skip("npm is not on PATH: the .vsix files cannot be built")
+    return release_build.out
 
 
 def _open(vsix_dir: Path, name: str) -> zipfile.ZipFile:

@@ -25,10 +25,14 @@ vsce() {
     | grep -v -e '^ *[├└│]' -e '^WARNING: Location' || true
 }
 
-# The server's own wheel (pure Python), built once for the six bundles.
-"${PYTHON:-python3}" -m pip wheel -q --no-deps --disable-pip-version-check -w "$WORK/wheel" .. 2>&1 \
-  | grep -v '^WARNING: Location' || true
-SERVER_WHEEL=$(ls "$WORK"/wheel/torch_logs_lsp-*.whl)
+# The server's own wheel (pure Python), built once for the six bundles; or $SERVER_WHEEL,
+# built already (../scripts/release-build.sh passes the wheel it publishes).
+if [ -z "${SERVER_WHEEL:-}" ]; then
+  "${PYTHON:-python3}" -m pip wheel -q --no-deps --disable-pip-version-check -w "$WORK/wheel" .. 2>&1 \
+    | grep -v '^WARNING: Location' || true
+  SERVER_WHEEL=$(ls "$WORK"/wheel/torch_logs_lsp-*.whl)
+fi
+[ -f "$SERVER_WHEEL" ] || { echo "no server wheel: $SERVER_WHEEL" >&2; exit 1; }
 export SERVER_WHEEL
 # linux-x64 first: it writes the generated-code tables (it can run here), which the other
 # targets' bundles copy.
