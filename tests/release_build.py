@@ -8,7 +8,9 @@ workers share while holding a lock; the others wait and read its result. Without
 the sdist and the wheel are built (``--python-only``) and ``vsix`` is False.
 
 ``TORCH_LOGS_LSP_RELEASE_DIR=<dir>`` uses the files already in that folder (e.g. from
-``scripts/release-build.sh <dir>``) instead of building.
+``scripts/release-build.sh <dir>``) instead of building. ``TORCH_LOGS_LSP_RELEASE_OUT=<dir>``
+builds into that folder (which must not exist yet), so that later steps can use the files:
+``./dev test`` hands them to the VS Code end-to-end scenarios.
 
 Around the build, what the checkout holds is recorded: ``git status --porcelain
 --ignored`` before and after, and every path (but .git, .venv and bytecode caches) changed
@@ -150,7 +152,7 @@ def release_build(tmp_path_factory: pytest.TempPathFactory) -> ReleaseBuild:
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # the folder every worker's base folder is in
-    out = base / "release-build"
+    out = Path(os.environ.get("TORCH_LOGS_LSP_RELEASE_OUT") or base / "release-build")
     result = base / "release-build.json"
     with open(base / "release-build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed

@@ -6,6 +6,8 @@
 # Adapted from the verified recipe shared/recipes/vscode-e2e/run-e2e.sh.
 #   scripts/e2e.sh              build, then test
 #   E2E_SKIP_BUILD=1 scripts/e2e.sh   reuse dist/torch-logs-linux-x64.vsix
+#   E2E_VSIX_DIR=<dir> scripts/e2e.sh  use the .vsix files in <dir> (scripts/release-build.sh's
+#       output), build nothing
 #   E2E_SCENARIO=no-python E2E_PYTHON=/nonexistent scripts/e2e.sh   the error path
 #   E2E_SCENARIO=untrusted scripts/e2e.sh   restricted mode: a workspace that names its own
 #                                          interpreters, which must never run
@@ -18,7 +20,7 @@
 #   E2E_SCENARIO=python-extension scripts/e2e.sh   interpreters from the Python extension's API
 #       (a stub of it, scripts/stub-python-extension/: the real one cannot be downloaded here)
 # Artifacts (screenshots, logs, result.json): e2e-artifacts/ (the last run; a scenario's in
-# e2e-artifacts-<scenario>/).
+# e2e-artifacts-<scenario>/), or under $E2E_ARTIFACTS when set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXT_DIR=$PWD
@@ -28,11 +30,19 @@ CACHE=$(scripts/e2e-setup.sh | tail -1)
 . "$CACHE/env.sh"
 T_SETUP=$(date +%s.%N)
 
-VSIX=$EXT_DIR/dist/torch-logs-linux-x64.vsix
+# the extension's tools (vsce packages the .vsix and the Python extension's stub)
+LOCK_SUM=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.e2e-lock-sha256 2>/dev/null)" != "$LOCK_SUM" ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$LOCK_SUM" > node_modules/.e2e-lock-sha256
+fi
+VSIX_DIR=${E2E_VSIX_DIR:-$EXT_DIR/dist}
+[ -z "${E2E_VSIX_DIR:-}" ] || E2E_SKIP_BUILD=1
+VSIX=$VSIX_DIR/torch-logs-linux-x64.vsix
 case "${E2E_SCENARIO:-}" in
   neutral|neutral-env)
     # the platform-neutral .vsix (scripts/package-all.sh makes the same with its other six)
-    VSIX=$EXT_DIR/dist/torch-logs-universal.vsix
+    VSIX=$VSIX_DIR/torch-logs-universal.vsix
     if [ -z "${E2E_SKIP_BUILD:-}" ] || [ ! -f "$VSIX" ]; then
       node_modules/.bin/vsce package --no-dependencies --no-rewrite-relative-links \
         --ignoreFile scripts/universal.vscodeignore --out "$VSIX" 2>&1 | grep -v -e '^ *[├└│]' || true
@@ -41,18 +51,13 @@ case "${E2E_SCENARIO:-}" in
     E2E_SKIP_BUILD=1 ;;
 esac
 if [ -z "${E2E_SKIP_BUILD:-}" ] || [ ! -f "$VSIX" ]; then
-  LOCK_SUM=$(sha256sum package-lock.json | cut -d' ' -f1)
-  if [ "$(cat node_modules/.e2e-lock-sha256 2>/dev/null)" != "$LOCK_SUM" ]; then
-    npm ci --no-audit --no-fund --loglevel=error
-    echo "$LOCK_SUM" > node_modules/.e2e-lock-sha256
-  fi
   npm run --silent package 2>&1 | grep -v -e '^WARNING: Location' -e '^ *[├└│]' || true
   [ -f "$VSIX" ] || { echo "build failed: no $VSIX" >&2; exit 1; }
 fi
 T_BUILD=$(date +%s.%N)
 
 SCENARIO=${E2E_SCENARIO:-}
-ART=$EXT_DIR/e2e-artifacts${SCENARIO:+-$SCENARIO}
+ART=${E2E_ARTIFACTS:-$EXT_DIR}/e2e-artifacts${SCENARIO:+-$SCENARIO}
 rm -rf "$ART" && mkdir -p "$ART"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/torch-logs-e2e.XXXXXX")
 mkdir -p "$RUN/data/User" "$RUN/exts" "$RUN/xdg/config" "$RUN/xdg/data" "$RUN/xdg/cache" "$RUN/tmp"
