@@ -1,18 +1,18 @@
 """Hostile inputs that made the checker or the server super-linear (a hostile tester's
 findings: long ``&& \\`` chains, long single lines, long YAML flow mappings, fix-all over
 many values). Each test bounds the WORK: it compares the cost of an input of size N with
-one of size 4N (linear: x4, quadratic: x16) with a generous factor, or counts calls;
-no wall-clock thresholds."""
+one of size 4N (linear: x4, quadratic: x16) in CPU time with a generous factor
+(tests/growth.py), or counts calls; no wall-clock thresholds."""
 
 from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
+from tests.growth import growth
 from torch_logs_lsp.core.checker import check_text
 from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
 from torch_logs_lsp.core.hosts import extract, shell_operands
@@ -22,23 +22,6 @@ from torch_logs_lsp.core.hosts.interface import TextEdit
 from torch_logs_lsp.core.registry import load_registry
 
 REG = load_registry()
-
-
-def _cost(run: Callable[[], object]) -> float:
-    """The best of three timings of ``run`` (seconds): the least noisy measure."""
-    best = float("inf")
-    for _ in range(3):
-        t = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
-def growth(make: Callable[[int], Callable[[], object]], n: int) -> float:
-    """How much more an input of size ``4n`` costs than one of size ``n`` (linear: ~4,
-    quadratic: ~16). Tiny timings are floored so noise cannot make a large ratio."""
-    small, large = _cost(make(n)), _cost(make(4 * n))
-    return large / max(small, 0.002)
 
 
 #: The regular expression ``elsewhere`` used before: it backtracks quadratically.

@@ -4,13 +4,14 @@ cited rules)."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.growth import growth
 from torch_logs_lsp.core.hosts import batch, batch_parse, extract
 
 from .spancheck import check_spans
@@ -113,17 +114,11 @@ def test_huge_inputs(text: str, found: bool) -> None:
 def test_linear_time(unit: str) -> None:
     """A document 4 times longer costs about 4 times more (not 16: no rescans)."""
 
-    def cost(n: int) -> float:
+    def make(n: int) -> Callable[[], object]:
         text = "(\n" + unit * n + ")\nset TORCH_LOGS=a\n"
-        best = float("inf")
-        for _ in range(3):
-            batch_parse.read.cache_clear()
-            start = time.perf_counter()
-            batch_parse.read(text)
-            best = min(best, time.perf_counter() - start)
-        return best
+        return lambda: (batch_parse.read.cache_clear(), batch_parse.read(text))
 
-    assert cost(8000) / max(cost(2000), 0.002) < 8
+    assert growth(make, 2000) < 8
 
 
 def test_binary_junk() -> None:
