@@ -37,6 +37,7 @@ from .ini_lines import configparser_options, iniconfig_options
 from .interface import (
     Overwrite,
     PathFacts,
+    Stopped,
     TextEdit,
     line_before,
     line_bounds,
@@ -114,6 +115,19 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
         return []
     spans = [e.span for e in entries] + [t.span for t in tox_lines]
     return sorted(spans, key=lambda s: s.name_start)
+
+
+def stops(text: str) -> list[Stopped]:
+    """Where pytest-env 1.8.7 stops pytest before any test runs (an unknown flag, an
+    entry with no name, a template it cannot expand: :func:`.ini_pytest_env.stops`), in
+    an ``env`` option that names a family variable. Never raises."""
+    if not names_family(text):
+        return []
+    try:
+        return ini_pytest_env.stops(text)
+    except Exception:
+        log.exception("ini: reading where pytest-env stops failed")
+        return []
 
 
 def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
