@@ -4,8 +4,9 @@ It answers cases one JSON line at a time: each case is a set of files (configura
 files, written byte for byte) in a fresh folder under the driver's working directory; the
 driver writes a test file there that records what the test sees, resets ``os.environ``
 to the environment it started with (plus the case's ``env``), changes into the case's
-folder and calls the public ``pytest.main`` in-process with the case's arguments. The
-answer: pytest's exit code (``None`` when ``pytest.main`` raised: ``error`` names the
+folder and calls the public ``pytest.main`` in-process with the case's arguments (and a
+plugin that registers the case's ``addini`` names as string ini options). The answer:
+pytest's exit code (``None`` when ``pytest.main`` raised: ``error`` names the
 exception), the environment the test saw (``None`` when no test ran: pytest stopped
 first), the values ``request.config.getini`` gave for the case's ``getini`` names, and the
 tail of pytest's output. Its own output goes to a copy of the original stdout; whatever
@@ -39,6 +40,17 @@ def test_probe(request):
     with open({out!r}, "w", encoding="utf-8") as f:
         json.dump(seen, f)
 """
+
+
+class Options:
+    """A plugin that registers ini options (type ``string``), so ``getini`` reads them."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def pytest_addoption(self, parser: pytest.Parser) -> None:
+        for name in self.names:
+            parser.addini(name, help="an option of the oracle", type="string")
 
 
 def main() -> None:
@@ -93,7 +105,7 @@ def run_case(case: dict[str, object], root: str, base: dict[str, str], number: i
     error: str | None = None
     with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
         try:
-            code = int(pytest.main(args))
+            code = int(pytest.main(args, plugins=[Options(list(case.get("addini", [])))]))
         except BaseException as e:  # an exception out of a plugin's hook (pytest-env < 1.8.7)
             error = f"{type(e).__name__}: {e}"
     for key, mod in list(sys.modules.items()):  # the case's test module

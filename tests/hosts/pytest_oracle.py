@@ -139,12 +139,22 @@ def pytest_run(
     args: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
     getini: tuple[str, ...] = (),
+    addini: tuple[str, ...] = (),
 ) -> Run:
     """Run pytest on ``files`` (relative paths to their text, written exactly) with the
     test file in the folder ``at`` (relative, also the working directory), extra
     command-line ``args`` (``{root}`` stands for the case's folder), ``env`` added to the
-    clean environment, and ``request.config.getini`` of each name of ``getini``."""
-    case = {"files": files, "at": at, "args": list(args), "env": env or {}, "getini": getini}
+    clean environment, ``addini`` registered as string ini options (by a plugin, as
+    ``parser.addini(name, type="string")``), and ``request.config.getini`` of each name
+    of ``getini``."""
+    case = {
+        "files": files,
+        "at": at,
+        "args": list(args),
+        "env": env or {},
+        "getini": getini,
+        "addini": addini,
+    }
     return _driver().ask(case)
 
 
