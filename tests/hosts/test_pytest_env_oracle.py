@@ -448,6 +448,12 @@ DISCOVERY: list[tuple[str, dict[str, str], str, dict[tuple[int, int, int], Outco
         {V171: {"TORCH_LOGS": "toml"}},
     ),
     (
+        "with no ini file, one of a folder above the rootdir",
+        {"sub/.keep": "", P: '[tool.pytest_env]\nTORCH_LOGS = "toml"\n'},
+        "sub",
+        {V171: {"TORCH_LOGS": "toml"}},
+    ),
+    (
         "an env list of a pyproject.toml that is not the ini file is not read",
         {
             INI: "[pytest]\nenv = TORCH_LOGS=ini\n",
