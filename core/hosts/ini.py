@@ -5,7 +5,8 @@ Two readers of the same files, each mirrored with document offsets:
 - pytest-env's ``env`` option in ``[pytest]`` (``pytest.ini``, ``.pytest.ini``,
   ``tox.ini``) or ``[tool:pytest]`` (``setup.cfg``), one ``[D:][R:]NAME=value`` entry per
   value line, the file read as pytest reads it, with iniconfig
-  (:mod:`.ini_pytest_env`, :func:`.ini_lines.iniconfig_options`);
+  (:mod:`.ini_pytest_env`, :func:`.ini_lines.iniconfig_options`), as pytest-env 1.8.7
+  reads an entry; where it stops pytest before any test runs: :func:`stops` (TL504);
 - tox 4's ``set_env``/``setenv`` lines in ``[testenv]``, ``[testenv:NAME]`` and
   ``[pkgenv...]`` sections, the file read as tox reads it, with configparser
   (:mod:`.ini_tox`, :func:`.ini_lines.configparser_options`).
