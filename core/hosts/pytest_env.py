@@ -83,11 +83,13 @@ class EnvEntry:
     ``name``: the variable name (stripped); ``name_start``/``name_end``: its place in the
     entry; ``raw_start``/``raw_end``: the value after ``=``, stripped (both the entry's
     end when there is no ``=``); ``transform``/``skip_if_set``/``unset``: what the flags
-    mean (above); ``value``: what pytest-env sets (``str.format`` applied when
+    mean (above); ``value``: what pytest-env sets (``str.format_map`` applied when
     ``transform``), or ``None`` when that is not known here (a ``{NAME}`` field, which
     reads the environment, or a lone brace, which makes pytest-env raise) or the entry
     unsets the variable; ``starts``/``ends``: per code point of ``value`` its source
-    range in the entry (``{{`` is one ``{`` from two code points)."""
+    range in the entry (``{{`` is one ``{`` from two code points); ``stop``: why
+    pytest-env certainly raises on the entry, whatever the environment (pytest then
+    stops before any test runs: TL504), or ``None``."""
 
     flags: frozenset[str]
     name: str
