@@ -231,6 +231,21 @@ def check_text(
     return [(s, a) for s, a in entries if a is not None]
 
 
+#: The code of a place where the program that reads a file stops before any process
+#: sees its values (:meth:`.hosts.interface.Host.stops`: pytest-env rejecting an entry).
+STOPPED = "TL504"
+
+
+def stop_diagnostics(host: str, text: str) -> list[Diagnostic]:
+    """:data:`STOPPED` errors of ``text`` (a document of ``host`` kind), document offsets,
+    in document order. Never raises."""
+    module = hosts.host_module(host)
+    if module is None:
+        return []
+    found = module.stops(text)
+    return [Diagnostic(STOPPED, Severity.ERROR, s.message, s.start, s.end) for s in found]
+
+
 def call_diagnostics(
     host: str, text: str, registry: Registry, finder: ModuleFinder | None = None
 ) -> list[Diagnostic]:
@@ -276,6 +291,7 @@ def findings(
             out.append(Finding(span, diag, start, end, line, column, end_line, end_column))
     reg = registry or load_registry()
     document_wide = quotes + call_diagnostics(host, text, reg, finder)
+    document_wide += stop_diagnostics(host, text)
     for diag in document_wide + name_diagnostics(host, text, reg.release):
         out.append(_placed(index, diag))
     out.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
@@ -352,6 +368,7 @@ def read_document(path: Path) -> str:
 
 __all__ = [
     "SKIP_DIRS",
+    "STOPPED",
     "UNTERMINATED",
     "Finding",
     "LineIndex",
@@ -364,6 +381,7 @@ __all__ = [
     "may_find",
     "read_bytes",
     "read_document",
+    "stop_diagnostics",
     "walk",
     "with_cross_hints",
     "with_host_notes",

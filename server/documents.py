@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import Analysis, Diagnostic
 from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.checker import analyse_span, call_diagnostics
+from torch_logs_lsp.core.checker import analyse_span, call_diagnostics, stop_diagnostics
 from torch_logs_lsp.core.dead_values import with_document_hints
 from torch_logs_lsp.core.hosts import ipython, typographic
 from torch_logs_lsp.core.hosts.base import ValueSpan
@@ -72,7 +72,8 @@ class DocumentState:
     #: The user's torch for this document (registry + module finder), when resolved.
     context: TorchContext | None = None
     #: Diagnostics not tied to a value, offsets in the document: of the ``set_logs(...)``
-    #: calls, misspelled variable names (TL408) and the pin comment (``TL902``).
+    #: calls, misspelled variable names (TL408), where the reader stops (TL504) and the
+    #: pin comment (``TL902``).
     calls: list[Diagnostic] = field(default_factory=list)
 
     def span_at(self, offset: int) -> ValueSpan | None:
@@ -138,6 +139,10 @@ def build_state(
             calls += call_diagnostics(host, text, registry, finder)
         except Exception:  # a bug must not take the server down
             log.exception("checking the set_logs calls of %s failed", uri)
+        try:  # TL504: the file's reader stops before any process sees a value
+            calls += stop_diagnostics(host, text)
+        except Exception:  # a bug must not take the server down
+            log.exception("reading where the reader of %s stops failed", uri)
         try:  # TL408, placed like the calls' diagnostics (document offsets)
             calls += name_diagnostics(host, text, registry.release)
         except Exception:  # a bug must not take the server down

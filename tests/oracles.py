@@ -3,8 +3,9 @@
 ``read_torch_logs(host, text)`` returns the value of ``TORCH_LOGS`` a process started from
 the document would get (``None``: not set), read by the program that really reads it:
 
-- shell: ``bash`` runs the script (it must be runnable: assignments, ``export``,
-  ``unset``, commands defined in the script itself) and prints ``${TORCH_LOGS-}``;
+- shell: ``bash`` runs the script in an empty temporary folder (it must be runnable:
+  assignments, ``export``, ``unset``, commands defined in the script itself) and prints
+  ``${TORCH_LOGS-}``;
 - dotenv: ``dotenv_values`` of python-dotenv (no interpolation);
 - jsonc: ``json5.loads`` and the ``env`` of the first configuration
   (``configurations[0].env``).
@@ -12,10 +13,12 @@ the document would get (``None``: not set), read by the program that really read
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import shutil
 import subprocess
+import tempfile
 from typing import Any
 
 import json5
@@ -23,6 +26,15 @@ from dotenv import dotenv_values
 
 BASH = shutil.which("bash")
 _UNSET = "<unset>"
+_SCRATCH = tempfile.mkdtemp(prefix="torch-logs-oracle-")
+atexit.register(shutil.rmtree, _SCRATCH, True)
+
+
+def scratch_dir() -> str:
+    """A fresh empty folder (removed when the tests end) for an oracle process to run in:
+    whatever it writes by a relative path (a script's ``> file``, IPython's
+    ``%%writefile``) lands there, never in the checkout or another test's folder."""
+    return tempfile.mkdtemp(dir=_SCRATCH)
 
 
 def run_bash(script: str) -> str | None:
@@ -34,6 +46,7 @@ def run_bash(script: str) -> str | None:
         input=(script + tail).encode(),
         capture_output=True,
         env={"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        cwd=scratch_dir(),
         check=True,
         timeout=60,
     )

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from typing import Any
 
+from tests.oracles import scratch_dir
+
 RUNNER = r"""
 import copy, json, logging, os, sys, warnings
 warnings.filterwarnings("ignore")
@@ -79,6 +81,7 @@ def run_cases(cases: list[dict[str, str]]) -> list[dict[str, Any]]:
         text=True,
         check=True,
         timeout=600,
+        cwd=scratch_dir(),
     )
     results: list[dict[str, Any]] = json.loads(proc.stdout.strip().splitlines()[-1])
     return results
@@ -93,7 +96,12 @@ def signature_of_installed() -> list[str]:
         "assert all(p.kind is p.KEYWORD_ONLY for p in ps.values()); print(json.dumps(list(ps)))"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+        cwd=scratch_dir(),
     )
     names: list[str] = json.loads(proc.stdout.strip().splitlines()[-1])
     return names

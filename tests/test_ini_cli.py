@@ -97,3 +97,20 @@ def test_typographic_quotes_and_a_misspelled_name(tmp_path: Path) -> None:
         .read_text(encoding="utf-8")
         .startswith("[pytest]\nenv = TORCH_LOGS=+dynamo\n")
     )
+
+
+def test_pytest_env_stops_on_an_unknown_flag(tmp_path: Path) -> None:
+    """TL504 on the flag pytest-env 1.8.7 rejects (pytest stops before any test runs),
+    suppressible on its line like any finding; the values keep their own findings."""
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nenv =\n  TORCH_LOGS=dynamo\n  X:OTHER=1\n", encoding="utf-8"
+    )
+    proc = run("check", "pytest.ini", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert _findings(proc.stdout) == ["pytest.ini:4:3: TL504"]
+    assert "rejects the flag `X`" in proc.stdout and "no test sees TORCH_LOGS" in proc.stdout
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nenv =\n  TORCH_LOGS=dynamo\n  # torch-logs: ignore[TL504]\n  X:OTHER=1\n",
+        encoding="utf-8",
+    )
+    assert run("check", "pytest.ini", cwd=tmp_path).returncode == 0

@@ -106,3 +106,13 @@ def test_unterminated_string_is_never_set(tmp_path: Path) -> None:
     rc, rows = check(str(tmp_path), "--torch-version", "2.8")
     assert rc == 1
     assert findings(rows) == ["tox.toml:2:15: TL108"]
+
+
+def test_pytest_env_stops_on_a_table_entry(tmp_path: Path) -> None:
+    """TL504 on the key pytest-env 1.8.7 rejects in a ``[tool.pytest_env]`` entry."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest_env]\nTORCH_LOGS = {value = "+dynamo", skip = true}\n', encoding="utf-8"
+    )
+    rc, rows = check(str(tmp_path), "--torch-version", "2.8")
+    assert rc == 1
+    assert findings(rows) == ["pyproject.toml:2:34: TL504"]

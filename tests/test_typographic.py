@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from dotenv import dotenv_values
 
+from tests.oracles import scratch_dir
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.fixer import fix_document, quote_fixes
 from torch_logs_lsp.core.hosts import typographic
@@ -37,13 +38,16 @@ def bash(script: str, variable: str) -> tuple[bool, str | None]:
     ``printenv`` at the end of a run; ``None``: unset or the run stopped before it)."""
     assert BASH is not None
     env = {"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    parse = subprocess.run([BASH, "-n"], input=script.encode(), capture_output=True, env=env)
+    parse = subprocess.run(
+        [BASH, "-n"], input=script.encode(), capture_output=True, env=env, cwd=scratch_dir()
+    )
     run = subprocess.run(
         [BASH, "--noprofile", "--norc"],
         input=(script + f"\nprintf '<%s>' \"${{{variable}-}}\"\n").encode(),
         capture_output=True,
         env=env,
         timeout=60,
+        cwd=scratch_dir(),
     )
     out = run.stdout.decode()
     value = out[out.rfind("<") + 1 : -1] if out.endswith(">") else None
@@ -69,7 +73,9 @@ def test_issue_line_is_a_bash_syntax_error_and_gets_only_tl109():
     script = ISSUE + "echo after\n"
     ok, _ = bash(script, "TORCH_LOGS_FORMAT")
     assert not ok  # bash -n: syntax error near unexpected token `('
-    run = subprocess.run([BASH or "bash"], input=script.encode(), capture_output=True)
+    run = subprocess.run(
+        [BASH or "bash"], input=script.encode(), capture_output=True, cwd=scratch_dir()
+    )
     assert b"after" not in run.stdout  # bash stops the script at that line
     found = findings(script, "shell", REGISTRY)
     assert [f.diagnostic.code for f in found] == ["TL109"]  # no TL401 on `“%`
@@ -80,7 +86,9 @@ def test_issue_line_is_a_bash_syntax_error_and_gets_only_tl109():
     assert new == script.replace("“", '"').replace("”", '"')
     assert bash(new, "X")[0]
     probe = new.replace("python t.py", "printenv TORCH_LOGS_FORMAT")
-    out = subprocess.run([BASH or "bash"], input=probe.encode(), capture_output=True)
+    out = subprocess.run(
+        [BASH or "bash"], input=probe.encode(), capture_output=True, cwd=scratch_dir()
+    )
     assert out.stdout.decode() == "%(levelname)s:%(message)s\nafter\n"  # what python gets
     assert codes(new, "shell") == []
 
@@ -115,13 +123,17 @@ def test_shell_keeps_the_characters_and_the_message_says_so(
 @needs_bash
 def test_a_blank_between_them_ends_the_word_and_the_rest_is_the_command():
     script = "TORCH_LOGS=“+dynamo, +inductor” printenv TORCH_LOGS\n"
-    run = subprocess.run([BASH or "bash"], input=script.encode(), capture_output=True)
+    run = subprocess.run(
+        [BASH or "bash"], input=script.encode(), capture_output=True, cwd=scratch_dir()
+    )
     assert b"+inductor\xe2\x80\x9d: command not found" in run.stderr  # printenv never runs
     found = findings(script, "shell", REGISTRY)
     assert [f.diagnostic.code for f in found] == ["TL109"]
     assert "gets `“+dynamo,`" in found[0].diagnostic.message
     new = fixed(script, "shell")
-    out = subprocess.run([BASH or "bash"], input=new.encode(), capture_output=True)
+    out = subprocess.run(
+        [BASH or "bash"], input=new.encode(), capture_output=True, cwd=scratch_dir()
+    )
     assert out.stdout.decode() == "+dynamo, +inductor\n"
 
 
@@ -284,7 +296,12 @@ def test_torch_prints_them_in_every_log_line():
     code = "import logging, torch; logging.getLogger('torch._dynamo').debug('hello')"
     env = dict(os.environ, TORCH_LOGS="+dynamo", TORCH_LOGS_FORMAT="“%(levelname)s:%(message)s”")
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=scratch_dir(),
     )
     assert "“DEBUG:hello”" in proc.stderr
 
@@ -296,13 +313,15 @@ def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
     (tmp_path / "run.sh").write_text("#!/bin/bash\n" + ISSUE, encoding="utf-8")
     (tmp_path / ".env").write_text("TORCH_LOGS=“+dynamo”\n", encoding="utf-8")
     cmd = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(tmp_path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=scratch_dir())
     rows = sorted(line.replace(str(tmp_path) + "/", "") for line in proc.stdout.splitlines())
     assert proc.returncode == 1
     assert [r.split(": ", 1)[0] for r in rows if "TL" in r] == [".env:1:12", "run.sh:2:19"]
     assert all(" TL109 " in r for r in rows if "TL" in r), rows
     assert "TL401" not in proc.stdout
-    fix = subprocess.run([*cmd, "--fix"], capture_output=True, text=True, check=False)
+    fix = subprocess.run(
+        [*cmd, "--fix"], capture_output=True, text=True, check=False, cwd=scratch_dir()
+    )
     assert fix.returncode == 0, fix.stdout + fix.stderr
     assert (tmp_path / "run.sh").read_text(encoding="utf-8") == "#!/bin/bash\n" + ISSUE.replace(
         "“", '"'

@@ -48,6 +48,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
 )
 from .typographic import kept_findings
 
@@ -83,6 +84,9 @@ def detect_name(name: str) -> bool:
 def detect_content(name: str, head: str) -> bool:
     """Never: a batch file is known by its name."""
     return False
+
+
+stops = no_stops
 
 
 def may_hold_values(text: str) -> bool:

@@ -50,6 +50,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
     runs_elsewhere,
 )
 from .typographic import kept_findings
@@ -92,6 +93,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
+stops = no_stops
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source

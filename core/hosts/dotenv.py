@@ -26,6 +26,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
 )
 from .typographic import kept_findings
 
@@ -65,6 +66,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
+stops = no_stops
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source

@@ -5,7 +5,8 @@ Two readers of the same files, each mirrored with document offsets:
 - pytest-env's ``env`` option in ``[pytest]`` (``pytest.ini``, ``.pytest.ini``,
   ``tox.ini``) or ``[tool:pytest]`` (``setup.cfg``), one ``[D:][R:]NAME=value`` entry per
   value line, the file read as pytest reads it, with iniconfig
-  (:mod:`.ini_pytest_env`, :func:`.ini_lines.iniconfig_options`);
+  (:mod:`.ini_pytest_env`, :func:`.ini_lines.iniconfig_options`), as pytest-env 1.8.7
+  reads an entry; where it stops pytest before any test runs: :func:`stops` (TL504);
 - tox 4's ``set_env``/``setenv`` lines in ``[testenv]``, ``[testenv:NAME]`` and
   ``[pkgenv...]`` sections, the file read as tox reads it, with configparser
   (:mod:`.ini_tox`, :func:`.ini_lines.configparser_options`).
@@ -37,6 +38,7 @@ from .ini_lines import configparser_options, iniconfig_options
 from .interface import (
     Overwrite,
     PathFacts,
+    Stopped,
     TextEdit,
     line_before,
     line_bounds,
@@ -114,6 +116,19 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
         return []
     spans = [e.span for e in entries] + [t.span for t in tox_lines]
     return sorted(spans, key=lambda s: s.name_start)
+
+
+def stops(text: str) -> list[Stopped]:
+    """Where pytest-env 1.8.7 stops pytest before any test runs (an unknown flag, an
+    entry with no name, a template it cannot expand: :func:`.ini_pytest_env.stops`), in
+    an ``env`` option that names a family variable. Never raises."""
+    if not names_family(text):
+        return []
+    try:
+        return ini_pytest_env.stops(text)
+    except Exception:
+        log.exception("ini: reading where pytest-env stops failed")
+        return []
 
 
 def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:

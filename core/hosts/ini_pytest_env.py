@@ -1,5 +1,5 @@
 """pytest-env's entries in an INI file: the ``env`` option of ``[pytest]`` (``pytest.ini``,
-``.pytest.ini``, ``tox.ini``) and ``[tool:pytest]`` (``setup.cfg``), as pytest-env 1.8.5
+``.pytest.ini``, ``tox.ini``) and ``[tool:pytest]`` (``setup.cfg``), as pytest-env 1.8.7
 reads it (``pytest_env/plugin.py`` ``_load_values``).
 
 pytest reads the option as a ``linelist`` (pytest 9.2 ``_pytest/config/__init__.py``:
@@ -7,9 +7,10 @@ the value split at ``\\n``, each line stripped, empty ones dropped): one entry p
 line (:func:`.ini_lines.iniconfig_options`). An entry ``[FLAG:]...NAME=VALUE`` is split
 at its first ``=``; the part before is split at ``:``, the last piece stripped is the
 name, the others (stripped, upper cased) are flags: ``R`` (raw), ``D`` (only when unset),
-``U`` (unset). The value is the rest, stripped; without ``R`` it goes through
-``str.format(**os.environ)``: ``{{``/``}}`` are one brace, a value holding a field or a
-lone brace is not static (:func:`.pytest_env.formatted`). An entry
+``U`` (unset); any other flag, or no name, makes pytest-env 1.8.7 raise ``UsageError``
+and pytest stop (:func:`stops`). The value is the rest, stripped; without ``R`` it goes
+through ``str.format_map(os.environ)``: ``{{``/``}}`` are one brace, a value holding a
+field or a lone brace is not static (:func:`.pytest_env.formatted`). An entry
 without ``=`` sets the variable to ``""`` (an :class:`Entry` flagged :data:`NO_VALUE`
 whose span has the empty value: TL001, found by a hostile trial); a ``U`` entry removes it (an
 :class:`Entry` with ``"U"`` in its flags, whose span is no value span).
@@ -22,7 +23,8 @@ from typing import NamedTuple
 
 from .base import FAMILY, ValueSpan
 from .ini_lines import Option, iniconfig_options
-from .pytest_env import parse_entry
+from .interface import Stopped
+from .pytest_env import Stop, parse_entry, stop_message
 
 #: The sections pytest reads its options from in an INI file (``findpaths.py``:
 #: ``[pytest]`` in pytest.ini, .pytest.ini, tox.ini; ``[tool:pytest]`` in setup.cfg).
@@ -85,6 +87,31 @@ def entries(text: str, host: str, options: list[Option] | None = None) -> list[E
     return out
 
 
+def stops(text: str, options: list[Option] | None = None) -> list[Stopped]:
+    """Per ``env`` option that names a family variable: the first entry on which
+    pytest-env 1.8.7 certainly raises (:attr:`.pytest_env.EnvEntry.stop`), where pytest
+    stops before any test runs. pytest-env reads the lines in order and applies each
+    before it reads the next, so the first such line is where it stops, unless an
+    earlier one raises for a reason that depends on the environment (a ``{VAR}`` of an
+    unset variable): pytest stops either way."""
+    out: list[Stopped] = []
+    for option in options if options is not None else iniconfig_options(text):
+        if option.name != "env" or option.section not in SECTIONS:
+            continue
+        names: list[str] = []
+        first: tuple[int, Stop] | None = None
+        for start, end in option.lines:
+            read = parse_entry(text[start:end])
+            if read.name in FAMILY and read.name not in names:
+                names.append(read.name)
+            if read.stop is not None and first is None:
+                first = (start, read.stop)
+        if first is not None and names:
+            at, stop = first
+            out.append(Stopped(at + stop.start, at + stop.end, stop_message(stop, names)))
+    return out
+
+
 def dead(found: list[Entry]) -> list[tuple[int, int]]:
     """``(dead, live)`` index pairs into ``found`` (pytest-env applies the entries of an
     option in order): an entry set again by a later one of the same option and variable
@@ -105,4 +132,4 @@ def dead(found: list[Entry]) -> list[tuple[int, int]]:
     return out
 
 
-__all__ = ["NO_VALUE", "SECTIONS", "Entry", "dead", "entries", "entry"]
+__all__ = ["NO_VALUE", "SECTIONS", "Entry", "dead", "entries", "entry", "stops"]

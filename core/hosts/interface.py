@@ -45,6 +45,17 @@ class Note(NamedTuple):
     message: str
 
 
+class Stopped(NamedTuple):
+    """A place where the program that reads the document certainly stops before any
+    process sees its values (pytest-env rejecting an entry: :meth:`Host.stops`):
+    ``start``/``end`` the document range (code points) of the cause, ``message`` why and
+    what it means."""
+
+    start: int
+    end: int
+    message: str
+
+
 class Overwrite(NamedTuple):
     """A value that never reaches a process: ``dead`` and ``live`` index the spans, the
     span ``live`` sets the same variable again before anything can read the ``dead`` one;
@@ -154,6 +165,12 @@ class Host(Protocol):
         branch, a loop or a command between them keeps both). Never raises."""
         ...
 
+    def stops(self, text: str) -> list[Stopped]:
+        """Where the program that reads ``text`` certainly stops before any process sees
+        a family value of it (pytest-env 1.8.7 rejecting an entry: the TOML and INI
+        hosts), only when the document has such a value; ``[]`` for most. Never raises."""
+        ...
+
     def set_logs_calls(self, text: str) -> list[SetLogsCall]:
         """The ``torch._logging.set_logs(...)`` calls of ``text`` (the Python host; checked
         by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
@@ -189,6 +206,11 @@ class Host(Protocol):
 
 def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """:meth:`Host.notes` of a host that has none."""
+    return []
+
+
+def no_stops(text: str) -> list[Stopped]:
+    """:meth:`Host.stops` of a host whose reader never stops on a whole document."""
     return []
 
 
@@ -269,6 +291,7 @@ __all__ = [
     "Note",
     "Overwrite",
     "PathFacts",
+    "Stopped",
     "TextEdit",
     "line_before",
     "line_bounds",
@@ -280,5 +303,6 @@ __all__ = [
     "no_set_logs_calls",
     "no_set_logs_site",
     "no_set_logs_source",
+    "no_stops",
     "runs_elsewhere",
 ]

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from . import python
 from .base import ValueSpan, in_document_order, names_family
 from .incremental import DocumentCache
-from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts
+from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts, no_stops
 from .ipython_cells import read
 from .ipython_escapes import Escape
 from .ipython_order import torch_imported as torch_imported_in
@@ -77,6 +77,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
+stops = no_stops
 path_facts = no_path_facts  # a kernel runs here, in the notebook's directory
 
 

@@ -39,6 +39,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
 )
 from .json_strings import scan_string
 from .jsonc_candidates import _candidates, _trailing_comma
@@ -98,6 +99,9 @@ def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
     gains a finding) every span runs elsewhere."""
     facts = PathFacts(runs_elsewhere=_IN_CONTAINER) if _CONTAINER_KEY.search(text) else PathFacts()
     return [facts] * len(spans)
+
+
+stops = no_stops
 
 
 def may_hold_values(text: str) -> bool:

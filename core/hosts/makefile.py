@@ -48,6 +48,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
 )
 from .makefile_lines import Line, read
 from .makefile_values import (
@@ -77,6 +78,7 @@ COMMENT_GRAMMAR: str | None = None
 LINE_COMMENTS = True
 
 may_hold_values = names_family
+stops = no_stops
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source

@@ -45,6 +45,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
 )
 from .powershell_read import NAME, Found, read
 from .powershell_strings import DOUBLE_QUOTES, SINGLE_QUOTES
@@ -106,6 +107,9 @@ def detect_content(name: str, head: str) -> bool:
         return False
     first = head.lstrip("\ufeff").split("\n", 1)[0]
     return _SHEBANG.match(first) is not None
+
+
+stops = no_stops
 
 
 def may_hold_values(text: str) -> bool:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from ._ts import Parsed, Source, edit_tree
 from .base import FAMILY, ValueSpan, names_family
 from .incremental import DocumentCache, diff, near_escape
-from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts
+from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts, no_stops
 from .python_assign import _string_of, _value_of
 from .python_values import key_of, unterminated, unwrap, value_span
 from .typographic import outside_findings
@@ -78,6 +78,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
+stops = no_stops
 
 #: CPython's limit on indentation levels (``MAXINDENT``, Parser/tokenizer.h): a module
 #: nested deeper is a SyntaxError ("too many levels of indentation"), and

@@ -31,6 +31,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
 )
 from .shell_edits import encode_part as encode_part
 from .shell_edits import removal as removal
@@ -93,6 +94,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
+stops = no_stops
 notes = no_notes
 set_logs_calls = no_set_logs_calls
 set_logs_source = no_set_logs_source

@@ -6,7 +6,8 @@ Values are read where pytest-env, pytest 9 and tox 4 read them (:mod:`.toml_plac
 ``set_env`` tables). tree-sitter-toml finds the structure (:mod:`.toml_tree`, with
 ERROR nodes for a document being typed); each string is decoded from the document text
 (:mod:`.toml_strings`, tomllib's rules) with a map from every decoded code point to its
-source, and a pytest-env entry is then read as pytest-env reads it (:mod:`.pytest_env`).
+source, and a pytest-env entry is then read as pytest-env 1.8.7 reads it
+(:mod:`.pytest_env`; where it stops pytest: :mod:`.toml_stops`).
 Only these file names are claimed (a random ``*.toml`` is not); an untitled document
 with the editor's ``toml`` language is read too (the server claims no titled one by its
 language: ``server/documents.py``), and only tables that name pytest, pytest-env or
@@ -22,6 +23,7 @@ import logging
 from .base import ValueSpan, in_document_order, names_family
 from .incremental import DocumentCache
 from .interface import (
+    Stopped,
     no_notes,
     no_path_facts,
     no_set_logs_calls,
@@ -71,6 +73,14 @@ path_facts = no_path_facts
 # A typographic quote is an ordinary character of a TOML string (the value keeps it);
 # outside a string the file is invalid TOML (no span is found there).
 quote_findings = kept_findings(False)
+
+
+def stops(text: str) -> list[Stopped]:
+    """Where pytest-env 1.8.7 (or pytest 9) stops pytest before any test runs, in a
+    reading that names a family variable (:mod:`.toml_stops`). Never raises."""
+    from .toml_stops import stops as found
+
+    return found(text)
 
 
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:

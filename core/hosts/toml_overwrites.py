@@ -1,6 +1,6 @@
 """Overwritten values in a TOML file (:meth:`.interface.Host.overwritten`).
 
-pytest-env (1.8.5, ``_apply_entries``) applies the entries of an ``env`` list in order,
+pytest-env (1.8.7, ``_apply_entries``) applies the entries of an ``env`` list in order,
 each one ``os.environ[key] = value``, before any test runs: an entry followed in the
 same list by an entry of the same variable never reaches a test, unless the later one
 has the ``D:`` flag (it is then skipped, the variable being set). Only two items of one

@@ -1,19 +1,24 @@
 """Where the TOML host's values live, and their spans.
 
 Read by pytest and pytest-env (pytest 9.2 ``_pytest/config/findpaths.py``, pytest-env
-1.8.5 ``pytest_env/plugin.py``):
+1.8.7 ``pytest_env/plugin.py``):
 
 - ``[tool.pytest.ini_options] env = [...]`` (pyproject.toml, INI mode: a list of
   strings, or one string split into stripped non-empty lines by pytest's ``linelist``),
   ``[tool.pytest] env = [...]`` (TOML mode) and ``[pytest] env = [...]``
   (pytest.toml/.pytest.toml): each item an entry ``[FLAG:]...NAME=VALUE``
   (:mod:`.pytest_env`). pytest-env reads no ``env`` list at all when the document has a
-  ``pytest_env`` table (``[tool.pytest_env]``, even an empty one: ``_load_values``);
+  ``pytest_env`` table (``[tool.pytest_env]``, even an empty one: ``_load_values``;
+  pytest-env 1.7 read the lists when the table had no entry; a ``pytest_env`` key that
+  is no table is not one: :func:`env_table`);
 - a pyproject.toml with both ``[tool.pytest.ini_options]`` and native ``[tool.pytest]``
-  keys makes pytest stop with a UsageError: nothing of pytest's or pytest-env's is read;
+  keys makes pytest stop with a UsageError: nothing of pytest's or pytest-env's is read
+  (:mod:`.toml_stops` reports it);
 - ``[tool.pytest_env]`` / ``[pytest_env]``: ``NAME = "value"`` (raw: no ``{VAR}``
   expansion) or ``NAME = {value = "...", transform = true, skip_if_set = true, unset =
-  true}`` (flags are Python's truth of the TOML values; ``unset`` removes: no span).
+  true}`` (``unset`` removes: no span). pytest-env 1.8.7 stops pytest on a flag that is
+  not a boolean, an unknown key or an entry without ``value`` (:mod:`.toml_stops`); the
+  value is still read here, with a flag's Python truth (as 1.8.5 took it).
 
 Read by tox 4 (4.67, ``tox/config/set_env.py``, ``tox/config/loader/toml/``): ``set_env``
 (or ``setenv``) tables of ``[env_run_base]``, ``[env_pkg_base]`` and ``[env.NAME]``
@@ -35,7 +40,7 @@ from typing import TYPE_CHECKING
 from . import pytest_env, toml_strings
 from .base import FAMILY, ValueSpan
 from .embedded import LAYER
-from .toml_tree import Leaf, Tree
+from .toml_tree import ARRAY, Leaf, Tree
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -59,33 +64,52 @@ def prefix(tree: Tree) -> tuple[str, ...]:
     return ("tool",) if pyproject or any(h[:1] == ("tool",) for h in tree.headers) else ()
 
 
+def env_table(tree: Tree, pre: tuple[str, ...]) -> bool:
+    """Whether the document has a ``pytest_env`` table (under ``pre``): a header, a
+    dotted key or an inline table make one; a key of another type does not (pytest-env
+    1.8.7 ``_has_env_section``: ``isinstance(..., dict)``), nor an array of tables."""
+    table = (*pre, "pytest_env")
+    n = len(table)
+    if any(h[:n] == table and (len(h) == n or h[n] != ARRAY) for h in tree.headers):
+        return True
+    for leaf in tree.leaves:
+        path = leaf.path
+        if path[:n] == table and (len(path) > n or leaf.value.type == "inline_table"):
+            return True
+    return False
+
+
+def env_lists(tree: Tree, pre: tuple[str, ...]) -> list[Leaf]:
+    """The ``env`` options of pytest's tables (``[tool.pytest.ini_options]``,
+    ``[tool.pytest]``; ``[pytest]`` in a pytest.toml), in document order."""
+    lists = [(*pre, "pytest", "ini_options", "env"), (*pre, "pytest", "env")]
+    return [leaf for leaf in tree.leaves if leaf.path in lists]
+
+
 def spans(src: Source, tree: Tree) -> list[ValueSpan]:
     """The spans of every place above, unsorted."""
-    paths = [leaf.path for leaf in tree.leaves]
     pre = prefix(tree)
     pyproject = bool(pre)
     out: list[ValueSpan] = []
-    env_table = (*pre, "pytest_env")
-    has_env_table = env_table in tree.headers or any(p[: len(pre) + 1] == env_table for p in paths)
-    lists = [(*pre, "pytest", "ini_options", "env"), (*pre, "pytest", "env")]
+    env_path = (*pre, "pytest_env")
     tox = (*pre, "tox") if pyproject else ()
-    if pyproject and _both_modes(paths + list(tree.headers)):
+    if pyproject and both_modes(tree):
         pass  # pytest stops with a UsageError before pytest-env sets anything
     else:
-        for leaf in tree.leaves:
-            path = leaf.path
-            if path in lists and not has_env_table:
-                out += _env_list(src, leaf, ini_mode=path == lists[0])
-        table = len(env_table) + 1
-        out += _table_entries(src, tree.leaves, table, lambda p: p[:-1] == env_table, True)
+        if not env_table(tree, pre):
+            for leaf in env_lists(tree, pre):
+                out += _env_list(src, leaf, ini_mode=leaf.path[-2] == "ini_options")
+        table = len(env_path) + 1
+        out += _table_entries(src, tree.leaves, table, lambda p: p[:-1] == env_path, True)
     for depth in (len(tox) + 3, len(tox) + 4):
         out += _table_entries(src, tree.leaves, depth, lambda p: _tox_table(p, tox), False)
     return out
 
 
-def _both_modes(paths: list[tuple[str, ...]]) -> bool:
+def both_modes(tree: Tree) -> bool:
     """Whether a pyproject.toml has both ``[tool.pytest.ini_options]`` and other keys of
     ``[tool.pytest]``: pytest 9.2 raises ``UsageError`` (``_config_from_tool_pytest``)."""
+    paths = [leaf.path for leaf in tree.leaves] + list(tree.headers)
     ini = any(p[:3] == ("tool", "pytest", "ini_options") for p in paths)
     native = any(
         len(p) > 2 and p[:2] == ("tool", "pytest") and p[2] != "ini_options" for p in paths
@@ -128,14 +152,14 @@ def _env_list(src: Source, leaf: Leaf, ini_mode: bool) -> list[ValueSpan]:
         if s is None:
             continue
         split = leaf.value.type == "string"
-        for a, b in _lines(s.value) if split else [(0, len(s.value))]:
+        for a, b in line_ranges(s.value) if split else [(0, len(s.value))]:
             span = entry_span(s, a, b)
             if span is not None:
                 out.append(span)
     return out
 
 
-def _lines(value: str) -> Iterable[tuple[int, int]]:
+def line_ranges(value: str) -> Iterable[tuple[int, int]]:
     """pytest's ``linelist`` of a string: each line (split at ``\\n``) stripped, the
     empty ones dropped, as ``[start, end)`` ranges of ``value``."""
     pos = 0

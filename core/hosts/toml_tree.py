@@ -88,16 +88,19 @@ def _value_child(node: tree_sitter.Node) -> tree_sitter.Node | None:
 
 
 class Tree(NamedTuple):
-    """What :func:`read` finds: the pairs and the table headers' paths."""
+    """What :func:`read` finds: the pairs, the table headers' paths, and the headers'
+    keys in document order (with their places)."""
 
     leaves: list[Leaf]
     headers: set[tuple[str, ...]]
+    tables: list[tuple[Key, ...]]
 
 
 def read(src: Source, root: tree_sitter.Node) -> Tree:
-    """Every pair of the document (in document order) and every table header's path."""
+    """Every pair of the document (in document order) and every table header."""
     leaves: list[Leaf] = []
     headers: set[tuple[str, ...]] = set()
+    tables: list[tuple[Key, ...]] = []
     table: tuple[Key, ...] = ()
     stack = list(reversed(root.children))
     while stack:
@@ -109,12 +112,13 @@ def read(src: Source, root: tree_sitter.Node) -> Tree:
             if node.type == "table_array_element":
                 table += (Key(ARRAY, 0, 0),)
             headers.add(tuple(k.name for k in table))
+            tables.append(table)
             stack.extend(reversed([c for c in node.children if c.type in ("pair", "ERROR")]))
         elif node.type == "pair":
             _pair(src, node, table, leaves)
         elif node.type == "ERROR":
             stack.extend(reversed([c for c in node.children if c.type in ("pair", "ERROR")]))
-    return Tree(leaves, headers)
+    return Tree(leaves, headers, tables)
 
 
 def _pair(src: Source, node: tree_sitter.Node, table: tuple[Key, ...], out: list[Leaf]) -> None:

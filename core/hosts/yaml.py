@@ -26,6 +26,7 @@ from .interface import (
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
+    no_stops,
     runs_elsewhere,
 )
 from .powershell import embedded_notes
@@ -60,6 +61,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
+stops = no_stops
 # an empty value in a `shell: pwsh` step: what it does depends on the PowerShell version
 notes = embedded_notes
 overwritten = no_overwrites

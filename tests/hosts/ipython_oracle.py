@@ -7,7 +7,9 @@ is bash) and returns per cell the family variables of ``os.environ`` after it, w
 ran without an error, whether it failed before running (``before``: a SyntaxError of
 the transformed cell), its stdout, and the user variable ``out`` when the cell set it (the
 lines of ``out = !cmd``). ``transform_cells(cells)`` returns
-``TransformerManager().transform_cell`` of each (``None`` when it raises).
+``TransformerManager().transform_cell`` of each (``None`` when it raises). The process
+runs in an empty temporary folder (:func:`tests.oracles.scratch_dir`): what a cell writes
+by a relative path lands there.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import shutil
 import subprocess
 import sys
 from typing import Any
+
+from tests.oracles import scratch_dir
 
 _SCRIPT = r"""
 import contextlib, io, json, os, sys
@@ -77,6 +81,7 @@ def _run(mode: str, cells: list[str]) -> list[Any]:
         input=json.dumps([mode, cells]).encode(),
         capture_output=True,
         env=env,
+        cwd=scratch_dir(),  # a cell's %%writefile or !cmd writes here
         check=True,
         timeout=300,
     )

@@ -22,6 +22,7 @@ import subprocess
 
 import pytest
 
+from tests.oracles import scratch_dir
 from torch_logs_lsp.core.fixer import fix_document
 from torch_logs_lsp.core.hosts import extract
 from torch_logs_lsp.core.registry import load_registry
@@ -109,7 +110,9 @@ def test_posix_shell_instruction_keeps_run_read(shell: list[str]) -> None:
     assert _values(text) == ["aot_g"]
     if shutil.which(shell[0]):  # the array plus the command line runs it as shell code
         line = 'TORCH_LOGS=aot_g; printf %s "$TORCH_LOGS"'
-        out = subprocess.run([*shell, line], capture_output=True, text=True, check=False)
+        out = subprocess.run(
+            [*shell, line], capture_output=True, text=True, check=False, cwd=scratch_dir()
+        )
         assert out.stdout == "aot_g"
 
 
@@ -163,6 +166,7 @@ def test_heredoc_as_a_shells_stdin_is_a_script(words: str, body: str, expected: 
             text=True,
             check=False,
             stdin=subprocess.DEVNULL,
+            cwd=scratch_dir(),
         ).stdout
         if expected:
             assert out.strip() == expected[0]  # the body ran as bash's script

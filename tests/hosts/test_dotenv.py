@@ -1,4 +1,5 @@
-"""The .env host: table-driven cases and a differential test against python-dotenv."""
+"""The .env host: table-driven cases and a differential test against python-dotenv,
+through its public ``dotenv_values``."""
 
 from __future__ import annotations
 
@@ -7,14 +8,12 @@ import io
 
 import pytest
 from dotenv import dotenv_values
-from dotenv.parser import parse_stream
-from dotenv.variables import Variable, parse_variables
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
 from torch_logs_lsp.core.hosts import dotenv
-from torch_logs_lsp.core.hosts.base import FAMILY
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
 
 from .spancheck import check_spans
 
@@ -124,29 +123,48 @@ _documents = st.one_of(
 )
 
 
-def _static(value: str) -> str | None:
-    """What our spans report for a value python-dotenv read: None if it interpolates."""
-    if any(isinstance(atom, Variable) for atom in parse_variables(value)):
-        return None
-    return value
+def _renamed(text: str, spans: list[ValueSpan]) -> tuple[str, list[str]]:
+    """``text`` with the name of each span replaced by a name of its own of the same
+    length (``Q000000001``), so that python-dotenv's ``dotenv_values`` (a dict: the last
+    binding of a name wins) shows every binding the host reads; and those names."""
+    names = []
+    for k, span in enumerate(spans):
+        width = span.name_end - span.name_start
+        name = f"Q{k:0{width - 1}d}"
+        text = text[: span.name_start] + name + text[span.name_end :]
+        names.append(name)
+    return text, names
 
 
 def _compare(text: str) -> None:
+    """The host's spans of ``text`` are python-dotenv's bindings of the family names:
+    each span's name renamed (:func:`_renamed`), ``dotenv_values`` has that binding with
+    the span's value (a value with a ``${VAR}`` is not static: ``interpolate=True``
+    changes it), an unterminated span has none, and no family name is left bound."""
     spans = dotenv.extract(text)
     check_spans(text, spans, exact_name=True)
-    expected = [
-        (b.key, _static(b.value))
-        for b in parse_stream(io.StringIO(text))
-        if b.key in FAMILY and b.value is not None
-    ]
-    got = [(s.variable, s.value) for s in spans if s.terminated]
-    assert got == expected
-    # And the last binding is what dotenv_values returns.
-    values = dotenv_values(stream=io.StringIO(text), interpolate=False)
-    for key, value in expected:
-        if values.get(key) is not None and value is not None:
-            last = [v for k, v in expected if k == key][-1]
-            assert last == values[key] or last is None
+    renamed, names = _renamed(text, spans)
+    raw = dotenv_values(stream=io.StringIO(renamed), interpolate=False)
+    expanded = dotenv_values(stream=io.StringIO(renamed), interpolate=True)
+    missed = {k: v for k, v in raw.items() if k in FAMILY and v is not None}
+    assert not missed, f"python-dotenv binds {missed} where the .env host reads none: {text!r}"
+    for name, span in zip(names, spans, strict=True):
+        if not span.terminated:
+            assert raw.get(name) is None, (
+                f"python-dotenv reads {raw.get(name)!r} from a value the .env host reads as "
+                f"unterminated ({span.variable} in {text!r})"
+            )
+            continue
+        value = raw.get(name)
+        assert value is not None, (
+            f"python-dotenv binds no {span.variable} where the .env host reads "
+            f"{span.value!r} ({text!r})"
+        )
+        static = value if expanded.get(name) == value else None
+        assert span.value == static, (
+            f"python-dotenv reads {span.variable}={value!r} (static: {static is not None}), "
+            f"the .env host {span.value!r} ({text!r})"
+        )
 
 
 @pytest.mark.oracle
@@ -213,9 +231,13 @@ def test_long_whitespace_runs_match_python_dotenv(text: str) -> None:
     _compare(text)
 
 
+@pytest.mark.oracle
 @settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from([" ", "\t", "\x0b", "\u3000", "\x85", "#", "a", "é"])).map("".join))
-def test_inline_comment_is_python_dotenvs_substitution(part: str) -> None:
-    import re
-
-    assert dotenv._strip_inline_comment(part) == re.sub(r"\s+#.*", "", part).rstrip()
+def test_inline_comments_as_python_dotenv_cuts_them(part: str) -> None:
+    """An unquoted value's inline comment (a ``#`` after whitespace) and trailing blanks,
+    as ``dotenv_values`` cuts them, after a first character and right after ``=``."""
+    for text in (f"TORCH_LOGS=a{part}", f"TORCH_LOGS={part}"):
+        want = dotenv_values(stream=io.StringIO(text), interpolate=False)["TORCH_LOGS"]
+        got = [s.value for s in dotenv.extract(text)]
+        assert got == [want], f"python-dotenv reads {want!r} from {text!r}, the host {got}"

@@ -2,7 +2,7 @@
 and tox ``set_env`` lines; offsets, values that are not static, edits, robustness.
 
 The readers' rules cited here: iniconfig 2.3.1 ``_parse.py``, pytest 9.2
-``_pytest/config/findpaths.py`` and ``config/__init__.py`` (``linelist``), pytest-env 1.8.5
+``_pytest/config/findpaths.py`` and ``config/__init__.py`` (``linelist``), pytest-env 1.8.7
 ``plugin.py`` ``_load_values``, tox 4.67 ``config/loader/ini/__init__.py``,
 ``config/set_env.py``, ``config/set_env_line.py``, CPython 3.11 ``configparser.py``.
 The differential tests against those libraries are in ``test_ini_oracle.py``."""
@@ -227,3 +227,28 @@ def test_long_line_and_binary_junk() -> None:
     assert isinstance(ini.extract("[pytest]\nenv = TORCH_LOGS=" + junk), list)
     spaces = "[testenv]\nset_env = TORCH_LOGS=a" + " " * 100_000 + "x\n"
     assert ini.extract(spaces)[0].value == "a" + " " * 100_000 + "x"
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("[pytest]\nenv =\n  TORCH_LOGS=a\n  X:B=1\n  =c\n", "X"),
+        ("[pytest]\r\nenv = TORCH_LOGS={HOME!x}\r\n", "{HOME!x}"),
+        ("[pytest]\nenv =\n  D::TORCH_LOGS=a\n", ":"),
+        ("[tool:pytest]\nenv =\n  U:=\n  TORCH_LOGS=a\n", "U:="),
+        ("[pytest]\nenv =\n  D:TORCH_LOGS={\n  TORCH_LOGS={HOME}\n", None),
+        ("[pytest]\nenv =\n  X:B=1\n", None),
+        ("[testenv]\nset_env =\n  X:TORCH_LOGS=1\n", None),
+    ],
+)
+def test_where_pytest_env_stops(text: str, cause: str | None) -> None:
+    """TL504's place: the first entry of an ``env`` option on which pytest-env 1.8.7
+    raises, when the option names a family variable (checked against real pytest in
+    test_pytest_env_oracle.py)."""
+    got = ini.stops(text)
+    if cause is None:
+        assert got == []
+        return
+    ((start, end, message),) = got
+    assert text[start:end] == cause
+    assert "no test sees TORCH_LOGS" in message

@@ -1,36 +1,43 @@
-"""The INI host against the real readers (differential, on generated files):
+"""The INI host against the real readers, through their public surface (differential, on
+generated files):
 
-- the file structure: iniconfig 2.3.1 as pytest 9.2 calls it
-  (``_pytest/config/findpaths.py`` ``_parse_ini_config``) and configparser as tox 4.67
-  reads it (``tox/config/source/ini.py`` ``IniSource``) give the same raw values as
+- the file structure: iniconfig's public ``IniConfig(path)`` (what pytest 9.2 calls,
+  ``_pytest/config/findpaths.py``) and the standard library's ``configparser`` set up as
+  tox 4.67 sets it up (``ConfigParser(interpolation=None)`` on the file read with
+  ``utf-8-sig``: ``tox/config/source/ini.py``) give the same raw values as
   :func:`.ini_lines.iniconfig_options` / :func:`.ini_lines.configparser_options`;
-- tox's factor prefixes and ``set_env`` line split (``factor.expand_factors``,
-  ``SetEnv``) in-process;
-- pytest-env end to end: generated projects run by real pytest (``pytest.main`` in one
-  subprocess with a clean environment, once per project), the test writing the family
-  variables it sees;
-- tox end to end: ``tox config -e ... -k set_env --format json`` on a generated
-  ``tox.ini`` with many environments.
+- pytest's own reading of its section: a real pytest run (:mod:`.pytest_oracle`) with
+  every option our reading finds registered (``--strict-config``: an option we miss stops
+  pytest) reports each value through ``request.config.getini``;
+- tox's ``set_env`` lines (factor prefixes, markers, comments, the ``NAME=value`` split):
+  ``tox config -e ... -k set_env --format json`` on one ``tox.ini`` holding many generated
+  lines, one ``[testenv:...]`` each, and end to end on generated ``tox.ini`` files.
+
+pytest-env on generated INI files is in ``test_pytest_env_oracle.py``.
 """
 
 from __future__ import annotations
 
+import configparser
 import json
 import os
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
+import iniconfig
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core.hosts import ini
+from torch_logs_lsp.core.hosts import ini, ini_tox
 from torch_logs_lsp.core.hosts.base import FAMILY_ORDER
 from torch_logs_lsp.core.hosts.ini_lines import configparser_options, iniconfig_options
-from torch_logs_lsp.core.hosts.ini_tox import _comment_cut
 
+from .pytest_oracle import USAGE_ERROR, pytest_run
 from .spancheck import check_spans
 
 pytestmark = pytest.mark.oracle
@@ -66,123 +73,65 @@ def _mine(text: str, options: list[object]) -> dict[str, dict[str, str]]:
 @_SETTINGS
 @given(_DOCS)
 def test_iniconfig_structure(tmp_path: Path, text: str) -> None:
-    from _pytest.config.exceptions import UsageError
-    from _pytest.config.findpaths import _parse_ini_config
-
     path = _write(tmp_path / "pytest.ini", text)
     try:
-        sections = _parse_ini_config(path).sections
-    except UsageError:
-        return  # pytest stops: nothing is read
+        ini_file = iniconfig.IniConfig(str(path))
+    except iniconfig.ParseError:
+        return  # pytest stops (a UsageError): nothing is read
+    want = {section.name: dict(section.items()) for section in ini_file}
     mine = _mine(text, iniconfig_options(text))
-    want = {k: dict(v) for k, v in sections.items() if v}
-    assert {k: v for k, v in mine.items() if v} == want
+    assert {k: v for k, v in mine.items() if v} == {k: v for k, v in want.items() if v}, (
+        f"iniconfig reads {text!r} as {want}, our reading gives {mine}"
+    )
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(_DOCS)
+def test_pytest_reads_its_section(text: str) -> None:
+    """pytest's own reading of ``[pytest]`` in a pytest.ini (pytest-env left out with
+    ``-p no:env``, so that an ``env`` line it rejects does not stop pytest): every option
+    our iniconfig reading finds, registered, has the value ``getini`` gives; an option we
+    miss stops pytest (``--strict-config``)."""
+    options = [o for o in iniconfig_options(text) if o.section == "pytest"]
+    mine = _mine(text, options).get("pytest", {})
+    names = tuple(mine)
+    run = pytest_run(
+        {"pytest.ini": text},
+        args=("-p", "no:env", "--strict-config"),
+        addini=names,
+        getini=names,
+    )
+    if run.stopped:
+        assert run.exit == USAGE_ERROR and "Unknown config option" not in run.output, (
+            f"pytest reads an option of [pytest] our reading misses ({text!r}): {run.describe()}"
+        )
+        return  # iniconfig rejects the file (test_iniconfig_structure)
+    assert run.ini == mine, f"pytest reads [pytest] of {text!r} as {run.ini}, we as {mine}"
 
 
 @_SETTINGS
 @given(_DOCS)
 def test_configparser_structure(tmp_path: Path, text: str) -> None:
-    from tox.config.source.ini import IniSource
-
     path = _write(tmp_path / "tox.ini", text)
-    try:
-        parser = IniSource(path)._parser
-    except ValueError:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:  # tox reads the file so (universal newlines, a BOM dropped)
+        parser.read_string(path.read_text(encoding="utf-8-sig"), str(path))
+    except configparser.Error:
         return  # tox stops: nothing is read
-    want = {s: dict(parser._sections[s]) for s in parser.sections()}  # type: ignore[attr-defined]
+    want = {section: dict(parser.items(section, raw=True)) for section in parser.sections()}
     mine = _mine(text, configparser_options(text))
     assert {k: v for k, v in mine.items() if v} == {k: v for k, v in want.items() if v}
 
 
-_LINE_CHARS = st.sampled_from([*"py310,{}!-_.*?[]= a:#;'\"\\", "😀", "TORCH_LOGS"])
-
-
-@settings(max_examples=examples(500), deadline=None)
-@given(
-    st.lists(_LINE_CHARS, max_size=12).map("".join), st.lists(_LINE_CHARS, max_size=8).map("".join)
-)
-def test_tox_line_against_tox(prefix: str, value: str) -> None:
-    from tox.config.loader.ini.factor import expand_factors
-    from tox.config.set_env import SetEnv
-
-    line = f"{prefix}: TORCH_LOGS={value}".strip()
-    text = f"[testenv]\nset_env =\n  {line}\n"
-    spans = ini.extract(text)
-    check_spans(text, spans)
-    # tox: comments cut (process_raw), then the factor prefix, then SetEnv's split
-    cut = _comment_cut(line, 0, len(line))
-    raw = line[:cut].rstrip().replace("\\#", "#")
-    if line.startswith("#") or "\\" in line:
-        return  # a dropped line, a joined or escaped one: not compared
-    ((factors, content),) = list(expand_factors(raw))
-    if factors == []:
-        assert spans == []
-        return
-    try:
-        env = SetEnv(content, "set_env", None, Path("."))
-    except ValueError:
-        return  # an invalid marker or line: tox stops with an error, nothing is set
-    found = "TORCH_LOGS" in env._raw
-    tox_value = env.load("TORCH_LOGS") if found else None
-    if not found or content.startswith("file|"):
-        assert [s for s in spans if s.value is not None] == []
-        return
-    (span,) = spans
-    if span.value is not None:
-        assert span.value == tox_value
-
-
-# --- end to end: real pytest with pytest-env ------------------------------------------
+# --- tox's set_env lines: one real tox run for many ------------------------------------
 
 _VALUE = st.lists(
     st.sampled_from([*"abz+-,.=:/ #;'\"{}", "😀", "𝄞", "dynamo", "+guards"]),
     min_size=0,
     max_size=10,
 ).map("".join)
-_FLAGS = st.sampled_from(["", "D:", "R:", "r : ", " d:R:"])
 _SEP = st.sampled_from(["=", " = ", "= ", " ="])
 _BREAK = st.sampled_from(["\n", "\r\n", "\r"])
-_FILE = st.sampled_from(
-    [("pytest.ini", "pytest"), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")]
-)
-
-
-@st.composite
-def _pytest_project(draw: st.DrawFn) -> tuple[str, str]:
-    name, section = draw(_FILE)
-    nl = draw(_BREAK)
-    # a variable may come twice: the overwrite claims (TL502) are checked too
-    names = draw(st.lists(st.sampled_from(FAMILY_ORDER), min_size=1, max_size=7))
-    lines = []
-    for var in names:
-        if draw(st.booleans()):
-            lines.append(f"   # {var}=ignored")
-        lines.append(f"  {draw(_FLAGS)}{var}{draw(_SEP)}{draw(_VALUE)}")
-    first = "" if draw(st.booleans()) else lines.pop(0).strip()
-    head = f"[{section}]{nl}# 😀 emoji before{nl}env = {first}{nl}"
-    return name, head + nl.join(lines) + nl + f"addopts = -q{nl}"
-
-
-_PROBE = """
-import json, os
-def test_probe():
-    names = {names!r}
-    with open("seen.json", "w", encoding="utf-8") as f:
-        json.dump({{n: os.environ.get(n) for n in names}}, f)
-"""
-_DRIVER = """
-import json, os, sys
-import pytest
-names = {names!r}
-for i, d in enumerate(json.loads(sys.argv[1])):
-    for n in names:
-        os.environ.pop(n, None)
-    os.chdir(d)
-    try:  # a module name of its own: one process imports every project's test
-        pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:asyncio", f"test_probe{{i}}.py"])
-    except BaseException as e:  # pytest-env's str.format raising out of pytest.main
-        print(d, repr(e))
-"""
 
 
 def _clean_env() -> dict[str, str]:
@@ -194,50 +143,108 @@ _END_TO_END = settings(
     max_examples=2, deadline=None, suppress_health_check=list(HealthCheck), phases=[Phase.generate]
 )
 
+_LINE_CHARS = st.sampled_from([*"py310,{}!-_.*?[]= a:#;'\"\\", "😀", "TORCH_LOGS"])
+_LINE = st.tuples(
+    st.none() | st.lists(_LINE_CHARS, max_size=12).map("".join),
+    st.lists(_LINE_CHARS, max_size=8).map("".join),
+)
+#: The factors of every generated environment: a prefix naming them applies.
+_FACTORS = "py310-a"
 
-@_END_TO_END
-@given(st.lists(_pytest_project(), min_size=10, max_size=15))
-def test_pytest_env_end_to_end(
-    tmp_path_factory: pytest.TempPathFactory, projects: list[tuple[str, str]]
-) -> None:
-    root = tmp_path_factory.mktemp("pytest-env")
-    dirs = []
-    for i, (name, text) in enumerate(projects):
-        d = root / f"p{i}"
-        d.mkdir()
-        _write(d / name, text)
-        (d / f"test_probe{i}.py").write_text(
-            _PROBE.format(names=list(FAMILY_ORDER)), encoding="utf-8"
-        )
-        dirs.append(str(d))
-    subprocess.run(
-        [sys.executable, "-c", _DRIVER.format(names=list(FAMILY_ORDER)), json.dumps(dirs)],
+
+def tox_config(root: Path, envs: list[str]) -> dict[str, Any] | None:
+    """``tox config -e envs -k set_env --format json`` in ``root``: per environment its
+    ``set_env`` (``{"error": ...}`` when tox cannot load it; tox then exits with 255 but
+    still prints every environment); ``None`` when tox stops on the whole file (it prints
+    no JSON: an environment name it takes from a factor prefix is not valid)."""
+    command = [sys.executable, "-m", "tox", "config", "-e", ",".join(envs), "-k", "set_env"]
+    out = subprocess.run(
+        [*command, "--format", "json"],
+        cwd=root,
         env=_clean_env(),
         capture_output=True,
         timeout=300,
         check=False,
     )
+    try:
+        result: dict[str, Any] = json.loads(out.stdout)["env"]
+    except (ValueError, KeyError):
+        assert b"HandledError" in out.stdout + out.stderr, (out.returncode, out.stderr)
+        return None
+    return {env: result[env]["set_env"] for env in envs}
+
+
+def _section(env: str, line: str) -> str:
+    return f"[testenv:{env}]\nset_env =\n  {line}\n"
+
+
+def tox_lines(root: Path, lines: list[str]) -> list[dict[str, Any] | None]:
+    """What tox sets from each ``set_env`` line, each in its own environment of one
+    tox.ini in ``root`` (``None``: tox stops on a file holding that line); a file tox
+    stops on is split in halves until each line is asked alone."""
+    envs = [f"{_FACTORS}-c{i}" for i in range(len(lines))]
+    text = "[tox]\nenv_list = " + ",".join(envs) + "\n"
+    text += "".join(_section(env, line) for env, line in zip(envs, lines, strict=True))
+    _write(root / "tox.ini", text)
+    got = tox_config(root, envs)
+    if got is not None:
+        return [got[env] for env in envs]
+    if len(lines) == 1:
+        return [None]
+    half = len(lines) // 2
+    return tox_lines(root, lines[:half]) + tox_lines(root, lines[half:])
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), phases=[Phase.generate]
+)
+@given(st.lists(_LINE, min_size=50, max_size=50))
+def test_tox_lines_against_tox(
+    tmp_path_factory: pytest.TempPathFactory, cases: list[tuple[str | None, str]]
+) -> None:
+    """Generated ``set_env`` lines (a factor prefix or none, a value), one per environment
+    of one tox.ini: a value tox sets is the value the INI host reads from the line; a
+    line the host reads as unconditional and static is one tox sets."""
+    lines = [
+        (f"{prefix}: TORCH_LOGS={value}" if prefix is not None else f"TORCH_LOGS={value}").strip()
+        for prefix, value in cases
+    ]
+    got = tox_lines(tmp_path_factory.mktemp("tox-lines"), lines)
     compared = 0
-    for where, (_name, text) in zip(dirs, projects, strict=True):
+    for line, tox in zip(lines, got, strict=True):
+        text = _section(f"{_FACTORS}-c0", line)
         spans = ini.extract(text)
         check_spans(text, spans)
-        if not (Path(where) / "seen.json").exists():
-            # str.format(**os.environ) failed on a brace: pytest-env stops the session
-            assert any(s.value is None for s in spans), text
-            continue
-        seen = json.loads((Path(where) / "seen.json").read_text(encoding="utf-8"))
-        dead = {o.dead for o in ini.overwritten(text, spans)}
-        for var, value in seen.items():
-            mine = [s for s in spans if s.variable == var]
-            if value is None:
-                assert all(s.value is None for s in mine), (text, var)
-                continue
-            assert mine, (text, var, value)
-            live = [s.value for k, s in enumerate(spans) if s.variable == var and k not in dead]
-            if None not in live:  # the value pytest-env left is one of the live ones
-                assert value in live, (text, var)
-                compared += 1
+        mine = ini_tox.lines(text, configparser_options(text), "ini")
+        assert [m.span for m in mine] == spans
+        if tox is None or "error" in tox:
+            continue  # tox cannot load the file or the environment: nothing is set
+        where = f"the set_env line {line!r}"
+        if "TORCH_LOGS" in tox:
+            assert mine, f"tox sets TORCH_LOGS={tox['TORCH_LOGS']!r} from {where}, we read none"
+            value = mine[-1].span.value
+            assert value is None or value == tox["TORCH_LOGS"], (
+                f"tox sets TORCH_LOGS={tox['TORCH_LOGS']!r} from {where}, we read {value!r}"
+            )
+            compared += value is not None
+        else:
+            assert all(m.conditional or m.span.value is None for m in mine), (
+                f"tox sets no TORCH_LOGS from {where}, we read {[m.span for m in mine]}"
+            )
     assert compared > 0
+
+
+def test_tox_stops_on_a_factor_that_names_no_environment(tmp_path: Path) -> None:
+    """tox 4.67.15 takes environment names from factor prefixes and stops on the whole
+    file when one is no valid name (4.65.0, the lock's on Python 3.10, does not);
+    :func:`tox_lines` then asks the lines in halves."""
+    tox = tuple(int(p) for p in metadata.version("tox").split(".")[:3])
+    got = tox_lines(tmp_path, [".: TORCH_LOGS=a", "TORCH_LOGS=b"])
+    if tox >= (4, 67, 15):
+        assert got[0] is None, f"tox {tox} no longer stops on a factor named '.': {got[0]}"
+    elif tox <= (4, 65, 0):
+        assert got[0] is not None and "TORCH_LOGS" not in got[0], f"tox {tox}: {got[0]}"
+    assert got[1] is not None and got[1]["TORCH_LOGS"] == "b"
 
 
 # --- end to end: real tox -----------------------------------------------------------

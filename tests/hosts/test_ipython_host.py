@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -620,3 +621,16 @@ def test_random_cells_never_raise(heads: list[str], body: str) -> None:
         removal_edit("ipython", cell, span)
         if span.value is not None and span.terminated:
             value_edit("ipython", cell, span, "+dynamo")
+
+
+def test_the_oracle_runs_in_an_empty_temporary_folder() -> None:
+    """A cell that writes by a relative path (``%%writefile``) writes into the oracle's
+    own folder, never into the checkout."""
+    root = Path(__file__).resolve().parents[2]
+    written, where = run_cells(
+        ["%%writefile oracle_probe.sh\necho hi\n", "print(__import__('os').getcwd())"]
+    )
+    assert written["ok"], written
+    cwd = Path(where["stdout"].strip())
+    assert root not in (cwd, *cwd.parents), cwd
+    assert not (root / "oracle_probe.sh").exists()

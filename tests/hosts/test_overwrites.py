@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from tests.oracles import BASH
+from tests.oracles import BASH, scratch_dir
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.hosts.base import ValueSpan
 
@@ -272,6 +272,7 @@ def _python_reads(text: str) -> tuple[list[str], str]:
         check=True,
         env=env,
         timeout=60,
+        cwd=scratch_dir(),
     )
     seen, final = ast.literal_eval(out.stdout.strip().splitlines()[-1])
     return seen, final

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import python
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.core.set_logs import check_set_logs
@@ -235,7 +236,12 @@ def test_torch_ignores_set_logs_when_torch_logs_is_set():
     env = {k: v for k, v in os.environ.items() if not k.startswith("TORCH_")}
     got = {
         mode: subprocess.run(
-            [sys.executable, "-c", prog, mode], capture_output=True, text=True, env=env, check=True
+            [sys.executable, "-c", prog, mode],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            cwd=scratch_dir(),
         ).stdout.split()
         for mode in ("set", "unset")
     }

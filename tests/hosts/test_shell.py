@@ -11,6 +11,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import shell
 
 from .spancheck import check_spans
@@ -162,6 +163,7 @@ def _run_bash(statements: list[str]) -> list[bytes]:
         env={"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         check=True,
         timeout=60,
+        cwd=scratch_dir(),
     )
     records = out.stdout.split(b"\0")[:-1]
     assert len(records) == len(statements), out.stderr
@@ -293,6 +295,7 @@ def test_assignments_after_a_line_continuation(text: str, expected: list) -> Non
             capture_output=True,
             text=True,
             check=False,
+            cwd=scratch_dir(),
         ).stdout.split()
         if expected:  # without the command, the assignments stay in the shell
             assert out == [v for _, v in expected]
@@ -327,7 +330,9 @@ def test_ansi_c_cases_against_bash(script: str, expected: str | None) -> None:
     prog = "cmd() { :; }; echo() { :; }; printf() { :; }\n" + script
     prog += '\nif [ -n "${TORCH_LOGS+x}" ]; then command printf "%s" "$TORCH_LOGS"; '
     prog += "else command printf UNSET; fi\n"
-    out = subprocess.run(["bash", "-c", prog], capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["bash", "-c", prog], capture_output=True, text=True, check=False, cwd=scratch_dir()
+    )
     got = out.stdout
     if "cmd" in script:  # a prefix assignment is not kept in the shell
         assert expected is not None

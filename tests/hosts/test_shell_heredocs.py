@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import shell
 
 from .spancheck import check_spans
@@ -43,7 +44,12 @@ def test_bash_agrees(script: str, expected: list[str]) -> None:
     is what bash holds at the end (the body lines went to the command's stdin)."""
     prog = script.replace("python3", "cat") + 'printf "[%s]" "${TORCH_LOGS-unset}"\n'
     out = subprocess.run(
-        ["bash", "-c", prog], capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL
+        ["bash", "-c", prog],
+        capture_output=True,
+        text=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        cwd=scratch_dir(),
     ).stdout
     want = expected[-1] if expected else "unset"
     assert out.endswith(f"[{want}]")

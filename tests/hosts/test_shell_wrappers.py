@@ -15,6 +15,7 @@ from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import shell
 from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
@@ -199,6 +200,7 @@ def _run(statements: list[str]) -> list[bytes]:
         env={"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         check=True,
         timeout=120,
+        cwd=scratch_dir(),
     )
     records = out.stdout.split(b"\0")[:-1]
     assert len(records) == len(statements), out.stderr
@@ -325,5 +327,7 @@ def test_code_in_code_is_read_three_levels_deep(levels: int, found: bool) -> Non
     assert [s.value for s in spans] == (["deep"] if found else [])
     if found and BASH is not None:  # bash reads the same value through every quoting
         probe = code.replace(" c'", " printenv TORCH_LOGS'")
-        out = subprocess.run([BASH, "-c", probe], capture_output=True, text=True, check=False)
+        out = subprocess.run(
+            [BASH, "-c", probe], capture_output=True, text=True, check=False, cwd=scratch_dir()
+        )
         assert out.stdout == "deep\n", probe

@@ -317,3 +317,39 @@ def test_pytest_ini_and_native_modes_together_set_nothing() -> None:
     assert read(both.replace("[tool.pytest]\naddopts", "[tool.other]\naddopts")) == [
         ("TORCH_LOGS", "a")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ('[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=a", "\\u0058:B=1"]\n', "\\u0058"),
+        ('[tool.pytest.ini_options]\nenv = """\nTORCH_LOGS=a\n  x : B=1"""\n', "x"),
+        ('[pytest]\nenv = ["TORCH_LOGS={0}"]\n', "{0}"),
+        ('[tool.pytest.ini_options]\nenv = ["D:TORCH_LOGS={0}", "TORCH_LOGS={HOME}"]\n', None),
+        ('[tool.pytest.ini_options]\nenv = ["X:OTHER=1"]\n', None),  # no family variable
+        ('[tool.pytest_env]\n[tool.pytest.ini_options]\nenv = ["X:TORCH_LOGS=1"]\n', None),
+        ('[tool.pytest_env]\nTORCH_LOGS = {value = "a", transform = "yes"}\n', '"yes"'),
+        ('[tool.pytest_env]\nTORCH_LOGS = {value = "a", skip_if_set = true, x = 1}\n', "x"),
+        ("[tool.pytest_env]\nA = {unset = true}\n[tool.pytest_env.TORCH_LOGS]\n", "TORCH_LOGS"),
+        (
+            '[tool.pytest_env]\nTORCH_LOGS = {value = "}", transform = true, skip_if_set = true}\n',
+            None,
+        ),
+        ('[tool.pytest_env]\nTORCH_LOGS = {value = "}", transform = true}\nX.y = 1\n', "y"),
+        ('[tool.pytest_env]\n"" = "a"\nTORCH_LOGS = "b"\n', '""'),
+        ("[[tool.pytest_env]]\nTORCH_LOGS = {x = 1}\n", None),
+        ('[tool.pytest_env]\nTORCH_LOGS = {value = "a", unset = 1}\n', "1"),
+    ],
+)
+def test_where_pytest_env_stops(text: str, cause: str | None) -> None:
+    """TL504's place (:mod:`.toml_stops`): the first cause of a ``UsageError`` of
+    pytest-env 1.8.7 in the reading it uses (table checks before any entry is applied),
+    only when that reading names a family variable; nothing for what depends on the
+    environment. (Each kind is checked against real pytest in test_pytest_env_oracle.py.)"""
+    got = toml.stops(text)
+    if cause is None:
+        assert got == []
+        return
+    ((start, end, message),) = got
+    assert text[start:end] == (cause if cause != '""' else "") or text[start - 1 : end + 1] == cause
+    assert "pytest stops before any test runs, so no test sees TORCH_LOGS" in message

@@ -1,5 +1,6 @@
-"""The TOML host against the programs that read the files: pytest-env 1.8.5 (in a real
-pytest session, one subprocess per form) and tox 4 (``tox config``), on generated values.
+"""The TOML host against the programs that read the files: pytest-env (a real pytest run
+with the installed release: :mod:`.pytest_oracle`) and tox 4 (``tox config``), on
+generated values.
 
 pytest-env reads every entry of a list the same way whatever its name, so a generated
 document sets ``V0``..``V24`` (one session for all) and each value is compared with
@@ -8,7 +9,6 @@ what the host reads from the same entry written as ``TORCH_LOGS=...`` (plus one 
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
@@ -21,22 +21,14 @@ import pytest
 from torch_logs_lsp.core.hosts import toml
 from torch_logs_lsp.core.hosts.toml_strings import STYLES, encode_part
 
+from .pytest_oracle import pytest_run
+
 pytestmark = pytest.mark.oracle
 
 PIECES = ["a", "+dynamo", ",", "guards", " ", "\t", "é", "😀", '"', "'", "=", ":", "-"]
 BRACES = ["{{", "}}", "{HOME}"]
 FLAGS = ["", "R:", "D:", "D:R:", " r : "]
 N = 25
-
-TEST_FILE = """
-import json, os
-def test_dump():
-    names = [k for k in os.environ if k.startswith("V") and k[1:].isdigit()]
-    names.append("TORCH_LOGS")
-    out = {k: os.environ.get(k) for k in names}
-    with open(os.environ["ORACLE_OUT"], "w", encoding="utf-8") as f:
-        json.dump(out, f)
-"""
 
 
 def bodies(seed: int, braces: bool) -> list[str]:
@@ -54,25 +46,11 @@ def literal(rng: random.Random, text: str) -> str:
     raise AssertionError(text)
 
 
-def run_pytest(project: Path, pyproject: str) -> dict[str, str | None]:
-    (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-    (project / "test_dump.py").write_text(TEST_FILE, encoding="utf-8")
-    out = project / "out.json"
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(project),
-        "ORACLE_OUT": str(out),
-    }
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_dump.py"],
-        cwd=project,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    result: dict[str, str | None] = json.loads(out.read_text(encoding="utf-8"))
-    return result
+def run_pytest(pyproject: str) -> dict[str, str]:
+    """The environment a test sees under ``pyproject`` (pytest must not stop)."""
+    run = pytest_run({"pyproject.toml": pyproject})
+    assert run.env is not None, f"pytest stopped on {pyproject!r}: {run.describe()}"
+    return run.env
 
 
 def host_value(doc: str) -> str | None:
@@ -80,10 +58,11 @@ def host_value(doc: str) -> str | None:
     return span.value
 
 
+@pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("form", ["ini_options", "pytest_env_table"])
-def test_pytest_env_reads_what_the_host_reads(tmp_path: Path, form: str) -> None:
-    rng = random.Random(form)
-    values = bodies(16 if form == "ini_options" else 17, braces=True)
+def test_pytest_env_reads_what_the_host_reads(form: str, seed: int) -> None:
+    rng = random.Random(f"{form}{seed or ''}")
+    values = bodies((16 if form == "ini_options" else 17) + 100 * seed, braces=True)
     if form == "ini_options":
         flags = [rng.choice(FLAGS) for _ in values]
         pairs = list(zip(flags, values, strict=True))
@@ -105,13 +84,17 @@ def test_pytest_env_reads_what_the_host_reads(tmp_path: Path, form: str) -> None
             host_value("[tool.pytest_env]\n" + x.replace(f"V{i} =", "TORCH_LOGS =", 1) + "\n")
             for i, x in enumerate(items)
         ]
-    got = run_pytest(tmp_path, doc)
+    assert toml.stops(doc) == []
+    got = run_pytest(doc)
     assert got["TORCH_LOGS"] == "Dynamo" == toml.extract(doc)[-1].value
     static = 0
     for i, want in enumerate(expected):
         if want is not None:
             static += 1
-            assert got.get(f"V{i}") == want, (i, items[i])
+            assert got.get(f"V{i}") == want, (
+                f"pytest-env sets V{i} to {got.get(f'V{i}')!r}, the TOML host reads {want!r} "
+                f"from {items[i]}"
+            )
     assert static >= N // 3  # the sample is not all "not static"
 
 
@@ -149,7 +132,7 @@ def test_tox_config_reads_what_the_host_reads(tmp_path: Path) -> None:
         assert read[f"V{i}"].rstrip(" ") == want.rstrip(" "), (i, x)
 
 
-def test_pytest_env_keeps_the_value_the_host_keeps_live(tmp_path: Path) -> None:
+def test_pytest_env_keeps_the_value_the_host_keeps_live() -> None:
     doc = (
         "[tool.pytest.ini_options]\n"
         'env = ["TORCH_LOGS=a", "TORCH_LOGS=b", "D:TORCH_LOGS=c", "V0=x", "TORCH_LOGS=d",\n'
@@ -158,13 +141,17 @@ def test_pytest_env_keeps_the_value_the_host_keeps_live(tmp_path: Path) -> None:
     spans = toml.extract(doc)
     dead = {o.dead for o in toml.overwritten(doc, spans)}
     live = [s.value for i, s in enumerate(spans) if i not in dead]
-    assert run_pytest(tmp_path, doc)["TORCH_LOGS"] == "d"
+    assert run_pytest(doc)["TORCH_LOGS"] == "d"
     assert live[-2:] == ["d", "e"] and "d" in live and not {"a", "b", "c"} & set(live)
 
 
-def test_both_pytest_tables_stop_pytest_and_the_host_reads_nothing(tmp_path: Path) -> None:
+def test_both_pytest_tables_stop_pytest_and_the_host_reads_nothing() -> None:
     doc = '[tool.pytest]\naddopts = ["-q"]\n[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=a"]\n'
-    with pytest.raises(subprocess.CalledProcessError) as failed:
-        run_pytest(tmp_path, doc)
-    assert b"Cannot use both" in failed.value.stderr + failed.value.stdout
+    run = pytest_run({"pyproject.toml": doc})
+    assert run.stopped and "Cannot use both" in run.output, (
+        f"pytest 9 no longer stops on [tool.pytest] with [tool.pytest.ini_options]: "
+        f"{run.describe()}"
+    )
     assert toml.extract(doc) == []
+    ((start, end, message),) = toml.stops(doc)  # TL504
+    assert doc[start:end] == "ini_options" and "no test sees TORCH_LOGS" in message

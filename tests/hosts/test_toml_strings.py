@@ -1,20 +1,16 @@
-"""TOML string decoding (core/hosts/toml_strings.py) and pytest-env entry reading
-(core/hosts/pytest_env.py) against their oracles: ``tomllib`` (strings of every style,
-generated and hand-written, including invalid ones) and pytest-env 1.8.5's own
-``_load_values`` (entries, run on a stand-in config)."""
+"""TOML string decoding (core/hosts/toml_strings.py) against ``tomllib.loads`` (strings of
+every style, generated and hand-written, including invalid ones). pytest-env's reading of
+the entries is checked against real pytest runs in ``test_pytest_env_oracle.py``."""
 
 from __future__ import annotations
-
-from types import SimpleNamespace
 
 import pytest
 import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pytest_env import plugin
 
 from tests.budget import examples
-from torch_logs_lsp.core.hosts import pytest_env, toml_strings
+from torch_logs_lsp.core.hosts import toml_strings
 from torch_logs_lsp.core.hosts.toml_strings import STYLES, decode, encode_part
 
 #: Characters that exercise every rule: quotes, backslashes, escapes' letters, line
@@ -102,52 +98,3 @@ def test_unterminated_runs_to_line_end() -> None:
     s = decode(text, 4)
     assert s is not None and not s.terminated and s.value == "TORCH_LOGS=dyn"
     assert s.end == text.index("\n")
-
-
-def pytest_env_reads(line: str) -> plugin.Entry:
-    """pytest-env 1.8.5's own ``_load_values`` on a config whose ``env`` is ``[line]``."""
-    config = SimpleNamespace(inipath=None, rootpath=_NoToml(), getini=lambda name: [line])
-    (entry,) = list(plugin._load_values(config))  # type: ignore[arg-type]
-    return entry
-
-
-class _NoToml:
-    """A root path where no pytest.toml/pyproject.toml exists (so the INI lines are read)."""
-
-    parents: tuple[object, ...] = ()
-
-    def __truediv__(self, other: str) -> SimpleNamespace:
-        return SimpleNamespace(exists=lambda: False)
-
-
-ENTRY = st.text(st.sampled_from(list("TORCH_LOGS=:DRUdru +{}é \t")), max_size=16)
-
-
-@settings(max_examples=examples(400), deadline=None)
-@given(line=ENTRY | st.sampled_from(["D:R:TORCH_LOGS = +dynamo ", "u:TORCH_LOGS=x", "a=b=c"]))
-def test_parse_entry_matches_pytest_env(line: str) -> None:
-    got = pytest_env.parse_entry(line)
-    want = pytest_env_reads(line)
-    assert got.name == want.key == line[got.name_start : got.name_end]
-    assert (got.transform, got.skip_if_set, got.unset) == (
-        want.transform,
-        want.skip_if_set,
-        want.unset,
-    )
-    assert line[got.raw_start : got.raw_end] == want.value
-    if got.unset:
-        assert got.value is None
-        return
-    try:
-        final = want.value.format() if want.transform else want.value
-    except (KeyError, IndexError, ValueError):
-        final = None  # a field reads the environment (or pytest-env raises)
-    if final is not None or got.value is not None:
-        assert got.value == final
-    if got.value is not None:
-        for ch, a, b in zip(got.value, got.starts, got.ends, strict=True):
-            assert line[a:b] in (ch, ch * 2)
-        body = pytest_env.encode_value(got.value, got.transform)
-        if body is not None:
-            again = pytest_env.parse_entry(f"{line[: got.raw_start]}{body}")
-            assert again.value == got.value

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.growth import growth
+from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import FAMILY, detect_host, extract, yaml
 from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
@@ -577,7 +578,11 @@ def test_example_values_as_torch_reads_them(path: str, accepted: bool) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TORCH")}
     env["TORCH_LOGS"] = value
     done = subprocess.run(
-        [sys.executable, "-c", "import torch"], env=env, capture_output=True, timeout=600
+        [sys.executable, "-c", "import torch"],
+        env=env,
+        capture_output=True,
+        timeout=600,
+        cwd=scratch_dir(),
     )
     assert (done.returncode == 0) is accepted, done.stderr[-500:]
     if not accepted:

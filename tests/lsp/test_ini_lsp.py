@@ -90,3 +90,13 @@ async def test_untitled_ini_document(vscode: LanguageClient):
     assert [str(d.code) for d in diags] == ["TL201"]
     other = "untitled:Untitled-2"
     assert await open_and_wait(vscode, other, "[flake8]\nTORCH_LOGS = aot_g\n", "ini") == []
+
+
+async def test_pytest_env_stops(vscode: LanguageClient):
+    """TL504 (an error) on the flag pytest-env 1.8.7 rejects, after an emoji (UTF-16)."""
+    uri = "file:///work/project/setup.cfg"
+    text = "[tool:pytest]\nenv =\n  TORCH_LOGS=dynamo\n  🙂X: OTHER=1\n"
+    diags = await open_and_wait(vscode, uri, text)
+    assert _ranges(diags) == [("TL504", 3, 2, 3, 5)]
+    assert diags[0].severity == types.DiagnosticSeverity.Error
+    assert "pytest stops before any test runs" in diags[0].message
