@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from torch_logs_lsp.core.env_reads import torch_names_read
 
-DATA = Path(__file__).resolve().parent.parent / "core" / "data" / "env-reads-by-version.json"
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_logs_lsp"
+DATA = PACKAGE / "core" / "data" / "env-reads-by-version.json"
 
 
 def main() -> None:

@@ -3,8 +3,8 @@
 The touched files are those git shows as changed against ``HEAD`` (staged, unstaged and
 untracked); with none, those of the last commit. A test file belongs to the area when it
 is touched itself, imports (``import``/``from ... import``, read with ``ast``, never
-run) a touched module of the package (``core/...``, ``server/...``) or a touched helper
-module under ``tests/``, or is named after a touched module (``core/hosts/toml.py``:
+run) a touched module of the package (``src/torch_logs_lsp/...``) or a touched helper
+module under ``tests/``, or is named after a touched module (``.../core/hosts/toml.py``:
 ``test_toml_cli.py``, ``lsp/test_toml_lsp.py``). A touched ``conftest.py``,
 ``pyproject.toml`` or lock selects every test file. Prints nothing when no test file
 belongs to the area.
@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Source folders and the import path they are installed as.
-PACKAGES = {"core": "torch_logs_lsp.core", "server": "torch_logs_lsp.server", "tests": "tests"}
+#: Folders whose files are modules, and the import path of the folder itself.
+PACKAGES = {"src": None, "tests": "tests"}
 #: Touching one of these can change any test.
 EVERYTHING = ("tests/conftest.py", "pyproject.toml", "requirements/", "tests/budget.py")
 
@@ -39,11 +39,13 @@ def touched() -> list[str]:
 
 
 def module_of(path: str) -> str | None:
-    """``core/hosts/toml.py`` -> ``torch_logs_lsp.core.hosts.toml``; None outside a package."""
+    """``src/torch_logs_lsp/core/hosts/toml.py`` -> ``torch_logs_lsp.core.hosts.toml``;
+    None outside a package."""
     p = Path(path)
     if p.suffix != ".py" or p.parts[0] not in PACKAGES:
         return None
-    parts = [PACKAGES[p.parts[0]], *p.parts[1:-1]]
+    top = PACKAGES[p.parts[0]]
+    parts = [*([top] if top else []), *p.parts[1:-1]]
     if p.stem != "__init__":
         parts.append(p.stem)
     return ".".join(parts)

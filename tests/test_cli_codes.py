@@ -27,8 +27,10 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_packaged_codes_doc_is_docs_codes_md():
-    assert (ROOT / "core/data/codes.md").read_text("utf-8") == DOCS.read_text("utf-8"), (
-        "core/data/codes.md differs from docs/codes.md: cp docs/codes.md core/data/codes.md"
+    packaged = ROOT / "src/torch_logs_lsp/core/data/codes.md"
+    assert packaged.read_text("utf-8") == DOCS.read_text("utf-8"), (
+        "the packaged codes.md differs from docs/codes.md: "
+        "cp docs/codes.md src/torch_logs_lsp/core/data/codes.md"
     )
     assert codes_markdown() == DOCS.read_text("utf-8")  # the installed copy too
 
@@ -39,7 +41,7 @@ def test_every_code_in_the_table_has_a_section_and_is_used():
     assert set(table) == documented
     assert all(code_doc(c) for c in table)
     used: set[str] = set()
-    for path in (ROOT / "core").rglob("*.py"):
+    for path in (ROOT / "src" / "torch_logs_lsp" / "core").rglob("*.py"):
         used |= set(re.findall(r'"(TL\d{3})"', path.read_text("utf-8")))
     assert used <= set(table), used - set(table)
 

@@ -51,7 +51,7 @@ def test_wheel_has_package_data_and_no_tests(dist: Path) -> None:
         names = z.namelist()
         entry_points = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt")))
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    data = ROOT / "core" / "data"
+    data = ROOT / "src" / "torch_logs_lsp" / "core" / "data"
     for json_file in sorted(data.glob("*.json")):
         assert f"torch_logs_lsp/core/data/{json_file.name}" in names
     assert "torch_logs_lsp/core/py.typed" in names

@@ -28,7 +28,8 @@ from torch_logs_lsp.core.versions import holds
 
 from .oracles import read_torch_logs
 
-DATA = Path(__file__).resolve().parent.parent / "core" / "data" / "env-reads-by-version.json"
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_logs_lsp"
+DATA = PACKAGE / "core" / "data" / "env-reads-by-version.json"
 
 
 def misses(host: str, text: str, release: str = "2.13", **kw: bool) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """The diagnostic codes' documentation, shipped with the package: ``core/data/codes.md`` is
 a copy of ``docs/codes.md`` (``tests/test_cli_codes.py`` asserts they are equal; after an
-edit of ``docs/codes.md`` run ``cp docs/codes.md core/data/codes.md``).
+edit of ``docs/codes.md`` run ``cp docs/codes.md src/torch_logs_lsp/core/data/codes.md``).
 
 Read by ``torch-logs codes`` (the table and each code's section), by the code selection
 (every known code, :mod:`.selection`) and by ``--format sarif`` (one rule per code with
