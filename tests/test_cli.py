@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.oracles import read_torch_logs
 from torch_logs_lsp.core.cli import main
-
-from .oracles import read_torch_logs
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -10,13 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.oracles import BASH, read_torch_logs, run_bash
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import check_text, findings
 from torch_logs_lsp.core.fixer import fix_document, span_fixes
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, encode_value, value_edit
 from torch_logs_lsp.core.registry import load_registry
-
-from .oracles import BASH, read_torch_logs, run_bash
 
 REG = load_registry()
 needs_bash = pytest.mark.skipif(BASH is None, reason="bash not installed")

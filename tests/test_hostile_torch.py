@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.hostile import HOSTILE, fake_torch_env, installed_registrations
 from torch_logs_lsp.core.torch_context import TorchResolver
 from torch_logs_lsp.core.torch_reader import read_registrations
-
-from .hostile import HOSTILE, fake_torch_env, installed_registrations
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,12 @@ import sys
 
 import pytest
 
+from tests.set_logs_oracle import run_cases
 from torch_logs_lsp.core.analysis import analyse
 from torch_logs_lsp.core.diagnostic import Severity
 from torch_logs_lsp.core.fixes import fix_all_value, value_fixes
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.core.torch_context import TorchResolver
-
-from .set_logs_oracle import run_cases
 
 R = load_registry("2.13")
 CTX = TorchResolver().context(python=sys.executable)  # the test venv, with torch 2.13

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.oracles import read_torch_logs
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.env_reads import names_read as scan_source
@@ -25,8 +26,6 @@ from torch_logs_lsp.core.misspelled import (
 )
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.core.versions import holds
-
-from .oracles import read_torch_logs
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_logs_lsp"
 DATA = PACKAGE / "core" / "data" / "env-reads-by-version.json"

@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.hostile import fake_torch_env, installed_registrations
 from torch_logs_lsp.core import environment, files, torch_reader
 from torch_logs_lsp.core.environment import read_pth
 from torch_logs_lsp.core.set_logs_keywords import read_set_logs
 from torch_logs_lsp.core.torch_reader import read_registrations, read_version
-
-from .hostile import fake_torch_env, installed_registrations
 
 
 def installed_torch_dir() -> str:

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from tests.set_logs_oracle import run_cases, signature_of_installed
 from torch_logs_lsp.core.diagnostic import Severity
 from torch_logs_lsp.core.registry import load_registry, releases
 from torch_logs_lsp.core.set_logs import (
@@ -44,8 +45,6 @@ from torch_logs_lsp.core.set_logs_keywords import (
     set_logs_signature,
 )
 from torch_logs_lsp.core.torch_context import TorchResolver
-
-from .set_logs_oracle import run_cases, signature_of_installed
 
 R213 = load_registry("2.13")
 

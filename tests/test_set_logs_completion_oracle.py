@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from tests.set_logs_oracle import run_cases, signature_of_installed
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.server.documents import build_state
 from torch_logs_lsp.server.features import set_logs_ide
-
-from .set_logs_oracle import run_cases, signature_of_installed
 
 R213 = load_registry("2.13")
 HEAD = "import logging\nimport torch\ntorch._logging.set_logs("

@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 
+from tests.set_logs_oracle import run_cases
 from torch_logs_lsp.core.checker import check_text, findings
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.core.set_logs_fixes import REFACTOR, CallFix, call_fixes, late_write_fixes
-
-from .set_logs_oracle import run_cases
 
 R213 = load_registry("2.13")
 HEAD = "import logging\nimport torch\n"
@@ -409,7 +408,7 @@ def test_safe_only_is_torch_to_all():
 
 
 def test_cli_fix_renames_torch_to_all_and_nothing_else(tmp_path):
-    from .test_cli_fix import run
+    from tests.test_cli_fix import run
 
     before = (
         "# torch-logs: torch=2.13 \U0001f642\r\nimport logging\r\nimport subprocess\r\n"

@@ -21,12 +21,11 @@ import pytest
 from dotenv import dotenv_values
 
 from tests.oracles import scratch_dir
+from tests.set_logs_oracle import run_cases
 from torch_logs_lsp.core.checker import findings
 from torch_logs_lsp.core.fixer import fix_document, quote_fixes
 from torch_logs_lsp.core.hosts import typographic
 from torch_logs_lsp.core.registry import load_registry
-
-from .set_logs_oracle import run_cases
 
 BASH = shutil.which("bash")
 ISSUE = "TORCH_LOGS_FORMAT=“%(levelname)s:%(message)s” python t.py\n"

@@ -18,13 +18,12 @@ from contextlib import contextmanager
 
 import pytest
 
+from tests.test_torch_oracle import VALUES, torch_outcome
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.analysis import analyse
 from torch_logs_lsp.core.diagnostic import Severity
 from torch_logs_lsp.core.registry import load_registry
 from torch_logs_lsp.core.torch_context import find_pin
-
-from .test_torch_oracle import VALUES, torch_outcome
 
 warnings.filterwarnings("ignore")
 import torch._logging._internal as internal  # noqa: E402

@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.growth import growth
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import batch, batch_parse, extract
-
-from .spancheck import check_spans
 
 # -- robustness ----------------------------------------------------------------------
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import detect_host, extract
 from torch_logs_lsp.core.hosts import dockerfile as host
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
-
-from .spancheck import check_spans
 
 # (Dockerfile body after FROM, [(variable, value, quote)])
 CASES: list[tuple[str, list[tuple[str, str | None, str | None]]]] = [

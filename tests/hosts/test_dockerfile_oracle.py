@@ -16,11 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import dockerfile as host
 from torch_logs_lsp.core.hosts import dockerfile_lines as lines
 from torch_logs_lsp.core.hosts import dockerfile_words as words
-
-from .spancheck import check_spans
 
 pytestmark = pytest.mark.oracle
 

@@ -22,12 +22,11 @@ import subprocess
 
 import pytest
 
+from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
 from torch_logs_lsp.core.fixer import fix_document
 from torch_logs_lsp.core.hosts import extract
 from torch_logs_lsp.core.registry import load_registry
-
-from .spancheck import check_spans
 
 REG = load_registry()
 

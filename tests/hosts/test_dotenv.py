@@ -12,10 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import dotenv
 from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
-
-from .spancheck import check_spans
 
 # (document, [(variable, value, quote, terminated)])
 CASES: list[tuple[str, list[tuple[str, str | None, str | None, bool]]]] = [

@@ -3,11 +3,10 @@ through the outer decoding, and edits encode through every quoting layer."""
 
 from __future__ import annotations
 
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import shell
 from torch_logs_lsp.core.hosts.embedded import LAYER, EmbeddedCode, shell_spans, verbatim
 from torch_logs_lsp.core.hosts.jsonc_edits import encode_part as json_part
-
-from .spancheck import check_spans
 
 
 def _json_string_code(doc: str) -> EmbeddedCode:

@@ -14,10 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import detect_host, extract, host_for_language, ini
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
-
-from .spancheck import check_spans
 
 Want = list[tuple[str, str | None]]
 

@@ -33,12 +33,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.pytest_oracle import USAGE_ERROR, pytest_run
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import ini, ini_tox
 from torch_logs_lsp.core.hosts.base import FAMILY_ORDER
 from torch_logs_lsp.core.hosts.ini_lines import configparser_options, iniconfig_options
-
-from .pytest_oracle import USAGE_ERROR, pytest_run
-from .spancheck import check_spans
 
 pytestmark = pytest.mark.oracle
 

@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.ipython_oracle import FAMILY, run_cells, transform_cells
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.checker import call_diagnostics, check_text
 from torch_logs_lsp.core.hosts import detect_host, extract, host_for_language, ipython, python
@@ -20,9 +22,6 @@ from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, valu
 from torch_logs_lsp.core.hosts.embedded import LAYER
 from torch_logs_lsp.core.hosts.ipython_values import EXPANDS
 from torch_logs_lsp.core.registry import load_registry
-
-from .ipython_oracle import FAMILY, run_cells, transform_cells
-from .spancheck import check_spans
 
 SLOW = settings(
     phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrinking costs a subprocess a step

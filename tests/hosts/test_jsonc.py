@@ -12,9 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import jsonc
-
-from .spancheck import check_spans
 
 LAUNCH = """{
   // A comment with "TORCH_LOGS": "no" inside

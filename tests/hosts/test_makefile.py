@@ -10,12 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import detect_host, extract
 from torch_logs_lsp.core.hosts import makefile as host
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
-
-from .spancheck import check_spans
 
 R = "\t"  # the recipe layer's outer quote
 # (makefile, [(variable, value, quote)])

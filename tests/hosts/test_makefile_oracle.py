@@ -17,9 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import makefile as host
-
-from .spancheck import check_spans
 
 pytestmark = [
     pytest.mark.oracle,

@@ -19,13 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.pytest_oracle import PYTEST_ENV, USAGE_ERROR, Run, pytest_run
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import ini, ini_pytest_env, pytest_env, toml
 from torch_logs_lsp.core.hosts.base import FAMILY_ORDER
 from torch_logs_lsp.core.hosts.ini_lines import iniconfig_options
 from torch_logs_lsp.core.hosts.ini_pytest_env import SECTIONS
-
-from .pytest_oracle import PYTEST_ENV, USAGE_ERROR, Run, pytest_run
-from .spancheck import check_spans
 
 pytestmark = pytest.mark.oracle
 

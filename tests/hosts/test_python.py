@@ -15,11 +15,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import extract, python
 from torch_logs_lsp.core.hosts.edits import apply_text_edits, value_edit
 from torch_logs_lsp.core.hosts.py_strings import decode_literal
-
-from .spancheck import check_spans
 
 
 def spans(text: str) -> list[tuple[str, str | None]]:

@@ -9,10 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import dotenv, jsonc, python, shell
 from torch_logs_lsp.core.hosts.base import ValueSpan
-
-from .spancheck import check_spans
 
 Extractor = Callable[[str], list[ValueSpan]]
 EXTRACTORS: dict[str, Extractor] = {

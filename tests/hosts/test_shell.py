@@ -11,10 +11,9 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import shell
-
-from .spancheck import check_spans
 
 Row = tuple[str, str | None, str | None, bool]
 CASES: list[tuple[str, list[Row]]] = [

@@ -9,10 +9,9 @@ import subprocess
 
 import pytest
 
+from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import shell
-
-from .spancheck import check_spans
 
 # (script, the TORCH_LOGS values the shell host reports, in order)
 CASES: list[tuple[str, list[str]]] = [

@@ -15,13 +15,12 @@ from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
+from tests.hosts.test_shell import _word
 from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import shell
 from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
-
-from .spancheck import check_spans
-from .test_shell import _word
 
 E = "🙂 x; "  # an emoji before every case: offsets are code points
 L = LAYER

@@ -12,11 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.core.hosts import detect_host, pytest_env, toml
 from torch_logs_lsp.core.hosts.edits import apply_text_edits
 from torch_logs_lsp.core.hosts.toml_strings import STYLES
-
-from .spancheck import check_spans
 
 
 def read(text: str) -> list[tuple[str, str | None]]:

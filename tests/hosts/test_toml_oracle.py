@@ -18,10 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.hosts.pytest_oracle import pytest_run
 from torch_logs_lsp.core.hosts import toml
 from torch_logs_lsp.core.hosts.toml_strings import STYLES, encode_part
-
-from .pytest_oracle import pytest_run
 
 pytestmark = pytest.mark.oracle
 

@@ -20,13 +20,12 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.growth import growth
+from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
 from torch_logs_lsp.core.hosts import FAMILY, detect_host, extract, yaml
 from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.core.hosts.embedded import LAYER
 from torch_logs_lsp.core.hosts.interface import TextEdit
-
-from .spancheck import check_spans
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "containers"
 

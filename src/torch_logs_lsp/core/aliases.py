@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .registry import Registry
+    from torch_logs_lsp.core.registry import Registry
 
 #: Words people use for a registered name that neither spelling nor the descriptions
 #: give; each from torch's own wording (torch 2.13.0 docs and log messages).

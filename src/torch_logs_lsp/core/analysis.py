@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from .diagnostic import (
+from torch_logs_lsp.core.diagnostic import (
     CONFLICTING_ITEMS,
     DUPLICATE_ITEM,
     EMPTY_VALUE,
@@ -35,10 +35,10 @@ from .diagnostic import (
     Severity,
     capped,
 )
-from .levels import level_syntax
-from .limits import quote
-from .modules import ModuleFinder, Spec
-from .parser import (
+from torch_logs_lsp.core.levels import level_syntax
+from torch_logs_lsp.core.limits import quote
+from torch_logs_lsp.core.modules import ModuleFinder, Spec
+from torch_logs_lsp.core.parser import (
     EMPTY_ITEM,
     ILLEGAL_CHARACTER,
     QUOTED_VALUE,
@@ -47,10 +47,10 @@ from .parser import (
     outer_quotes,
     parse_value,
 )
-from .registry import Registry, load_registry
-from .suggest import Suggestions
-from .torch_context import fallback_finder
-from .versions import holds, release_verdict
+from torch_logs_lsp.core.registry import Registry, load_registry
+from torch_logs_lsp.core.suggest import Suggestions
+from torch_logs_lsp.core.torch_context import fallback_finder
+from torch_logs_lsp.core.versions import holds, release_verdict
 
 Outcome = Literal["ok", "invalid", "help", "module_not_found", "crash"]
 

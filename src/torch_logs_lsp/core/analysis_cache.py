@@ -20,11 +20,11 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 
-from .analysis import Analysis, Diagnostic, analyse, with_diagnostic
-from .family import output_code_hint
-from .modules import ModuleFinder
-from .registry import Registry
-from .torch_context import fallback_finder
+from torch_logs_lsp.core.analysis import Analysis, Diagnostic, analyse, with_diagnostic
+from torch_logs_lsp.core.family import output_code_hint
+from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.torch_context import fallback_finder
 
 #: Most analyses kept (least recently used dropped first), counted in units of about
 #: 2 KB (:func:`_weight`): a short value is one unit, a 24 KB value with 8,000 problems

@@ -13,23 +13,27 @@ from dataclasses import dataclass, replace
 from itertools import accumulate
 from pathlib import Path
 
-from . import hosts
-from .analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
-from .analysis_cache import AnalysisCache
-from .family import check_family_value, cross_hints
-from .files import MAX_FILE_BYTES, SkippedFile, read_regular
-from .hosts import typographic
-from .hosts.base import ValueSpan
-from .hosts.embedded import LAYER, PWSH
-from .misspelled import name_diagnostics
-from .modules import ModuleFinder
-from .parser import ParsedValue
-from .paths import Where, places
-from .registry import Registry, load_registry
-from .set_logs import check_set_logs
-from .set_logs_keywords import set_logs_signature
-from .suppressions import Silencer
-from .walk import SKIP_DIRS, iter_files, walk  # the walk lived here: kept importable
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import Analysis, Diagnostic, Severity, analyse, with_diagnostic
+from torch_logs_lsp.core.analysis_cache import AnalysisCache
+from torch_logs_lsp.core.family import check_family_value, cross_hints
+from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile, read_regular
+from torch_logs_lsp.core.hosts import typographic
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER, PWSH
+from torch_logs_lsp.core.misspelled import name_diagnostics
+from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.core.parser import ParsedValue
+from torch_logs_lsp.core.paths import Where, places
+from torch_logs_lsp.core.registry import Registry, load_registry
+from torch_logs_lsp.core.set_logs import check_set_logs
+from torch_logs_lsp.core.set_logs_keywords import set_logs_signature
+from torch_logs_lsp.core.suppressions import Silencer
+from torch_logs_lsp.core.walk import (  # the walk lived here: kept importable
+    SKIP_DIRS,
+    iter_files,
+    walk,
+)
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -222,7 +226,7 @@ def check_text(
         )
         for span, where in zip(spans, wheres, strict=True)
     ]
-    from .dead_values import with_document_hints  # it imports this module
+    from torch_logs_lsp.core.dead_values import with_document_hints  # it imports this module
 
     entries = with_document_hints(host, text, entries)
     entries, found = typographic.apply(host, text, entries)  # TL109

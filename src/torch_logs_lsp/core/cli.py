@@ -22,13 +22,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import hosts
-from .analysis import LEVEL_NAMES, Analysis, Severity, analyse
-from .checker import Finding, findings, iter_files, may_find, read_bytes
-from .cli_codes import add_codes_command, add_version_option, note_code_like
-from .cli_formats import FILE_PLACES, FORMATS, SEVERITY_WORDS, Output, Row, utf16_units
-from .cli_select import add_select_options, make_chooser
-from .cli_torch import (
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, Severity, analyse
+from torch_logs_lsp.core.checker import Finding, findings, iter_files, may_find, read_bytes
+from torch_logs_lsp.core.cli_codes import add_codes_command, add_version_option, note_code_like
+from torch_logs_lsp.core.cli_formats import (
+    FILE_PLACES,
+    FORMATS,
+    SEVERITY_WORDS,
+    Output,
+    Row,
+    utf16_units,
+)
+from torch_logs_lsp.core.cli_select import add_select_options, make_chooser
+from torch_logs_lsp.core.cli_torch import (
     add_registry_command,
     add_torch_options,
     context_for,
@@ -36,14 +43,14 @@ from .cli_torch import (
     print_notes,
     project_dir,
 )
-from .files import SkippedFile
-from .fixer import fix_file
-from .launch_cli import cli_roots, link_findings
-from .notebook import CELL_HOST, NOTEBOOK
-from .notebook_cli import CellFinding, check_notebook
-from .notebook_places import FilePlace, notebook_places
-from .registry import Registry
-from .set_logs import raising_calls_only_raise
+from torch_logs_lsp.core.files import SkippedFile
+from torch_logs_lsp.core.fixer import fix_file
+from torch_logs_lsp.core.launch_cli import cli_roots, link_findings
+from torch_logs_lsp.core.notebook import CELL_HOST, NOTEBOOK
+from torch_logs_lsp.core.notebook_cli import CellFinding, check_notebook
+from torch_logs_lsp.core.notebook_places import FilePlace, notebook_places
+from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.set_logs import raising_calls_only_raise
 
 
 def shown(path: str | os.PathLike[str]) -> str:

@@ -17,8 +17,8 @@ import re
 import sys
 from typing import Any
 
-from .codes_doc import code_doc, code_table
-from .package_info import version
+from torch_logs_lsp.core.codes_doc import code_doc, code_table
+from torch_logs_lsp.core.package_info import version
 
 CODE_LIKE = re.compile(r"^TL\d{3}$", re.IGNORECASE)
 

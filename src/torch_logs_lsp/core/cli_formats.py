@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .analysis import Severity
-from .codes_doc import CodeInfo, code_doc, code_table
-from .notebook_places import FilePlace
-from .package_info import codes_doc_url, repository_url, version
+from torch_logs_lsp.core.analysis import Severity
+from torch_logs_lsp.core.codes_doc import CodeInfo, code_doc, code_table
+from torch_logs_lsp.core.notebook_places import FilePlace
+from torch_logs_lsp.core.package_info import codes_doc_url, repository_url, version
 
 FORMATS = ("text", "json", "github", "sarif")
 #: Formats that place a notebook's findings in the ``.ipynb`` file.
@@ -278,7 +278,7 @@ class Output:
         """Count a row and print it (``text``) or keep it for :meth:`finish`."""
         self.counts[row.severity] = self.counts.get(row.severity, 0) + 1
         if self.fmt == "text":
-            from .cli import shown
+            from torch_logs_lsp.core.cli import shown
 
             where = f"cell {row.cell}:" if row.cell is not None else ""
             print(f"{shown(row.path)}:{where}{row.line}:{row.column}: {row.code} {row.message}")
@@ -288,7 +288,7 @@ class Output:
     def finish(self, checked: int) -> None:
         """Print the kept rows (``json``, ``sarif``, ``github``) and, for ``text`` and
         ``github``, the summary line on stderr."""
-        from .cli import json_text
+        from torch_logs_lsp.core.cli import json_text
 
         if self.fmt == "json":
             print(json_text([row.json() for row in self.rows]))

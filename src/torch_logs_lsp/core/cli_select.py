@@ -15,9 +15,9 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from .codes_doc import all_codes
-from .config import Config, ConfigError, ConfigFinder
-from .selection import CodeFilter, Selection, UnknownSelector, keep
+from torch_logs_lsp.core.codes_doc import all_codes
+from torch_logs_lsp.core.config import Config, ConfigError, ConfigFinder
+from torch_logs_lsp.core.selection import CodeFilter, Selection, UnknownSelector, keep
 
 T = TypeVar("T")
 
@@ -93,8 +93,8 @@ class Chooser:
             config = self.finder.for_file(path)
             if config is not None and config.unknown and config.path not in self.noted:
                 self.noted.add(config.path)
-                from .cli import shown
-                from .cli_formats import relative_path
+                from torch_logs_lsp.core.cli import shown
+                from torch_logs_lsp.core.cli_formats import relative_path
 
                 name = shown(relative_path(config.path) or config.path)
                 keys = ", ".join(config.unknown)
@@ -103,8 +103,8 @@ class Chooser:
         except ConfigError as exc:
             if exc.path not in self.failed:
                 self.failed.add(exc.path)
-                from .cli import shown
-                from .cli_formats import relative_path
+                from torch_logs_lsp.core.cli import shown
+                from torch_logs_lsp.core.cli_formats import relative_path
 
                 name = shown(relative_path(exc.path) or exc.path)
                 print(f"torch-logs: {name}: {exc.reason}", file=sys.stderr)

@@ -16,9 +16,9 @@ import os
 import sys
 from typing import Any
 
-from .environment import interpreter_path, workspace_interpreters
-from .torch_context import TorchContext, TorchResolver
-from .versions import lifespan_text, parse_release
+from torch_logs_lsp.core.environment import interpreter_path, workspace_interpreters
+from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver
+from torch_logs_lsp.core.versions import lifespan_text, parse_release
 
 _RESOLVER = TorchResolver()
 

@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from .selection import Selection, UnknownSelector
+from torch_logs_lsp.core.selection import Selection, UnknownSelector
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import hosts
-from .analysis import Analysis, Diagnostic, Severity
-from .analysis_cache import AnalysisCache
-from .checker import LineIndex, with_cross_hints, with_host_notes
-from .diagnostic import MORE_PROBLEMS, capped
-from .hosts.base import ValueSpan
-from .hosts.interface import Overwrite
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import Analysis, Diagnostic, Severity
+from torch_logs_lsp.core.analysis_cache import AnalysisCache
+from torch_logs_lsp.core.checker import LineIndex, with_cross_hints, with_host_notes
+from torch_logs_lsp.core.diagnostic import MORE_PROBLEMS, capped
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import Overwrite
 
 #: The code of an overwritten value (a hint over the whole value).
 OVERWRITTEN = "TL502"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from .limits import MAX_DIAGNOSTICS
+from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS
 
 EMPTY_VALUE = "TL001"
 HELP = "TL002"

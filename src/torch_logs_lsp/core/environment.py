@@ -35,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .files import read_text
+from torch_logs_lsp.core.files import read_text
 
 log = logging.getLogger(__name__)
 

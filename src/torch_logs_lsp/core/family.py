@@ -28,12 +28,12 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
-from .analysis import Analysis, Diagnostic, Severity
-from .diagnostic import capped
-from .hosts.base import ValueSpan
-from .limits import quote
-from .paths import Where, as_where, created, judged_path
-from .versions import fact, holds
+from torch_logs_lsp.core.analysis import Analysis, Diagnostic, Severity
+from torch_logs_lsp.core.diagnostic import capped
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.limits import quote
+from torch_logs_lsp.core.paths import Where, as_where, created, judged_path
+from torch_logs_lsp.core.versions import fact, holds
 
 INVALID_FORMAT = "TL401"
 OUT_DIR_MISSING = "TL402"

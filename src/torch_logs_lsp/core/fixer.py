@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import hosts
-from .analysis import EMPTY_VALUE, HELP, Analysis, Diagnostic
-from .checker import LineIndex, check_text
-from .files import (
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import EMPTY_VALUE, HELP, Analysis, Diagnostic
+from torch_logs_lsp.core.checker import LineIndex, check_text
+from torch_logs_lsp.core.files import (
     MAX_FILE_BYTES,
     ChangedOnDisk,
     NotWritten,
@@ -27,13 +27,26 @@ from .files import (
     read_snapshot,
     replace_file,
 )
-from .fixes import QUICKFIX, Fix, RenameLookup, apply_edits, fix_all_value, value_fixes
-from .hosts import typographic
-from .hosts.base import ValueSpan
-from .hosts.edits import TextEdit, apply_text_edits, removal_edit, value_edit, value_edits
-from .hosts.typographic import QuoteFinding
-from .registry import Registry
-from .suppressions import Silencer
+from torch_logs_lsp.core.fixes import (
+    QUICKFIX,
+    Fix,
+    RenameLookup,
+    apply_edits,
+    fix_all_value,
+    value_fixes,
+)
+from torch_logs_lsp.core.hosts import typographic
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.edits import (
+    TextEdit,
+    apply_text_edits,
+    removal_edit,
+    value_edit,
+    value_edits,
+)
+from torch_logs_lsp.core.hosts.typographic import QuoteFinding
+from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.suppressions import Silencer
 
 log = logging.getLogger(__name__)
 
@@ -237,7 +250,7 @@ def _call_changes(text: str, host: str, registry: Registry) -> list[Change]:
     """The safe fixes of the ``set_logs(...)`` calls of ``text`` as changes."""
     if "set_logs" not in text:
         return []
-    from .set_logs_fixes import call_fixes
+    from torch_logs_lsp.core.set_logs_fixes import call_fixes
 
     try:
         fixes = call_fixes(host, text, registry, safe_only=True)

@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from .analysis import (
+from torch_logs_lsp.core.analysis import (
     CONFLICTING_ITEMS,
     DUPLICATE_ITEM,
     NOT_IN_RELEASE,
@@ -49,9 +49,9 @@ from .analysis import (
     analyse,
     level_of,
 )
-from .levels import LEVEL_SYNTAX, LEVEL_WORD, level_fixes
-from .limits import quote
-from .parser import (
+from torch_logs_lsp.core.levels import LEVEL_SYNTAX, LEVEL_WORD, level_fixes
+from torch_logs_lsp.core.limits import quote
+from torch_logs_lsp.core.parser import (
     DOUBLED_PREFIX,
     EMPTY_ITEM,
     ILLEGAL_CHARACTER,
@@ -63,8 +63,14 @@ from .parser import (
     Item,
     ParsedValue,
 )
-from .registry import Registry
-from .value_edits import ItemIndex, ValueChanges, ValueEdit, apply_edits, non_overlapping
+from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.value_edits import (
+    ItemIndex,
+    ValueChanges,
+    ValueEdit,
+    apply_edits,
+    non_overlapping,
+)
 
 QUICKFIX = "quickfix"
 REFACTOR = "refactor.rewrite"

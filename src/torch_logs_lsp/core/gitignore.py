@@ -29,7 +29,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from .files import read_text
+from torch_logs_lsp.core.files import read_text
 
 _CLASSES = {
     "alnum": "a-zA-Z0-9",

@@ -16,8 +16,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .checker import Finding, LineIndex
-from .launch_links import call_hints
+from torch_logs_lsp.core.checker import Finding, LineIndex
+from torch_logs_lsp.core.launch_links import call_hints
 
 
 def cli_roots(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:

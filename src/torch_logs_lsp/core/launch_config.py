@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .hosts._ts import Source
-from .hosts.json_strings import scan_string
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.json_strings import scan_string
 
 if TYPE_CHECKING:
     import tree_sitter

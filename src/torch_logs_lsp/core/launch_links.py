@@ -57,9 +57,14 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .diagnostic import Diagnostic, Severity
-from .files import MAX_FILE_BYTES, read_text
-from .launch_config import Member, env_file_line, launch_configurations, top_level
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.core.files import MAX_FILE_BYTES, read_text
+from torch_logs_lsp.core.launch_config import (
+    Member,
+    env_file_line,
+    launch_configurations,
+    top_level,
+)
 
 log = logging.getLogger(__name__)
 
@@ -356,7 +361,7 @@ def call_hints(
     code points into ``text``. ``host``: the document's host kind (its
     ``set_logs_calls``; only Python documents have any). Costs nothing for a document
     without ``set_logs`` calls (the launch.json is not read). Never raises."""
-    from . import hosts
+    from torch_logs_lsp.core import hosts
 
     module = hosts.host_module(host)
     try:

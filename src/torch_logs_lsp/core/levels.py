@@ -23,7 +23,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from .diagnostic import (
+from torch_logs_lsp.core.diagnostic import (
     INVALID_MODULE_NAME,
     MODULE_NAME,
     MODULE_NOT_FOUND,
@@ -31,11 +31,11 @@ from .diagnostic import (
     Diagnostic,
     Severity,
 )
-from .limits import quote
-from .modules import ModuleFinder
-from .parser import ILLEGAL_CHARACTER, Item, ParsedValue
-from .registry import Registry
-from .suggest import suggest
+from torch_logs_lsp.core.limits import quote
+from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.core.parser import ILLEGAL_CHARACTER, Item, ParsedValue
+from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.suggest import suggest
 
 LEVEL_SYNTAX = "TL207"
 LEVEL_WORD = "TL208"

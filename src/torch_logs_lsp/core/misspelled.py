@@ -48,10 +48,10 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from . import hosts
-from .diagnostic import Diagnostic, Severity
-from .hosts.base import FAMILY, FAMILY_ORDER
-from .hosts.interface import TextEdit
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.core.hosts.base import FAMILY, FAMILY_ORDER
+from torch_logs_lsp.core.hosts.interface import TextEdit
 
 MISSPELLED_NAME = "TL408"
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .limits import quote
+from torch_logs_lsp.core.limits import quote
 
 log = logging.getLogger(__name__)
 

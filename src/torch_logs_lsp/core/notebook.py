@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .hosts.json_strings import ScannedString, scan_string
+from torch_logs_lsp.core.hosts.json_strings import ScannedString, scan_string
 
 #: The host kind each code cell is checked as: the IPython cell host (magics, ``!``
 #: lines, ``%%bash`` cells, and the rest as Python).

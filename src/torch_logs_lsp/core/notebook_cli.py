@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis import Diagnostic
-from .checker import Finding, findings, silence_findings
-from .cli_torch import context_for, print_notes, project_dir
-from .files import (
+from torch_logs_lsp.core.analysis import Diagnostic
+from torch_logs_lsp.core.checker import Finding, findings, silence_findings
+from torch_logs_lsp.core.cli_torch import context_for, print_notes, project_dir
+from torch_logs_lsp.core.files import (
     MAX_FILE_BYTES,
     ChangedOnDisk,
     NotWritten,
@@ -31,12 +31,12 @@ from .files import (
     read_snapshot,
     replace_file,
 )
-from .fixer import fix_document, read_only
-from .modules import ModuleFinder
-from .notebook import CELL_HOST, Notebook, NotNotebook, read_notebook
-from .notebook_edits import ByteEdit, apply_byte_edits, source_edits
-from .notebook_order import cell_order_notes, note_findings
-from .registry import Registry
+from torch_logs_lsp.core.fixer import fix_document, read_only
+from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.core.notebook import CELL_HOST, Notebook, NotNotebook, read_notebook
+from torch_logs_lsp.core.notebook_edits import ByteEdit, apply_byte_edits, source_edits
+from torch_logs_lsp.core.notebook_order import cell_order_notes, note_findings
+from torch_logs_lsp.core.registry import Registry
 
 #: One value changed by :func:`fix_notebook`: the 1-based cell number, the 0-based line
 #: in the cell, what was changed (a variable, or "set_logs"), the old and the new value.
@@ -164,7 +164,7 @@ def _fix(
     """``--fix`` of one notebook file: write the fixed bytes safely (the file as read,
     :func:`.files.replace_file`), print each change; return the notebook to check and the
     number of values changed."""
-    from .cli import shown  # (it imports this module)
+    from torch_logs_lsp.core.cli import shown  # (it imports this module)
 
     out = sys.stdout if fmt == "text" else sys.stderr
     name = shown(path)

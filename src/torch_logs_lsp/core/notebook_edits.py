@@ -9,8 +9,8 @@ import difflib
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .hosts.jsonc_edits import encode_part
-from .notebook import Cell, SourcePart
+from torch_logs_lsp.core.hosts.jsonc_edits import encode_part
+from torch_logs_lsp.core.notebook import Cell, SourcePart
 
 #: Largest cell (code points) compared whole when a fix changes its number of lines
 #: (``difflib`` is quadratic at worst); a fix that keeps the lines compares line by line.

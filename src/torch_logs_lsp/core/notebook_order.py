@@ -20,13 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import hosts
-from .analysis import Diagnostic, Severity
-from .checker import Finding, LineIndex
-from .dead_values import overwrites
-from .hosts.base import ValueSpan
-from .hosts.interface import Note
-from .notebook import CELL_HOST
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import Diagnostic, Severity
+from torch_logs_lsp.core.checker import Finding, LineIndex
+from torch_logs_lsp.core.dead_values import overwrites
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import Note
+from torch_logs_lsp.core.notebook import CELL_HOST
 
 #: What is put before a cell to ask the host whether its writes come after an import.
 _PREFIX = "import torch\n"
@@ -44,8 +44,8 @@ def imports_torch(text: str) -> bool:
     (``import torch``, ``import torch.x as y``, ``from torch... import ...``: the forms
     :mod:`.hosts.python_order` recognises). Magic and ``!`` lines are blanked first; a
     cell magic's cell (``%%bash``, ``%%time``, ...) never counts. Never raises."""
-    from .hosts import python_order
-    from .hosts._ts import Source
+    from torch_logs_lsp.core.hosts import python_order
+    from torch_logs_lsp.core.hosts._ts import Source
 
     if text.lstrip().startswith("%%"):
         return False

@@ -13,9 +13,9 @@ import os
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .files import SkippedFile, read_regular
-from .notebook import Cell, NotNotebook, SourcePart, read_notebook
-from .notebook_cli import MAX_NOTEBOOK_BYTES, CellFinding
+from torch_logs_lsp.core.files import SkippedFile, read_regular
+from torch_logs_lsp.core.notebook import Cell, NotNotebook, SourcePart, read_notebook
+from torch_logs_lsp.core.notebook_cli import MAX_NOTEBOOK_BYTES, CellFinding
 
 
 @dataclass(frozen=True)

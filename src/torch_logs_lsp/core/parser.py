@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .limits import quote
+from torch_logs_lsp.core.limits import quote
 
 #: The grammar torch validates the value with (``_gen_settings_regex``, torch 2.1-2.15).
 TORCH_SETTINGS_RE = re.compile(r"((\+|-)?[\w\.]+,\s*)*(\+|-)?[\w\.]+?")

@@ -25,9 +25,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from . import hosts
-from .hosts.base import ValueSpan
-from .hosts.interface import PathFacts
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import PathFacts
 
 
 @dataclass(frozen=True)

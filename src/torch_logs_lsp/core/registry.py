@@ -109,7 +109,9 @@ class Registry:
     @cached_property
     def aliases(self) -> dict[str, tuple[str, ...]]:
         """Alias keys -> names (:func:`.aliases.alias_index`), computed once per registry."""
-        from .aliases import alias_index  # aliases reads registries: imported late
+        from torch_logs_lsp.core.aliases import (
+            alias_index,  # aliases reads registries: imported late
+        )
 
         return alias_index(self)
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .diagnostic import Diagnostic, Severity, capped
-from .limits import MAX_DIAGNOSTICS, excerpt, quote
-from .modules import ModuleFinder
-from .registry import Registry, release_tuple
-from .set_logs_call import (
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity, capped
+from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, excerpt, quote
+from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.core.registry import Registry, release_tuple
+from torch_logs_lsp.core.set_logs_call import (
     LOGGING_LEVELS,
     UNKNOWN,
     VALID_LEVELS,
@@ -39,15 +39,15 @@ from .set_logs_call import (
     SetLogsCall,
     python_value,
 )
-from .set_logs_keywords import (
+from torch_logs_lsp.core.set_logs_keywords import (
     SetLogsSignature,
     keyword_history,
     keyword_releases,
     set_logs_signature,
 )
-from .suggest import Suggestions, suggest
-from .torch_context import fallback_finder
-from .versions import RENAMED
+from torch_logs_lsp.core.suggest import Suggestions, suggest
+from torch_logs_lsp.core.torch_context import fallback_finder
+from torch_logs_lsp.core.versions import RENAMED
 
 UNEXPECTED_KEYWORD = "TL601"
 NOT_A_KEYWORD = "TL602"

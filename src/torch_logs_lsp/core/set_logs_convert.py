@@ -23,10 +23,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .parser import parse_value
-from .registry import Registry, release_tuple
-from .set_logs_call import UNKNOWN, DictValue, NotStatic, SetLogsCall, python_value
-from .set_logs_keywords import SetLogsSignature, set_logs_signature
+from torch_logs_lsp.core.parser import parse_value
+from torch_logs_lsp.core.registry import Registry, release_tuple
+from torch_logs_lsp.core.set_logs_call import (
+    UNKNOWN,
+    DictValue,
+    NotStatic,
+    SetLogsCall,
+    python_value,
+)
+from torch_logs_lsp.core.set_logs_keywords import SetLogsSignature, set_logs_signature
 
 #: ``TORCH_LOGS`` prefix -> the ``logging`` name ``set_logs`` takes, and back.
 _LEVEL_OF_PREFIX = {"+": "DEBUG", "": "INFO", "-": "ERROR"}

@@ -7,10 +7,16 @@ nothing); this module names the first reason it gave nothing, in plain English.
 
 from __future__ import annotations
 
-from .registry import Registry, release_tuple
-from .set_logs_call import DictValue, Keyword, NotStatic, SetLogsCall, python_value
-from .set_logs_convert import set_logs_to_torch_logs
-from .set_logs_keywords import SetLogsSignature, keyword_kind
+from torch_logs_lsp.core.registry import Registry, release_tuple
+from torch_logs_lsp.core.set_logs_call import (
+    DictValue,
+    Keyword,
+    NotStatic,
+    SetLogsCall,
+    python_value,
+)
+from torch_logs_lsp.core.set_logs_convert import set_logs_to_torch_logs
+from torch_logs_lsp.core.set_logs_keywords import SetLogsSignature, keyword_kind
 
 #: The levels ``TORCH_LOGS`` can say, as its prefixes.
 _LEVELS_NOTE = "TORCH_LOGS has only DEBUG (`+name`), INFO (`name`) and ERROR (`-name`)"

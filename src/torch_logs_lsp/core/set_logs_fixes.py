@@ -33,17 +33,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from . import hosts
-from .analysis import Analysis
-from .checker import findings
-from .diagnostic import Diagnostic, Severity
-from .hosts.base import ValueSpan
-from .hosts.edits import TextEdit, apply_text_edits
-from .hosts.interface import line_break
-from .hosts.python_order import LATE
-from .modules import ModuleFinder
-from .registry import Registry
-from .set_logs import (
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.analysis import Analysis
+from torch_logs_lsp.core.checker import findings
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.edits import TextEdit, apply_text_edits
+from torch_logs_lsp.core.hosts.interface import line_break
+from torch_logs_lsp.core.hosts.python_order import LATE
+from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.core.set_logs import (
     FALSE_LEVEL,
     IGNORED_CALL,
     KEYWORD_OF_OTHER_RELEASE,
@@ -53,7 +53,7 @@ from .set_logs import (
     UNEXPECTED_KEYWORD,
     check_set_logs,
 )
-from .set_logs_call import (
+from torch_logs_lsp.core.set_logs_call import (
     LOGGING_LEVELS,
     VALID_LEVELS,
     BoolValue,
@@ -64,9 +64,9 @@ from .set_logs_call import (
     SetLogsCall,
     StrValue,
 )
-from .set_logs_convert import set_logs_to_torch_logs, torch_logs_to_set_logs
-from .set_logs_keywords import set_logs_signature
-from .set_logs_source import SetLogsSource, import_edit
+from torch_logs_lsp.core.set_logs_convert import set_logs_to_torch_logs, torch_logs_to_set_logs
+from torch_logs_lsp.core.set_logs_keywords import set_logs_signature
+from torch_logs_lsp.core.set_logs_source import SetLogsSource, import_edit
 
 QUICKFIX = "quickfix"
 REFACTOR = "refactor.rewrite"

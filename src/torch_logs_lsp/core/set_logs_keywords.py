@@ -25,10 +25,10 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-from .files import MAX_INTERNAL_BYTES, SkippedFile, read_regular
-from .registry import Registry, release_tuple
-from .torch_reader import REGISTRATIONS
-from .versions import nearest_release
+from torch_logs_lsp.core.files import MAX_INTERNAL_BYTES, SkippedFile, read_regular
+from torch_logs_lsp.core.registry import Registry, release_tuple
+from torch_logs_lsp.core.torch_reader import REGISTRATIONS
+from torch_logs_lsp.core.versions import nearest_release
 
 log = logging.getLogger(__name__)
 

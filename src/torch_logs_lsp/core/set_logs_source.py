@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .hosts.interface import TextEdit, line_break
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_break
 
 
 @dataclass(frozen=True)

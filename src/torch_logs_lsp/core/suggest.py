@@ -7,8 +7,8 @@ import difflib
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from .aliases import key
-from .limits import MAX_DIAGNOSTICS
+from torch_logs_lsp.core.aliases import key
+from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS
 
 #: Alias keys -> registered names (:func:`.aliases.alias_index`).
 Aliases = Mapping[str, tuple[str, ...]]

@@ -25,10 +25,10 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from . import hosts
-from .diagnostic import Diagnostic, Severity
-from .hosts.base import ValueSpan
-from .hosts.interface import TextEdit, line_break
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_break
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def _comments(text: str, host: str | None) -> Callable[[int, bool], bool]:
     if grammar is None:
         return lambda offset, alone: alone
     try:
-        from .hosts._ts import Source
+        from torch_logs_lsp.core.hosts._ts import Source
 
         src = Source(text)
         root = src.parse(grammar).root_node

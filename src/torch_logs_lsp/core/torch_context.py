@@ -34,12 +34,18 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from .diagnostic import Diagnostic, Severity
-from .environment import PythonEnv, find_env, static_env, workspace_interpreters
-from .modules import ModuleFinder
-from .registry import DEFAULT_RELEASE, Registry, load_registry, registry_from_facts, releases
-from .torch_reader import REGISTRATIONS, read_torch
-from .versions import nearest_release, parse_release
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.core.environment import PythonEnv, find_env, static_env, workspace_interpreters
+from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.core.registry import (
+    DEFAULT_RELEASE,
+    Registry,
+    load_registry,
+    registry_from_facts,
+    releases,
+)
+from torch_logs_lsp.core.torch_reader import REGISTRATIONS, read_torch
+from torch_logs_lsp.core.versions import nearest_release, parse_release
 
 log = logging.getLogger(__name__)
 

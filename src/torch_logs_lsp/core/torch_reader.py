@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .files import (
+from torch_logs_lsp.core.files import (
     MAX_REGISTRATIONS_BYTES,
     MAX_VERSION_BYTES,
     SkippedFile,

@@ -10,7 +10,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .parser import Item, ParsedValue
+from torch_logs_lsp.core.parser import Item, ParsedValue
 
 _SEPARATORS = re.compile(r"[\s;|]")
 _SEPARATOR_RUNS = re.compile(r"[\s;|]+")

@@ -18,7 +18,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 
-from .registry import _facts, release_tuple, releases
+from torch_logs_lsp.core.registry import _facts, release_tuple, releases
 
 #: Removed name -> (replacement, release the replacement appeared in).
 RENAMED: dict[str, tuple[str, str]] = {

@@ -40,10 +40,10 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from . import hosts
-from .files import SkippedFile, file_kind, read_head
-from .git_index import tracked
-from .gitignore import (
+from torch_logs_lsp.core import hosts
+from torch_logs_lsp.core.files import SkippedFile, file_kind, read_head
+from torch_logs_lsp.core.git_index import tracked
+from torch_logs_lsp.core.gitignore import (
     IGNORE_FILES,
     Level,
     Rules,
@@ -52,7 +52,7 @@ from .gitignore import (
     inherited,
     repository_top,
 )
-from .notebook import NOTEBOOK, is_notebook
+from torch_logs_lsp.core.notebook import NOTEBOOK, is_notebook
 
 #: Directories never entered when walking a tree (also with ``--no-ignore``).
 SKIP_DIRS = frozenset(

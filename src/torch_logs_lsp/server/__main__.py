@@ -9,8 +9,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from . import codecache
-from .quiet import quiet_pygls
+from torch_logs_lsp.server import codecache
+from torch_logs_lsp.server.quiet import quiet_pygls
 
 log = logging.getLogger("torch_logs_lsp.server")
 
@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Half of the imports' time is compiling code that attrs and cattrs generate:
             # served from a disk table after the first start (see codecache).
             codecache.start(codecache.default_directory())
-        from .app import VERSION, create_server
+        from torch_logs_lsp.server.app import VERSION, create_server
 
         if args.version:
             print(f"torch-logs-lsp {VERSION}")

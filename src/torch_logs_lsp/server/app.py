@@ -22,21 +22,20 @@ from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile
 from torch_logs_lsp.core.hosts.incremental import DocumentCache
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
-
-from . import codecache, notebooks, requests, stdio
-from . import launch_links as launch_links_feature
-from .documents import DocumentState, build_state, uri_path, utf8_size
-from .features import code_actions as code_actions_feature
-from .features import completion as completion_feature
-from .features import diagnostics as diagnostics_feature
-from .features import status as status_feature
-from .positions import encoding_name
-from .project_config import project_selection
-from .protocol import ServerProtocol
-from .settings import Settings, checked_settings
-from .texts import label
-from .wire import Encoded
-from .workspace import is_open, open_uris
+from torch_logs_lsp.server import codecache, notebooks, requests, stdio
+from torch_logs_lsp.server import launch_links as launch_links_feature
+from torch_logs_lsp.server.documents import DocumentState, build_state, uri_path, utf8_size
+from torch_logs_lsp.server.features import code_actions as code_actions_feature
+from torch_logs_lsp.server.features import completion as completion_feature
+from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
+from torch_logs_lsp.server.features import status as status_feature
+from torch_logs_lsp.server.positions import encoding_name
+from torch_logs_lsp.server.project_config import project_selection
+from torch_logs_lsp.server.protocol import ServerProtocol
+from torch_logs_lsp.server.settings import Settings, checked_settings
+from torch_logs_lsp.server.texts import label
+from torch_logs_lsp.server.wire import Encoded
+from torch_logs_lsp.server.workspace import is_open, open_uris
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,7 @@ from torch_logs_lsp.core.misspelled import name_diagnostics
 from torch_logs_lsp.core.paths import places
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext, pin_diagnostics
-
-from .positions import PositionMapper
+from torch_logs_lsp.server.positions import PositionMapper
 
 log = logging.getLogger(__name__)
 

@@ -28,13 +28,12 @@ from lsprotocol import types
 from torch_logs_lsp.core.diagnostic import Diagnostic
 from torch_logs_lsp.core.launch_links import LINKED_CALL, LaunchLink, call_hints, read_file
 from torch_logs_lsp.core.set_logs import raising_calls_only_raise
-
-from .documents import DocumentState, uri_path
-from .positions import PositionMapper
-from .workspace import open_uris
+from torch_logs_lsp.server.documents import DocumentState, uri_path
+from torch_logs_lsp.server.positions import PositionMapper
+from torch_logs_lsp.server.workspace import open_uris
 
 if TYPE_CHECKING:
-    from .app import TorchLogsServer
+    from torch_logs_lsp.server.app import TorchLogsServer
 
 log = logging.getLogger(__name__)
 

@@ -23,12 +23,11 @@ from lsprotocol import types
 
 from torch_logs_lsp.core import hosts
 from torch_logs_lsp.core.diagnostic import Diagnostic
-
-from .documents import NOT_ANALYSED, DocumentState
+from torch_logs_lsp.server.documents import NOT_ANALYSED, DocumentState
 
 if TYPE_CHECKING:
-    from .app import TorchLogsServer
-    from .notebook_order import CellText
+    from torch_logs_lsp.server.app import TorchLogsServer
+    from torch_logs_lsp.server.notebook_order import CellText
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +108,7 @@ def _kinds(notebook: types.NotebookDocument) -> dict[str, types.NotebookCellKind
 
 
 def _cells(ls: TorchLogsServer, notebook: types.NotebookDocument) -> list[tuple[str, CellText]]:
-    from .notebook_order import CellText
+    from torch_logs_lsp.server.notebook_order import CellText
 
     out: list[tuple[str, CellText]] = []
     for number, cell in enumerate(notebook.cells, 1):
@@ -157,7 +156,9 @@ def _per_cell(ls: TorchLogsServer, notebook: types.NotebookDocument) -> dict[str
     if cached is not None and cached[0][1:] == key[1:]:
         cache[_decoded(notebook.uri)] = (key, cached[1])
         return cached[1]
-    from .notebook_order import cross_cell_diagnostics  # (not at start-up: ~5 ms)
+    from torch_logs_lsp.server.notebook_order import (
+        cross_cell_diagnostics,  # (not at start-up: ~5 ms)
+    )
 
     cells = _cells(ls, notebook)
     try:

@@ -16,8 +16,7 @@ import os
 
 from torch_logs_lsp.core.config import ConfigError, ConfigFinder
 from torch_logs_lsp.core.selection import Selection
-
-from .documents import uri_path
+from torch_logs_lsp.server.documents import uri_path
 
 log = logging.getLogger(__name__)
 

@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 
-from .documents import DocumentState
-from .features import code_actions as code_actions_feature
-from .features import completion as completion_feature
-from .features import hover as hover_feature
-from .project_config import project_selection
-from .wire import Encoded
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.features import code_actions as code_actions_feature
+from torch_logs_lsp.server.features import completion as completion_feature
+from torch_logs_lsp.server.features import hover as hover_feature
+from torch_logs_lsp.server.project_config import project_selection
+from torch_logs_lsp.server.wire import Encoded
 
 if TYPE_CHECKING:
-    from .app import TorchLogsServer
+    from torch_logs_lsp.server.app import TorchLogsServer
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
 from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile, read_regular
-
-from .positions import column_offset, encoding_name
+from torch_logs_lsp.server.positions import column_offset, encoding_name
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ import importlib
 import re
 from typing import TYPE_CHECKING, cast
 
-from .base import FAMILY, ValueSpan
-from .incremental import DocumentCache
-from .interface import Host
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import Host
 
 __all__ = [
     "FAMILY",
@@ -48,7 +48,7 @@ HOST_KINDS: tuple[str, ...] = (
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from . import (
+    from torch_logs_lsp.core.hosts import (
         batch,
         dockerfile,
         dotenv,

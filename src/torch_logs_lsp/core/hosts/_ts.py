@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .incremental import Edit, diff
+from torch_logs_lsp.core.hosts.incremental import Edit, diff
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._ts import parse_bytes
+from torch_logs_lsp.core.hosts._ts import parse_bytes
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -33,11 +33,11 @@ import os
 import re
 from functools import lru_cache
 
-from .base import FAMILY, ValueSpan
-from .batch_lines import BANG, DYN, PCT2, UNSURE, Cell
-from .batch_parse import Command, read
-from .incremental import DocumentCache
-from .interface import (
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.batch_lines import BANG, DYN, PCT2, UNSURE, Cell
+from torch_logs_lsp.core.hosts.batch_parse import Command, read
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
     Note,
     Overwrite,
     PathFacts,
@@ -50,7 +50,7 @@ from .interface import (
     no_set_logs_source,
     no_stops,
 )
-from .typographic import kept_findings
+from torch_logs_lsp.core.hosts.typographic import kept_findings
 
 HOST = "batch"
 DESCRIPTION = "batch files"

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .batch_lines import ESC, INQ, NL, QCHAR, UNSURE, Cell, Lexer, is_op
+from torch_logs_lsp.core.hosts.batch_lines import ESC, INQ, NL, QCHAR, UNSURE, Cell, Lexer, is_op
 
 #: Token delimiters of cmd (``if``/``for`` operands, the command word).
 _DELIMS = " \t,;="

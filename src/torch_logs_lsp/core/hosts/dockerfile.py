@@ -34,15 +34,15 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from . import dockerfile_lines as lines
-from . import dockerfile_scope as scope
-from . import dockerfile_words as words
-from .base import ValueSpan, names_family, set_again
-from .dockerfile_json import ENV_NAMES, json_env, json_strings
-from .dockerfile_words import encode_part as _encode
-from .embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
-from .incremental import DocumentCache
-from .interface import (
+from torch_logs_lsp.core.hosts import dockerfile_lines as lines
+from torch_logs_lsp.core.hosts import dockerfile_scope as scope
+from torch_logs_lsp.core.hosts import dockerfile_words as words
+from torch_logs_lsp.core.hosts.base import ValueSpan, names_family, set_again
+from torch_logs_lsp.core.hosts.dockerfile_json import ENV_NAMES, json_env, json_strings
+from torch_logs_lsp.core.hosts.dockerfile_words import encode_part as _encode
+from torch_logs_lsp.core.hosts.embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
     Overwrite,
     TextEdit,
     line_before,
@@ -53,7 +53,7 @@ from .interface import (
     no_stops,
     runs_elsewhere,
 )
-from .typographic import kept_findings
+from torch_logs_lsp.core.hosts.typographic import kept_findings
 
 HOST = "dockerfile"
 DESCRIPTION = "Dockerfiles"
@@ -316,7 +316,7 @@ def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     if found is None:
         return None
     if found.kind == "run":
-        from .shell_edits import removal as shell_removal
+        from torch_logs_lsp.core.hosts.shell_edits import removal as shell_removal
 
         return shell_removal(text, span)
     if found.word is None:

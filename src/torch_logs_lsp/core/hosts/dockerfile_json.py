@@ -4,10 +4,10 @@ of ``env``. Offsets are **code points into the document**."""
 
 from __future__ import annotations
 
-from . import dockerfile_words as words
-from .base import FAMILY, ValueSpan
-from .embedded import EmbeddedCode
-from .json_strings import scan_string
+from torch_logs_lsp.core.hosts import dockerfile_words as words
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode
+from torch_logs_lsp.core.hosts.json_strings import scan_string
 
 HOST = "dockerfile"
 #: ``env`` as the first JSON string, its flags, and its flags that take an argument.

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .embedded import EmbeddedCode
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode
 
 #: Go's ``unicode.IsSpace`` (BuildKit trims and splits with it): not Python's
 #: ``str.isspace``, which also takes U+001C..U+001F.

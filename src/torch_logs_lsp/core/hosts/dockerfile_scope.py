@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from . import dockerfile_lines as lines
-from . import dockerfile_words as words
+from torch_logs_lsp.core.hosts import dockerfile_lines as lines
+from torch_logs_lsp.core.hosts import dockerfile_words as words
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash"})
 #: The last word of a ``SHELL`` array that makes the next argument the script: ``-c`` or

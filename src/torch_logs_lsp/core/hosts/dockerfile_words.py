@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .base import FAMILY, ValueSpan
-from .dockerfile_lines import GO_SPACE, WHITESPACE
-from .embedded import EmbeddedCode
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.dockerfile_lines import GO_SPACE, WHITESPACE
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode
 
 _SPECIAL = frozenset("@*#?-$!0")
 

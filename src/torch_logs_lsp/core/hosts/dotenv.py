@@ -14,10 +14,10 @@ import codecs
 import re
 from bisect import bisect_left, bisect_right
 
-from .base import FAMILY, ValueSpan, names_family
-from .dotenv_overwrites import overwritten as overwritten
-from .incremental import DocumentCache, Edit, shift_span
-from .interface import (
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan, names_family
+from torch_logs_lsp.core.hosts.dotenv_overwrites import overwritten as overwritten
+from torch_logs_lsp.core.hosts.incremental import DocumentCache, Edit, shift_span
+from torch_logs_lsp.core.hosts.interface import (
     TextEdit,
     line_before,
     line_bounds,
@@ -28,7 +28,7 @@ from .interface import (
     no_set_logs_source,
     no_stops,
 )
-from .typographic import kept_findings
+from torch_logs_lsp.core.hosts.typographic import kept_findings
 
 HOST = "dotenv"
 DESCRIPTION = ".env files"

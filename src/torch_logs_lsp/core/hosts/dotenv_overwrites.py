@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from .base import ValueSpan, set_again
-from .interface import Overwrite
+from torch_logs_lsp.core.hosts.base import ValueSpan, set_again
+from torch_logs_lsp.core.hosts.interface import Overwrite
 
 _WHY = "python-dotenv keeps only the last {name} of the file"
 

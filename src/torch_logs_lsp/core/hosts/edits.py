@@ -19,11 +19,11 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
-from ..value_edits import splice
-from . import extract, host_module
-from .base import ValueSpan
-from .embedded import LAYER
-from .interface import TextEdit
+from torch_logs_lsp.core.hosts import extract, host_module
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER
+from torch_logs_lsp.core.hosts.interface import TextEdit
+from torch_logs_lsp.core.value_edits import splice
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from .base import ValueSpan, names_family
+from torch_logs_lsp.core.hosts.base import ValueSpan, names_family
 
 #: Joins the quotes of the layers of an embedded value's quote, innermost first (a NUL
 #: never stands in a quote of any host).
@@ -85,7 +85,7 @@ def shell_spans(host: str, code: EmbeddedCode, inner: str = "shell") -> list[Val
     family variable. Never raises."""
     if not names_family(code.text):
         return []
-    from .shell_nested import nesting
+    from torch_logs_lsp.core.hosts.shell_nested import nesting
 
     mark = PWSH if inner == "powershell" else ""
     out: list[ValueSpan] = []
@@ -124,10 +124,10 @@ def _inner_spans(text: str, level: int, inner: str = "shell") -> tuple[ValueSpan
     remembered: a document with hundreds of ``run:`` steps reads again only the steps an
     edit changed."""
     if inner == "powershell":
-        from . import powershell
+        from torch_logs_lsp.core.hosts import powershell
 
         return tuple(powershell.extract(text))
-    from . import shell
+    from torch_logs_lsp.core.hosts import shell
 
     return tuple(shell.extract(text))
 
@@ -136,8 +136,8 @@ def encode_layers(quote: str, value: str, outer: Callable[[str, str], str | None
     """``value`` encoded for a layered ``quote`` (see the module docstring): through the
     shell quoting of each inner layer, then ``outer`` (the outer host's own
     ``encode_part``) for the last; ``None`` when a layer cannot hold it."""
-    from .powershell_strings import encode_part as powershell_part
-    from .shell_edits import encode_part as shell_part
+    from torch_logs_lsp.core.hosts.powershell_strings import encode_part as powershell_part
+    from torch_logs_lsp.core.hosts.shell_edits import encode_part as shell_part
 
     *inner, last = quote.split(LAYER)
     body: str | None = value

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import ValueSpan
+from torch_logs_lsp.core.hosts.base import ValueSpan
 
 
 @dataclass(frozen=True)

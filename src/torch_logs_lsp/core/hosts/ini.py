@@ -31,11 +31,11 @@ from __future__ import annotations
 import logging
 import re
 
-from . import ini_pytest_env, ini_tox
-from .base import ValueSpan, names_family
-from .incremental import DocumentCache
-from .ini_lines import configparser_options, iniconfig_options
-from .interface import (
+from torch_logs_lsp.core.hosts import ini_pytest_env, ini_tox
+from torch_logs_lsp.core.hosts.base import ValueSpan, names_family
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.ini_lines import configparser_options, iniconfig_options
+from torch_logs_lsp.core.hosts.interface import (
     Overwrite,
     PathFacts,
     Stopped,
@@ -48,7 +48,7 @@ from .interface import (
     no_set_logs_site,
     no_set_logs_source,
 )
-from .typographic import kept_findings
+from torch_logs_lsp.core.hosts.typographic import kept_findings
 
 log = logging.getLogger(__name__)
 

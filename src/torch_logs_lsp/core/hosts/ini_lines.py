@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .pytest_env import strip_range
+from torch_logs_lsp.core.hosts.pytest_env import strip_range
 
 #: iniconfig 2.3.1 ``_parse.py``: ``COMMENTCHARS = "#;"``.
 _COMMENT_CHARS = "#;"

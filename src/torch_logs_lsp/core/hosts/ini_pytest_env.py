@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .base import FAMILY, ValueSpan
-from .ini_lines import Option, iniconfig_options
-from .interface import Stopped
-from .pytest_env import Stop, parse_entry, stop_message
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.ini_lines import Option, iniconfig_options
+from torch_logs_lsp.core.hosts.interface import Stopped
+from torch_logs_lsp.core.hosts.pytest_env import Stop, parse_entry, stop_message
 
 #: The sections pytest reads its options from in an INI file (``findpaths.py``:
 #: ``[pytest]`` in pytest.ini, .pytest.ini, tox.ini; ``[tool:pytest]`` in setup.cfg).

@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .base import FAMILY, ValueSpan
-from .ini_lines import Option
-from .pytest_env import strip_range
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.ini_lines import Option
+from torch_logs_lsp.core.hosts.pytest_env import strip_range
 
 #: The option names of tox's ``set_env`` (``tox/config/sets.py``: ``keys=["set_env",
 #: "setenv"]``: ``set_env`` wins in a section that has both).

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
-    from ..set_logs_call import SetLogsCall
-    from ..set_logs_site import SetLogsSite
-    from ..set_logs_source import SetLogsSource
-    from .base import ValueSpan
-    from .incremental import DocumentCache
-    from .typographic import QuoteFinding
+    from torch_logs_lsp.core.hosts.base import ValueSpan
+    from torch_logs_lsp.core.hosts.incremental import DocumentCache
+    from torch_logs_lsp.core.hosts.typographic import QuoteFinding
+    from torch_logs_lsp.core.set_logs_call import SetLogsCall
+    from torch_logs_lsp.core.set_logs_site import SetLogsSite
+    from torch_logs_lsp.core.set_logs_source import SetLogsSource
 
 
 @dataclass(frozen=True)

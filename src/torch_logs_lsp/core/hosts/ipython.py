@@ -34,20 +34,27 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from . import python
-from .base import ValueSpan, in_document_order, names_family
-from .incremental import DocumentCache
-from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts, no_stops
-from .ipython_cells import read
-from .ipython_escapes import Escape
-from .ipython_order import torch_imported as torch_imported_in
-from .ipython_values import encode_part as encode_part
+from torch_logs_lsp.core.hosts import python
+from torch_logs_lsp.core.hosts.base import ValueSpan, in_document_order, names_family
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
+    Note,
+    Overwrite,
+    TextEdit,
+    line_before,
+    no_path_facts,
+    no_stops,
+)
+from torch_logs_lsp.core.hosts.ipython_cells import read
+from torch_logs_lsp.core.hosts.ipython_escapes import Escape
+from torch_logs_lsp.core.hosts.ipython_order import torch_imported as torch_imported_in
+from torch_logs_lsp.core.hosts.ipython_values import encode_part as encode_part
 
 if TYPE_CHECKING:
-    from ..set_logs_call import SetLogsCall
-    from ..set_logs_site import SetLogsSite
-    from ..set_logs_source import SetLogsSource
-    from .typographic import QuoteFinding
+    from torch_logs_lsp.core.hosts.typographic import QuoteFinding
+    from torch_logs_lsp.core.set_logs_call import SetLogsCall
+    from torch_logs_lsp.core.set_logs_site import SetLogsSite
+    from torch_logs_lsp.core.set_logs_source import SetLogsSource
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +137,7 @@ def _split(text: str, spans: list[ValueSpan]) -> tuple[str, list[int], list[int]
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """The Python host's TL501 notes on the view, and TL501 for a ``%env`` line after
     an unconditional ``import torch`` of the cell (see :mod:`.ipython_order`)."""
-    from .ipython_order import late_env
+    from torch_logs_lsp.core.hosts.ipython_order import late_env
 
     view, py, mine = _split(text, spans)
     out = [
@@ -153,7 +160,7 @@ def late_after_earlier_import(text: str, spans: list[ValueSpan]) -> list[int]:
     ``%env`` lines, ``os.environ`` writes at the cell's top level or in a function it
     calls, unless ``_init_logs``/``set_logs`` reads them again later in the cell; ``!``
     commands and ``%%bash`` cells start new processes and never count). Never raises."""
-    from .ipython_order import late_after_earlier_import as late
+    from torch_logs_lsp.core.hosts.ipython_order import late_after_earlier_import as late
 
     view, _, mine = _split(text, spans)
     return late(text, view, spans, mine, read(text).escapes)
@@ -223,7 +230,7 @@ def set_logs_calls(text: str) -> list[SetLogsCall]:
     calls = python.set_logs_calls(reading.view)
     if not calls or "TORCH_LOGS" not in text:
         return calls
-    from .ipython_order import env_set_before_calls
+    from torch_logs_lsp.core.hosts.ipython_order import env_set_before_calls
 
     open_ = [c.start for c in calls if c.torch_logs_set is None]
     found = env_set_before_calls(reading.view, reading.own, reading.escapes, open_)
@@ -250,7 +257,7 @@ def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
 def quote_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
     """The Python host's findings on the view for its spans; a typographic quote in a
     ``%env`` or shell value is kept in the value (:func:`.typographic.in_value`)."""
-    from .typographic import in_value
+    from torch_logs_lsp.core.hosts.typographic import in_value
 
     view, py, mine = _split(text, spans)
     out = python.quote_findings(view, [spans[i] for i in py])
@@ -288,7 +295,7 @@ def typed_name(text: str, offset: int) -> str | None:
         return m.group(1) or ""
     bang = _BANG_TYPED.match(line)
     if bang is not None:  # a `!` line: where the shell host would offer a name
-        from . import shell
+        from torch_logs_lsp.core.hosts import shell
 
         return shell.typed_name(line[bang.end() :], len(line) - bang.end())
     return python.typed_name(read(text).view, offset)

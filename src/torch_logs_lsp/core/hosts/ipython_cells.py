@@ -13,10 +13,10 @@ import re
 import shlex
 from typing import NamedTuple
 
-from .base import ValueSpan
-from .embedded import EmbeddedCode
-from .ipython_escapes import Escape, _dedented, _lines, read_cell
-from .ipython_values import LINE_ENDS, bang_spans, cell_spans, env_span
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode
+from torch_logs_lsp.core.hosts.ipython_escapes import Escape, _dedented, _lines, read_cell
+from torch_logs_lsp.core.hosts.ipython_values import LINE_ENDS, bang_spans, cell_spans, env_span
 
 log = logging.getLogger(__name__)
 

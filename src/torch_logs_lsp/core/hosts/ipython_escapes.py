@@ -27,8 +27,8 @@ import re
 import textwrap
 from typing import NamedTuple
 
-from .embedded import EmbeddedCode
-from .ipython_tokens import candidates, groups
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode
+from torch_logs_lsp.core.hosts.ipython_tokens import candidates, groups
 
 _ESCAPE_DOUBLES = ("!!", "??")
 #: IPython's TRANSFORM_LOOP_LIMIT: a cell needing more transforms fails to run.

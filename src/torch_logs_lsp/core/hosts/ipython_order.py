@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 
-from ._ts import Source
-from .base import ValueSpan
-from .interface import Note
-from .ipython_escapes import Escape
-from .python_order import (
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import Note
+from torch_logs_lsp.core.hosts.ipython_escapes import Escape
+from torch_logs_lsp.core.hosts.python_order import (
     _REREAD,
     _REREAD_TORCH_LOGS,
     LATE,
@@ -95,7 +95,7 @@ def late_after_earlier_import(
     value is set in the kernel's process where torch, imported by an earlier cell, no
     longer reads it: the rules of TL501 (:func:`late_env`, :func:`.python_order.late_writes`)
     as if the cell started with ``import torch``. Never raises."""
-    from .python_order import late_writes
+    from torch_logs_lsp.core.hosts.python_order import late_writes
 
     n = len(_EARLIER)
     moved = [s.moved(n) for s in spans]
@@ -130,8 +130,8 @@ def env_set_before_calls(
     -> the 1-based line of that ``%env``. Decided by the Python host's rule
     (:func:`.python_order.torch_logs_set_before`) on the view with each such line written
     as ``os.environ['TORCH_LOGS'] = ''``. Never raises."""
-    from . import python
-    from .python_order import torch_logs_set_before
+    from torch_logs_lsp.core.hosts import python
+    from torch_logs_lsp.core.hosts.python_order import torch_logs_set_before
 
     lines = [
         e

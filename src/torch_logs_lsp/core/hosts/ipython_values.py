@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from .base import FAMILY, ValueSpan
-from .embedded import LAYER, EmbeddedCode, shell_spans
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER, EmbeddedCode, shell_spans
 
 #: What ``var_expand`` may replace: ``$name``/``$$name`` (``DollarFormatter``) and any
 #: brace (``string.Formatter`` fields, ``{{``).
@@ -136,7 +136,7 @@ def encode_part(quote: str, value: str) -> str | None:
     shell value through the shell quoting and then the ``!`` line or the cell body;
     anything else (a Python literal's quote) by the Python host."""
     if LAYER in quote:
-        from .embedded import encode_layers
+        from torch_logs_lsp.core.hosts.embedded import encode_layers
 
         def outer(q: str, body: str) -> str | None:
             if q == CELL:
@@ -146,7 +146,7 @@ def encode_part(quote: str, value: str) -> str | None:
         return encode_layers(quote, value, outer)
     if quote == ENV_QUOTE:  # (blanks around the whole value are stripped: the edit's
         return encode_verbatim(value, True)  # verification reads it back)
-    from .python import encode_part as python_part
+    from torch_logs_lsp.core.hosts.python import encode_part as python_part
 
     return python_part(quote, value)
 

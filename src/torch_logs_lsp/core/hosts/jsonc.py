@@ -30,10 +30,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ._ts import Parsed, Source, edit_tree, query, query_cursor
-from .base import ValueSpan, names_family
-from .incremental import DocumentCache, diff, near_escape
-from .interface import (
+from torch_logs_lsp.core.hosts._ts import Parsed, Source, edit_tree, query, query_cursor
+from torch_logs_lsp.core.hosts.base import ValueSpan, names_family
+from torch_logs_lsp.core.hosts.incremental import DocumentCache, diff, near_escape
+from torch_logs_lsp.core.hosts.interface import (
     PathFacts,
     no_notes,
     no_set_logs_calls,
@@ -41,13 +41,13 @@ from .interface import (
     no_set_logs_source,
     no_stops,
 )
-from .json_strings import scan_string
-from .jsonc_candidates import _candidates, _trailing_comma
-from .jsonc_edits import encode_part as encode_part
-from .jsonc_edits import removal as removal
-from .jsonc_edits import typed_name as typed_name
-from .jsonc_overwrites import overwritten as overwritten
-from .typographic import outside_findings
+from torch_logs_lsp.core.hosts.json_strings import scan_string
+from torch_logs_lsp.core.hosts.jsonc_candidates import _candidates, _trailing_comma
+from torch_logs_lsp.core.hosts.jsonc_edits import encode_part as encode_part
+from torch_logs_lsp.core.hosts.jsonc_edits import removal as removal
+from torch_logs_lsp.core.hosts.jsonc_edits import typed_name as typed_name
+from torch_logs_lsp.core.hosts.jsonc_overwrites import overwritten as overwritten
+from torch_logs_lsp.core.hosts.typographic import outside_findings
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._ts import Source, query, query_cursor
-from .base import FAMILY
-from .json_strings import scan_string
+from torch_logs_lsp.core.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.core.hosts.base import FAMILY
+from torch_logs_lsp.core.hosts.json_strings import scan_string
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from .base import ValueSpan
-from .interface import TextEdit, line_bounds
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_bounds
 
 
 def encode_part(quote: str, value: str) -> str | None:

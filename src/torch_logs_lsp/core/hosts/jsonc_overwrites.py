@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 
-from ._ts import Source
-from .base import ValueSpan, set_again
-from .interface import Overwrite
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import ValueSpan, set_again
+from torch_logs_lsp.core.hosts.interface import Overwrite
 
 log = logging.getLogger(__name__)
 

@@ -36,10 +36,10 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .base import FAMILY, ValueSpan, names_family, set_again
-from .embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
-from .incremental import DocumentCache
-from .interface import (
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan, names_family, set_again
+from torch_logs_lsp.core.hosts.embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
     Overwrite,
     TextEdit,
     line_before,
@@ -50,8 +50,8 @@ from .interface import (
     no_set_logs_source,
     no_stops,
 )
-from .makefile_lines import Line, read
-from .makefile_values import (
+from torch_logs_lsp.core.hosts.makefile_lines import Line, read
+from torch_logs_lsp.core.hosts.makefile_values import (
     DEFINE,
     STATIC_OPS,
     assignment,
@@ -60,8 +60,8 @@ from .makefile_values import (
     recipe_code,
     rule_colon,
 )
-from .makefile_values import encode_part as _encode
-from .typographic import kept_findings
+from torch_logs_lsp.core.hosts.makefile_values import encode_part as _encode
+from torch_logs_lsp.core.hosts.typographic import kept_findings
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +292,7 @@ def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     if found is None:
         return None
     if found.kind == "recipe":
-        from .shell_edits import removal as shell_removal
+        from torch_logs_lsp.core.hosts.shell_edits import removal as shell_removal
 
         return shell_removal(text, span)
     what = "definition" if found.kind == "define" else "assignment"

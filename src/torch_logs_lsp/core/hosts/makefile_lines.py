@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .base import names_family
+from torch_logs_lsp.core.hosts.base import names_family
 
 
 class Chars(NamedTuple):
@@ -298,7 +298,7 @@ def read(text: str, all_recipes: bool = False) -> list[Line]:
     docstring; a ``define`` when its first line does; every recipe line with
     ``all_recipes``), in order. A rule line opens a rule (recipe lines follow it), a
     variable assignment closes it; ``.RECIPEPREFIX`` is followed."""
-    from .makefile_values import line_kind, posix_shell, recipe_prefix
+    from torch_logs_lsp.core.hosts.makefile_values import line_kind, posix_shell, recipe_prefix
 
     out: list[Line] = []
     pos = 0

@@ -21,8 +21,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .embedded import EmbeddedCode
-from .makefile_lines import Chars, ref_end
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode
+from torch_logs_lsp.core.hosts.makefile_lines import Chars, ref_end
 
 _BLANK = " \t"
 #: What make skips before a value (``next_token``: C's ``isspace``, CR and FF included).

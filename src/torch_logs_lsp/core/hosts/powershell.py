@@ -31,11 +31,11 @@ from __future__ import annotations
 import logging
 import re
 
-from ._ts import ParsedState, Source
-from .base import ValueSpan
-from .embedded import PWSH
-from .incremental import DocumentCache
-from .interface import (
+from torch_logs_lsp.core.hosts._ts import ParsedState, Source
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import PWSH
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
     Note,
     Overwrite,
     TextEdit,
@@ -47,10 +47,10 @@ from .interface import (
     no_set_logs_source,
     no_stops,
 )
-from .powershell_read import NAME, Found, read
-from .powershell_strings import DOUBLE_QUOTES, SINGLE_QUOTES
-from .powershell_strings import encode_part as encode_part
-from .typographic import QuoteFinding, kept_findings
+from torch_logs_lsp.core.hosts.powershell_read import NAME, Found, read
+from torch_logs_lsp.core.hosts.powershell_strings import DOUBLE_QUOTES, SINGLE_QUOTES
+from torch_logs_lsp.core.hosts.powershell_strings import encode_part as encode_part
+from torch_logs_lsp.core.hosts.typographic import QuoteFinding, kept_findings
 
 log = logging.getLogger(__name__)
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from .base import FAMILY, ValueSpan
-from .powershell_strings import BARE, Decoded, read_bare, read_string
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.powershell_strings import BARE, Decoded, read_bare, read_string
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ._ts import Source
+    from torch_logs_lsp.core.hosts._ts import Source
 
 HOST = "powershell"
 

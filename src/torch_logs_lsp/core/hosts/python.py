@@ -37,20 +37,27 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ._ts import Parsed, Source, edit_tree
-from .base import FAMILY, ValueSpan, names_family
-from .incremental import DocumentCache, diff, near_escape
-from .interface import Note, Overwrite, TextEdit, line_before, no_path_facts, no_stops
-from .python_assign import _string_of, _value_of
-from .python_values import key_of, unterminated, unwrap, value_span
-from .typographic import outside_findings
+from torch_logs_lsp.core.hosts._ts import Parsed, Source, edit_tree
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan, names_family
+from torch_logs_lsp.core.hosts.incremental import DocumentCache, diff, near_escape
+from torch_logs_lsp.core.hosts.interface import (
+    Note,
+    Overwrite,
+    TextEdit,
+    line_before,
+    no_path_facts,
+    no_stops,
+)
+from torch_logs_lsp.core.hosts.python_assign import _string_of, _value_of
+from torch_logs_lsp.core.hosts.python_values import key_of, unterminated, unwrap, value_span
+from torch_logs_lsp.core.hosts.typographic import outside_findings
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ..set_logs_call import SetLogsCall
-    from ..set_logs_site import SetLogsSite
-    from ..set_logs_source import SetLogsSource
+    from torch_logs_lsp.core.set_logs_call import SetLogsCall
+    from torch_logs_lsp.core.set_logs_site import SetLogsSite
+    from torch_logs_lsp.core.set_logs_source import SetLogsSource
 
 log = logging.getLogger(__name__)
 HOST = "python"
@@ -311,14 +318,14 @@ path_facts = no_path_facts
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """TL501 for a value set in this process after ``import torch`` (see
     :mod:`.python_order`)."""
-    from .python_order import late_writes
+    from torch_logs_lsp.core.hosts.python_order import late_writes
 
     return late_writes(text, spans, _tree_of(text))
 
 
 def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """Values replaced before anything reads them (see :mod:`.python_overwrites`)."""
-    from .python_overwrites import dead_writes
+    from torch_logs_lsp.core.hosts.python_overwrites import dead_writes
 
     return dead_writes(text, spans, _tree_of(text))
 
@@ -326,9 +333,9 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
 def set_logs_calls(text: str) -> list[SetLogsCall]:
     """The calls of torch's ``set_logs`` (see :mod:`.python_set_logs`), reusing the tree
     of the last extraction of the same text."""
-    from .python_call_site import tree_for
-    from .python_order import torch_logs_set_before
-    from .python_set_logs import set_logs_calls as calls
+    from torch_logs_lsp.core.hosts.python_call_site import tree_for
+    from torch_logs_lsp.core.hosts.python_order import torch_logs_set_before
+    from torch_logs_lsp.core.hosts.python_set_logs import set_logs_calls as calls
 
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return []
@@ -348,7 +355,7 @@ def set_logs_source(text: str) -> SetLogsSource | None:
     """How ``text`` spells ``logging``, ``os.environ`` and torch's ``set_logs`` for the
     ``set_logs`` fixes (see :mod:`.python_fix_source`); ``None`` for a module with neither
     ``set_logs`` nor ``TORCH_LOGS``. Never raises."""
-    from .python_fix_source import set_logs_source as source
+    from torch_logs_lsp.core.hosts.python_fix_source import set_logs_source as source
 
     if ("set_logs" not in text and "TORCH_LOGS" not in text) or too_deep(text):
         return None
@@ -373,8 +380,8 @@ _source_of: tuple[str, SetLogsSource | None] | None = None
 def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
     """Where ``offset`` stands in torch's ``set_logs(...)`` call, half-typed too (see
     :mod:`.python_call_site`)."""
-    from .python_call_site import set_logs_site as site
-    from .python_call_site import tree_for
+    from torch_logs_lsp.core.hosts.python_call_site import set_logs_site as site
+    from torch_logs_lsp.core.hosts.python_call_site import tree_for
 
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return None

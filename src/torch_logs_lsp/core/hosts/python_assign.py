@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ._ts import Source
+from torch_logs_lsp.core.hosts._ts import Source
 
 if TYPE_CHECKING:
     import tree_sitter

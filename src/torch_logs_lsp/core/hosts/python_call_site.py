@@ -22,11 +22,11 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..set_logs_site import LEVEL_ORDER, SetLogsSite, Spelling
-from ..set_logs_source import import_edit
-from ._ts import Source
-from .interface import TextEdit
-from .python_set_logs import _TARGETS, _certain, _imports
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.interface import TextEdit
+from torch_logs_lsp.core.hosts.python_set_logs import _TARGETS, _certain, _imports
+from torch_logs_lsp.core.set_logs_site import LEVEL_ORDER, SetLogsSite, Spelling
+from torch_logs_lsp.core.set_logs_source import import_edit
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -220,7 +220,7 @@ def _spellings(text: str) -> dict[str, Spelling]:
     :class:`Spelling`), from the same reading of the module as the quick fixes
     (:func:`.python.set_logs_source`: a name rebound anywhere, or imported only in a
     function, is not trusted); a level with no certain spelling is not offered."""
-    from .python import set_logs_source
+    from torch_logs_lsp.core.hosts.python import set_logs_source
 
     source = set_logs_source(text)
     if source is None:

@@ -15,16 +15,16 @@ import re
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from ..set_logs_call import LOGGING_LEVELS, SetLogsCall
-from ..set_logs_source import SetLogsSource, Statement
-from ._ts import Source
-from .python_order import _key_node, _torch_import, _writes_environ
-from .python_set_logs import _MODULES, _TARGETS, _certain, _imports
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.python_order import _key_node, _torch_import, _writes_environ
+from torch_logs_lsp.core.hosts.python_set_logs import _MODULES, _TARGETS, _certain, _imports
+from torch_logs_lsp.core.set_logs_call import LOGGING_LEVELS, SetLogsCall
+from torch_logs_lsp.core.set_logs_source import SetLogsSource, Statement
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from .base import ValueSpan
+    from torch_logs_lsp.core.hosts.base import ValueSpan
 
 _IMPORTS = ("import_statement", "import_from_statement", "future_import_statement")
 _RERUNS = re.compile(rb"\b(?:set_logs|_init_logs)\b")

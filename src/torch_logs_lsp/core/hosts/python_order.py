@@ -31,13 +31,13 @@ import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from ._ts import Source, query, query_cursor
-from .interface import Note
+from torch_logs_lsp.core.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.core.hosts.interface import Note
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from .base import ValueSpan
+    from torch_logs_lsp.core.hosts.base import ValueSpan
 
 #: The code of the finding.
 LATE = "TL501"

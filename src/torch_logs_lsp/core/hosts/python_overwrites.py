@@ -20,10 +20,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ._ts import Source
-from .base import ValueSpan
-from .interface import Overwrite
-from .python_order import _environ_names, _key_node, _text
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import Overwrite
+from torch_logs_lsp.core.hosts.python_order import _environ_names, _key_node, _text
 
 if TYPE_CHECKING:
     import tree_sitter

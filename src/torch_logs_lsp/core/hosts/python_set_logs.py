@@ -20,7 +20,9 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from ..set_logs_call import (
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.python_values import literal, unwrap
+from torch_logs_lsp.core.set_logs_call import (
     BoolValue,
     DictEntry,
     DictValue,
@@ -34,8 +36,6 @@ from ..set_logs_call import (
     SetLogsCall,
     StrValue,
 )
-from ._ts import Source
-from .python_values import literal, unwrap
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ._ts import Source
-from .base import FAMILY, ValueSpan
-from .py_strings import Literal, decode_literal
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.py_strings import Literal, decode_literal
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -21,29 +21,29 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import toplevel
-from ._ts import Source
-from .base import FAMILY, ValueSpan, names_family
-from .bash_parse import parse_bash
-from .incremental import DocumentCache
-from .interface import (
+from torch_logs_lsp.core.hosts import toplevel
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan, names_family
+from torch_logs_lsp.core.hosts.bash_parse import parse_bash
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
     no_notes,
     no_set_logs_calls,
     no_set_logs_site,
     no_set_logs_source,
     no_stops,
 )
-from .shell_edits import encode_part as encode_part
-from .shell_edits import removal as removal
-from .shell_edits import typed_name as typed_name
-from .shell_heredocs import bodies as heredoc_bodies
-from .shell_heredocs import inside as in_regions
-from .shell_operands import path_facts as path_facts
-from .shell_overwrites import overwritten as overwritten
-from .shell_words import scan_word
-from .shell_wrappers import command_items, wrapped
-from .ts_index import TreeIndex
-from .typographic import shell_findings
+from torch_logs_lsp.core.hosts.shell_edits import encode_part as encode_part
+from torch_logs_lsp.core.hosts.shell_edits import removal as removal
+from torch_logs_lsp.core.hosts.shell_edits import typed_name as typed_name
+from torch_logs_lsp.core.hosts.shell_heredocs import bodies as heredoc_bodies
+from torch_logs_lsp.core.hosts.shell_heredocs import inside as in_regions
+from torch_logs_lsp.core.hosts.shell_operands import path_facts as path_facts
+from torch_logs_lsp.core.hosts.shell_overwrites import overwritten as overwritten
+from torch_logs_lsp.core.hosts.shell_words import scan_word
+from torch_logs_lsp.core.hosts.shell_wrappers import command_items, wrapped
+from torch_logs_lsp.core.hosts.ts_index import TreeIndex
+from torch_logs_lsp.core.hosts.typographic import shell_findings
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -13,8 +13,8 @@ env TORCH_LOGS=x cmd``): it runs in the container with these words.
 
 from __future__ import annotations
 
-from .shell_operands import operand_span
-from .shell_wrappers import Items, ShellWord
+from torch_logs_lsp.core.hosts.shell_operands import operand_span
+from torch_logs_lsp.core.hosts.shell_wrappers import Items, ShellWord
 
 _RUN_BOOL = frozenset(
     {

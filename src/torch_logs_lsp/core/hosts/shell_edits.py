@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from .base import ValueSpan
-from .embedded import LAYER, encode_layers
-from .interface import TextEdit, line_before, line_bounds
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER, encode_layers
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_before, line_bounds
 
 _SHELL_PLAIN = re.compile(r"[\w+\-.,/:@%=^]")
 

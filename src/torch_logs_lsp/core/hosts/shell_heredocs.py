@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ._ts import Source
+    from torch_logs_lsp.core.hosts._ts import Source
 
 _OPEN = re.compile(rb"<<(-?)[ \t]*")
 _META = frozenset(" \t\n;&|<>()")

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-from .embedded import EmbeddedCode, shell_spans
-from .shell_words import scan_word
-from .shell_wrappers import Items, ShellWord
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode, shell_spans
+from torch_logs_lsp.core.hosts.shell_words import scan_word
+from torch_logs_lsp.core.hosts.shell_wrappers import Items, ShellWord
 
 #: How many ``bash -c`` levels are read (``bash -c "bash -c '...'"`` is two).
 MAX_DEPTH = 3

@@ -10,10 +10,10 @@ from __future__ import annotations
 import bisect
 import re
 
-from .base import FAMILY, ValueSpan
-from .interface import PathFacts
-from .shell_words import scan_word
-from .shell_wrappers import ShellWord, literal_assignment
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.interface import PathFacts
+from torch_logs_lsp.core.hosts.shell_words import scan_word
+from torch_logs_lsp.core.hosts.shell_wrappers import ShellWord, literal_assignment
 
 
 def operand_span(text: str, word: ShellWord, off: int, *, comma: bool = False) -> ValueSpan | None:
@@ -23,7 +23,7 @@ def operand_span(text: str, word: ShellWord, off: int, *, comma: bool = False) -
     ``NAME=`` is read as an assignment's value (a tilde at its start is expanded: not
     static); a quoted one (``"NAME=value"``) from the decoded word. Offsets are code
     points into ``text``."""
-    from .shell import HOST
+    from torch_logs_lsp.core.hosts.shell import HOST
 
     var = literal_assignment(ShellWord(word.start + off, word.end, word.raw[off:], None))
     if var is not None:
@@ -154,7 +154,7 @@ def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
     :func:`.shell_paths.path_facts` (directories the script creates, ``cd``,
     batch-scheduler headers); a value given to a container or an ``srun`` step runs
     elsewhere (:func:`elsewhere`)."""
-    from .shell_paths import path_facts as facts
+    from torch_logs_lsp.core.hosts.shell_paths import path_facts as facts
 
     out = facts(text, spans)
     where = _Elsewhere(text)

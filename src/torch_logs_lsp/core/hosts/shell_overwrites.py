@@ -26,10 +26,10 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from ._ts import Source
-from .base import ValueSpan, set_again
-from .bash_parse import parse_bash
-from .interface import Overwrite
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import ValueSpan, set_again
+from torch_logs_lsp.core.hosts.bash_parse import parse_bash
+from torch_logs_lsp.core.hosts.interface import Overwrite
 
 if TYPE_CHECKING:
     import tree_sitter

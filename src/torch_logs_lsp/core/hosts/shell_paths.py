@@ -37,15 +37,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._ts import Source
-from .bash_parse import parse_bash
-from .interface import PathFacts
-from .shell_commands import cd_target, install_dirs, mkdir_dirs
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.bash_parse import parse_bash
+from torch_logs_lsp.core.hosts.interface import PathFacts
+from torch_logs_lsp.core.hosts.shell_commands import cd_target, install_dirs, mkdir_dirs
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from .base import ValueSpan
+    from torch_logs_lsp.core.hosts.base import ValueSpan
 
 #: Batch-scheduler directive lines: (pattern at a line start, what the script is).
 _BATCH = re.compile(rb"^#(SBATCH|PBS|BSUB|\$|flux:)", re.MULTILINE | re.IGNORECASE)
@@ -128,7 +128,7 @@ def certain_values(src: Source, root: tree_sitter.Node) -> Certain:
     appears nowhere else in the script but in ``$NAME``/``${NAME}`` (no ``read NAME``,
     ``unset NAME``, ``for NAME in``, second assignment, ``${NAME:-x}`` ...): from that
     point on ``$NAME`` is certainly that value."""
-    from .shell_words import scan_word
+    from torch_logs_lsp.core.hosts.shell_words import scan_word
 
     found: dict[str, list[tuple[int, str | None]]] = {}
     for stmt in root.children:
@@ -159,7 +159,7 @@ def _words(src: Source, command: tree_sitter.Node, certain: Certain) -> list[str
     """The static words of a command, name first (``None`` for one that is not static); a
     ``$NAME`` of a :func:`certain_values` variable assigned before the command is read as
     its value."""
-    from .shell_words import scan_word
+    from torch_logs_lsp.core.hosts.shell_words import scan_word
 
     name = command.child_by_field_name("name")
     at = src.cp(command.start_byte)

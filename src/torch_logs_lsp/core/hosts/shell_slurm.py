@@ -18,8 +18,8 @@ what the task sees when the caller has none).
 
 from __future__ import annotations
 
-from .shell_operands import operand_span
-from .shell_wrappers import Items, Options, ShellWord, getopt
+from torch_logs_lsp.core.hosts.shell_operands import operand_span
+from torch_logs_lsp.core.hosts.shell_wrappers import Items, Options, ShellWord, getopt
 
 _REQUIRED = frozenset(
     """

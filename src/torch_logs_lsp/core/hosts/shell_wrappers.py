@@ -23,14 +23,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from .base import FAMILY, ValueSpan
-from .shell_words import _NAME_START, scan_word
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.shell_words import _NAME_START, scan_word
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ._ts import Source
-    from .ts_index import TreeIndex
+    from torch_logs_lsp.core.hosts._ts import Source
+    from torch_logs_lsp.core.hosts.ts_index import TreeIndex
 
 
 class ShellWord(NamedTuple):
@@ -272,15 +272,15 @@ def _step(text: str, args: list[ShellWord], i: int, base: int, items: Items) -> 
     if name == "sudo":
         return _sudo(args, i + 1, base, items)
     if name in ("docker", "podman"):
-        from .shell_docker import docker_items
+        from torch_logs_lsp.core.hosts.shell_docker import docker_items
 
         return docker_items(text, args, i, base, items)
     if name == "srun":
-        from .shell_slurm import srun_items
+        from torch_logs_lsp.core.hosts.shell_slurm import srun_items
 
         return srun_items(text, args, i, base, items)
     if name in ("bash", "sh", "dash"):
-        from .shell_nested import script_items
+        from torch_logs_lsp.core.hosts.shell_nested import script_items
 
         script_items(text, args, i, base, items)
     return None

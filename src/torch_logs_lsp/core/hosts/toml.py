@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import logging
 
-from .base import ValueSpan, in_document_order, names_family
-from .incremental import DocumentCache
-from .interface import (
+from torch_logs_lsp.core.hosts.base import ValueSpan, in_document_order, names_family
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
     Stopped,
     no_notes,
     no_path_facts,
@@ -30,11 +30,11 @@ from .interface import (
     no_set_logs_site,
     no_set_logs_source,
 )
-from .toml_edits import encode_part as encode_part
-from .toml_edits import removal as removal
-from .toml_edits import typed_name as typed_name
-from .toml_overwrites import overwritten as overwritten
-from .typographic import kept_findings
+from torch_logs_lsp.core.hosts.toml_edits import encode_part as encode_part
+from torch_logs_lsp.core.hosts.toml_edits import removal as removal
+from torch_logs_lsp.core.hosts.toml_edits import typed_name as typed_name
+from torch_logs_lsp.core.hosts.toml_overwrites import overwritten as overwritten
+from torch_logs_lsp.core.hosts.typographic import kept_findings
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ quote_findings = kept_findings(False)
 def stops(text: str) -> list[Stopped]:
     """Where pytest-env 1.8.7 (or pytest 9) stops pytest before any test runs, in a
     reading that names a family variable (:mod:`.toml_stops`). Never raises."""
-    from .toml_stops import stops as found
+    from torch_logs_lsp.core.hosts.toml_stops import stops as found
 
     return found(text)
 
@@ -100,16 +100,16 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
 
 
 def _extract(text: str) -> list[ValueSpan]:
-    from ._ts import Source
-    from .toml_places import prefix, spans
-    from .toml_tree import read
+    from torch_logs_lsp.core.hosts._ts import Source
+    from torch_logs_lsp.core.hosts.toml_places import prefix, spans
+    from torch_logs_lsp.core.hosts.toml_tree import read
 
     src = Source(text)
     root = src.parse("toml").root_node
     tree = read(src, root)
     found = spans(src, tree)
     if root.has_error:  # a string left open while typing: read from its line
-        from .toml_open import open_spans
+        from torch_logs_lsp.core.hosts.toml_open import open_spans
 
         found += open_spans(src, root, prefix(tree), {s.name_start for s in found})
     return in_document_order(found)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from . import pytest_env, toml_strings
-from .base import ValueSpan
-from .embedded import LAYER
-from .interface import TextEdit, line_bounds
+from torch_logs_lsp.core.hosts import pytest_env, toml_strings
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_bounds
 
 
 def encode_part(quote: str, value: str) -> str | None:

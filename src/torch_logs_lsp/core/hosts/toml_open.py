@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from . import toml_strings
-from .base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts import toml_strings
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ._ts import Source
+    from torch_logs_lsp.core.hosts._ts import Source
 
 _HEADER = re.compile(r"^[ \t]*\[\[?([^\[\]\r\n]*)\]", re.M)
 _KEY = re.compile(r"^[ \t]*([\"']?)([A-Z_]+)\1[ \t]*=[ \t]*$")
@@ -60,7 +60,7 @@ def open_spans(
 ) -> list[ValueSpan]:
     """Spans of unterminated strings on the lines of ``root``'s ERROR nodes; ``pre`` is
     ``("tool",)`` in a pyproject.toml; names at offsets in ``known`` are skipped."""
-    from .toml_places import entry_span, string_span
+    from torch_logs_lsp.core.hosts.toml_places import entry_span, string_span
 
     text = src.text
     lines: set[int] = set()

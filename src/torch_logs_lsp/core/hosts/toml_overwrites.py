@@ -14,11 +14,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from . import pytest_env, toml_strings
-from ._ts import Source
-from .base import ValueSpan
-from .embedded import LAYER
-from .interface import Overwrite
+from torch_logs_lsp.core.hosts import pytest_env, toml_strings
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER
+from torch_logs_lsp.core.hosts.interface import Overwrite
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -37,15 +37,15 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from . import pytest_env, toml_strings
-from .base import FAMILY, ValueSpan
-from .embedded import LAYER
-from .toml_tree import ARRAY, Leaf, Tree
+from torch_logs_lsp.core.hosts import pytest_env, toml_strings
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER
+from torch_logs_lsp.core.hosts.toml_tree import ARRAY, Leaf, Tree
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ._ts import Source
+    from torch_logs_lsp.core.hosts._ts import Source
 
 HOST = "toml"
 #: The inner layer of a pytest-env entry's quote (after the TOML quote and

@@ -40,17 +40,31 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import toml_strings
-from .base import FAMILY, names_family
-from .interface import Stopped
-from .pytest_env import STOPS, VERSION, Stop, formatted, parse_entry, stop_message, template_error
-from .toml_places import both_modes, env_lists, env_table, line_ranges, prefix
-from .toml_tree import ARRAY, Key, Leaf, Tree
+from torch_logs_lsp.core.hosts import toml_strings
+from torch_logs_lsp.core.hosts.base import FAMILY, names_family
+from torch_logs_lsp.core.hosts.interface import Stopped
+from torch_logs_lsp.core.hosts.pytest_env import (
+    STOPS,
+    VERSION,
+    Stop,
+    formatted,
+    parse_entry,
+    stop_message,
+    template_error,
+)
+from torch_logs_lsp.core.hosts.toml_places import (
+    both_modes,
+    env_lists,
+    env_table,
+    line_ranges,
+    prefix,
+)
+from torch_logs_lsp.core.hosts.toml_tree import ARRAY, Key, Leaf, Tree
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ._ts import Source
+    from torch_logs_lsp.core.hosts._ts import Source
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +87,8 @@ def stops(text: str) -> list[Stopped]:
 
 
 def _stops(text: str) -> list[Stopped]:
-    from ._ts import Source
-    from .toml_tree import read
+    from torch_logs_lsp.core.hosts._ts import Source
+    from torch_logs_lsp.core.hosts.toml_tree import read
 
     src = Source(text)
     root = src.parse("toml").root_node

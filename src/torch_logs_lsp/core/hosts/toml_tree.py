@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import toml_strings
+from torch_logs_lsp.core.hosts import toml_strings
 
 if TYPE_CHECKING:
     import tree_sitter
 
-    from ._ts import Source
+    from torch_logs_lsp.core.hosts._ts import Source
 
 #: The path segment of an array of tables (``[[x]]``): no key path the host reads has it.
 ARRAY = "[]"

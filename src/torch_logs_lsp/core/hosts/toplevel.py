@@ -28,8 +28,8 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .bash_parse import parse_bash
-from .incremental import Edit, diff, near_escape
+from torch_logs_lsp.core.hosts.bash_parse import parse_bash
+from torch_logs_lsp.core.hosts.incremental import Edit, diff, near_escape
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -39,13 +39,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..diagnostic import Diagnostic, Severity
-from ..limits import quote
-from .base import ValueSpan
-from .interface import TextEdit, line_bounds
+from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_bounds
+from torch_logs_lsp.core.limits import quote
 
 if TYPE_CHECKING:
-    from ..analysis import Analysis
+    from torch_logs_lsp.core.analysis import Analysis
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ def shell_findings(text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
     with a typographic quote ends: a ``(`` or ``)`` there is a syntax error, reported
     alone (every value of the line is silenced); a word cut at a blank is reported with
     the value bash gives; otherwise the quotes are in the value (:func:`in_value`)."""
-    from .shell_words import scan_word
+    from torch_logs_lsp.core.hosts.shell_words import scan_word
 
     out: list[QuoteFinding] = []
     broken: set[int] = set()  # starts of lines bash cannot parse
@@ -323,8 +323,8 @@ def verified(host: str, text: str, finding: QuoteFinding) -> bool:
     """Whether the fix of ``finding`` is safe: it has a non-empty intended value, and the edited
     document reads exactly that value for the assignment at ``finding.name_start`` and
     every other assignment as before (read by the host's own extractor)."""
-    from . import extract
-    from .edits import apply_text_edits
+    from torch_logs_lsp.core.hosts import extract
+    from torch_logs_lsp.core.hosts.edits import apply_text_edits
 
     if not finding.intended or not finding.edits:
         return False  # (`“”` -> `""`: an empty TORCH_LOGS crashes `import torch`, TL001)
@@ -352,7 +352,7 @@ def apply(
     the value diagnostics that touch them (TL106 on `“`, which the finding explains).
     Only shown findings (with a message) are returned. Never raises: a failing hook is
     logged and gives no findings."""
-    from . import host_module
+    from torch_logs_lsp.core.hosts import host_module
 
     module = host_module(host)
     if not entries and "TORCH" not in text:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import logging
 
-from ._ts import Source
-from .base import ValueSpan, in_document_order, names_family
-from .incremental import DocumentCache
-from .interface import (
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import ValueSpan, in_document_order, names_family
+from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp.core.hosts.interface import (
     no_overwrites,
     no_set_logs_calls,
     no_set_logs_site,
@@ -29,13 +29,13 @@ from .interface import (
     no_stops,
     runs_elsewhere,
 )
-from .powershell import embedded_notes
-from .typographic import kept_findings
-from .yaml_chunks import too_long
-from .yaml_edits import encode_part as encode_part
-from .yaml_edits import removal as removal
-from .yaml_edits import typed_name as typed_name
-from .yaml_open import empty_value_at as empty_value_at
+from torch_logs_lsp.core.hosts.powershell import embedded_notes
+from torch_logs_lsp.core.hosts.typographic import kept_findings
+from torch_logs_lsp.core.hosts.yaml_chunks import too_long
+from torch_logs_lsp.core.hosts.yaml_edits import encode_part as encode_part
+from torch_logs_lsp.core.hosts.yaml_edits import removal as removal
+from torch_logs_lsp.core.hosts.yaml_edits import typed_name as typed_name
+from torch_logs_lsp.core.hosts.yaml_open import empty_value_at as empty_value_at
 
 log = logging.getLogger(__name__)
 
@@ -91,20 +91,20 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
 
 
 def _extract(text: str) -> list[ValueSpan]:
-    from .yaml_ci import code_spans
-    from .yaml_places import env_spans
-    from .yaml_tree import flavour
+    from torch_logs_lsp.core.hosts.yaml_ci import code_spans
+    from torch_logs_lsp.core.hosts.yaml_places import env_spans
+    from torch_logs_lsp.core.hosts.yaml_tree import flavour
 
     src = Source(text)
     root = src.parse("yaml").root_node
     flavours = {doc.id: flavour(src, doc) for doc in root.named_children}
     spans = env_spans(src, root, flavours) + code_spans(src, root, flavours)
     if root.has_error and too_long(text):  # tree-sitter-yaml reads 32,767 rows
-        from .yaml_chunks import chunked_spans
+        from torch_logs_lsp.core.hosts.yaml_chunks import chunked_spans
 
         spans = chunked_spans(text)
     if root.has_error:  # a quote left open while typing: found in the text
-        from .yaml_open import open_spans
+        from torch_logs_lsp.core.hosts.yaml_open import open_spans
 
         first = next(iter(flavours.values()), "generic")
         spans += open_spans(text, first, {s.name_start for s in spans})

@@ -18,11 +18,11 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from ._ts import Source
-from .yaml_tree import GENERIC, flavour
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.yaml_tree import GENERIC, flavour
 
 if TYPE_CHECKING:
-    from .base import ValueSpan
+    from torch_logs_lsp.core.hosts.base import ValueSpan
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +73,8 @@ def chunked_spans(text: str) -> list[ValueSpan]:
     """The spans of a document too long for one parse (:func:`too_long`), chunk by chunk
     (see the module docstring); unsorted. Logs once per document (by its first 1,000
     code points) that it does so."""
-    from .yaml_ci import code_spans
-    from .yaml_places import env_spans
+    from torch_logs_lsp.core.hosts.yaml_ci import code_spans
+    from torch_logs_lsp.core.hosts.yaml_places import env_spans
 
     key = hash(text[:1000])
     if key not in _SEEN:

@@ -31,10 +31,10 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from ._ts import Source, query, query_cursor
-from .base import ValueSpan, names_family
-from .embedded import EmbeddedCode, shell_spans
-from .yaml_tree import (
+from torch_logs_lsp.core.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.core.hosts.base import ValueSpan, names_family
+from torch_logs_lsp.core.hosts.embedded import EmbeddedCode, shell_spans
+from torch_logs_lsp.core.hosts.yaml_tree import (
     ACTIONS,
     GITLAB,
     GITLAB_GLOBAL,

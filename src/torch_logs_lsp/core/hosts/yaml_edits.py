@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 
-from . import yaml_scalars
-from ._ts import Source
-from .base import ValueSpan
-from .embedded import LAYER, encode_layers
-from .interface import TextEdit, line_before, line_bounds, lines_back
-from .yaml_tree import key_of
+from torch_logs_lsp.core.hosts import yaml_scalars
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.embedded import LAYER, encode_layers
+from torch_logs_lsp.core.hosts.interface import TextEdit, line_before, line_bounds, lines_back
+from torch_logs_lsp.core.hosts.yaml_tree import key_of
 
 
 def encode_part(quote: str, value: str) -> str | None:

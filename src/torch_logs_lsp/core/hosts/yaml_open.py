@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from .base import ValueSpan
-from .interface import lines_back
-from .yaml_scalars import decode_scalar
-from .yaml_values import expand
+from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.core.hosts.interface import lines_back
+from torch_logs_lsp.core.hosts.yaml_scalars import decode_scalar
+from torch_logs_lsp.core.hosts.yaml_values import expand
 
 HOST = "yaml"
 _FAMILY = r"TORCH_LOGS(?:_OUT|_FORMAT|_TRACE_ID_FILTER)?|TORCH_TRACE|TORCH_COMPILE_DEBUG"

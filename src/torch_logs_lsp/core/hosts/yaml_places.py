@@ -22,10 +22,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ._ts import Source, query, query_cursor
-from .base import FAMILY, ValueSpan, names_family
-from .yaml_scalars import plain_is_string
-from .yaml_tree import (
+from torch_logs_lsp.core.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan, names_family
+from torch_logs_lsp.core.hosts.yaml_scalars import plain_is_string
+from torch_logs_lsp.core.hosts.yaml_tree import (
     GITLAB,
     MAPPINGS,
     SCALARS,
@@ -41,7 +41,7 @@ from .yaml_tree import (
     pairs,
     scalar,
 )
-from .yaml_values import expand, non_string
+from torch_logs_lsp.core.hosts.yaml_values import expand, non_string
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -39,8 +39,13 @@ import bisect
 import re
 from typing import NamedTuple
 
-from .yaml_block_scalars import decode_block, next_token_ok
-from .yaml_encode import UNSURE, core_schema_string, encode_part, plain_is_string
+from torch_logs_lsp.core.hosts.yaml_block_scalars import decode_block, next_token_ok
+from torch_logs_lsp.core.hosts.yaml_encode import (
+    UNSURE,
+    core_schema_string,
+    encode_part,
+    plain_is_string,
+)
 
 __all__ = ["Scalar", "core_schema_string", "decode_scalar", "encode_part", "plain_is_string"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from ._ts import Source
-from .yaml_scalars import Scalar, decode_scalar
+from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.core.hosts.yaml_scalars import Scalar, decode_scalar
 
 if TYPE_CHECKING:
     import tree_sitter

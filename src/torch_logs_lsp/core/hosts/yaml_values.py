@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 
-from .yaml_tree import ACTIONS, COMPOSE, GITLAB, KUBERNETES
+from torch_logs_lsp.core.hosts.yaml_tree import ACTIONS, COMPOSE, GITLAB, KUBERNETES
 
 Mapped = tuple[str | None, tuple[int, ...], tuple[int, ...]]
 

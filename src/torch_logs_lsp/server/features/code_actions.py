@@ -17,10 +17,9 @@ from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.hosts.base import ValueSpan
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.selection import Selection
-
-from ..documents import DocumentState
-from ..settings import Settings, off_codes
-from .diagnostics import SOURCE
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.features.diagnostics import SOURCE
+from torch_logs_lsp.server.settings import Settings, off_codes
 
 if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
     from torch_logs_lsp.core.fixer import DocumentFix
@@ -136,9 +135,8 @@ def code_actions(
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
     from torch_logs_lsp.core.fixer import fix_all_edits, quote_fixes, span_fixes
     from torch_logs_lsp.core.fixes import REFACTOR
-
-    from .name_actions import name_actions
-    from .suppress_actions import suppress_actions
+    from torch_logs_lsp.server.features.name_actions import name_actions
+    from torch_logs_lsp.server.features.suppress_actions import suppress_actions
 
     if state.host is None:
         return []
@@ -181,7 +179,10 @@ def code_actions(
         # only the fixes asked for get their edits made (each is verified by a re-read)
         for fix in span_fixes(state.host, state.text, span, analysis, registry, keep=keep):
             out.append(_action(state, fix, sent, versioned))
-    from .set_logs_actions import set_logs_actions, set_logs_fix_all  # the Python host's
+    from torch_logs_lsp.server.features.set_logs_actions import (  # the Python host's
+        set_logs_actions,
+        set_logs_fix_all,
+    )
 
     out += set_logs_actions(state, params, registry, off, versioned)
     # (extracting again costs a parse: only for a document that has a TL109)

@@ -16,12 +16,11 @@ from torch_logs_lsp.core.hosts.base import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import fallback_finder
 from torch_logs_lsp.core.usage import popularity
-
-from ..documents import DocumentState
-from ..texts import label
-from ..wire import Encoded, range_json
-from . import set_logs_ide
-from .memo import PerRegistry
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.features import set_logs_ide
+from torch_logs_lsp.server.features.memo import PerRegistry
+from torch_logs_lsp.server.texts import label
+from torch_logs_lsp.server.wire import Encoded, range_json
 
 TRIGGER_CHARACTERS = ["=", ",", "+", "-", '"', "'", "("]
 _WORD = re.compile(r"[\w.]")

@@ -22,10 +22,9 @@ from torch_logs_lsp.core.analysis import Diagnostic
 from torch_logs_lsp.core.dead_values import OVERWRITTEN
 from torch_logs_lsp.core.selection import Selection
 from torch_logs_lsp.core.suppressions import UNUSED_SUPPRESSION, Silencer
-
-from ..documents import DocumentState
-from ..settings import Settings, off_codes
-from ..wire import Encoded
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.settings import Settings, off_codes
+from torch_logs_lsp.server.wire import Encoded
 
 SOURCE = "torch-logs"
 #: Codes shown faded (``DiagnosticTag.Unnecessary``): a dead value, an unused suppression.

@@ -13,11 +13,10 @@ from torch_logs_lsp.core.parser import Item
 from torch_logs_lsp.core.registry import Registry
 from torch_logs_lsp.core.torch_context import TorchContext
 from torch_logs_lsp.core.versions import RENAMED, history, holds
-
-from ..documents import DocumentState
-from ..texts import Doc, label
-from . import set_logs_ide
-from .memo import PerRegistry
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.features import set_logs_ide
+from torch_logs_lsp.server.features.memo import PerRegistry
+from torch_logs_lsp.server.texts import Doc, label
 
 
 def _item_at(analysis: Analysis, index: int) -> Item | None:

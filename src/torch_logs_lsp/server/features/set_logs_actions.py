@@ -14,9 +14,13 @@ from lsprotocol import types
 from torch_logs_lsp.core.diagnostic import Diagnostic
 from torch_logs_lsp.core.hosts.interface import TextEdit
 from torch_logs_lsp.core.registry import Registry
-
-from ..documents import DocumentState
-from .code_actions import _overlaps, _workspace_edit, client_diagnostic, wanted
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.features.code_actions import (
+    _overlaps,
+    _workspace_edit,
+    client_diagnostic,
+    wanted,
+)
 
 log = logging.getLogger(__name__)
 

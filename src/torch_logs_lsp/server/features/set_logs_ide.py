@@ -22,9 +22,8 @@ from torch_logs_lsp.core.set_logs_call import LOGGING_LEVELS, Keyword, SetLogsCa
 from torch_logs_lsp.core.set_logs_equivalent import call_equivalent, keyword_equivalent
 from torch_logs_lsp.core.set_logs_keywords import KeywordInfo, keyword_infos, set_logs_signature
 from torch_logs_lsp.core.set_logs_site import LEVEL_ORDER, SetLogsSite
-
-from ..documents import DocumentState
-from ..texts import Doc
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.texts import Doc
 
 #: LSP has no "parameter" item kind. A keyword of ``set_logs`` names one setting of
 #: torch's log state (a log's level, an artifact's switch): a named property of a

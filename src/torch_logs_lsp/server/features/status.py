@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from torch_logs_lsp.core.torch_context import TorchContext
 
 if TYPE_CHECKING:
-    from ..app import TorchLogsServer
+    from torch_logs_lsp.server.app import TorchLogsServer
 
 STATUS_REQUEST = "torchLogs/status"
 

@@ -20,10 +20,9 @@ from torch_logs_lsp.core.suppressions import (
     find_suppressions,
     suppression_edit,
 )
-
-from ..documents import DocumentState
-from .code_actions import _overlaps, _workspace_edit, wanted
-from .diagnostics import SOURCE, document_silencer
+from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.features.code_actions import _overlaps, _workspace_edit, wanted
+from torch_logs_lsp.server.features.diagnostics import SOURCE, document_silencer
 
 log = logging.getLogger(__name__)
 
