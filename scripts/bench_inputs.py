@@ -363,7 +363,7 @@ INPUTS = {
     "make-5000": ("Makefile", lambda: gen_makefile(5_000)),
     "ps1-5000": ("train.ps1", lambda: gen_powershell(5_000)),
     "bat-5000": ("run.bat", lambda: gen_batch(5_000)),
-    # issue 15: checked by the CLI (core/notebook.py), not opened in the server here
+    # issue 15: checked by the CLI (notebook/reader.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
     # one long value each (issue 11): also measured through the core and the CLI
     **{
@@ -384,9 +384,9 @@ def measure_notebook(name: str, rel: str, text: str, runs: int = 3) -> dict[str,
     import time
     from pathlib import Path
 
-    from torch_logs_lsp.core.notebook import read_notebook
-    from torch_logs_lsp.core.notebook_cli import notebook_findings
-    from torch_logs_lsp.core.registry import load_registry
+    from torch_logs_lsp.cli.notebook import notebook_findings
+    from torch_logs_lsp.knowledge.registry import load_registry
+    from torch_logs_lsp.notebook.reader import read_notebook
 
     def ms(fn: Any) -> float:
         times = []
@@ -399,7 +399,7 @@ def measure_notebook(name: str, rel: str, text: str, runs: int = 3) -> dict[str,
     data = text.encode()
     registry = load_registry()
     notebook = read_notebook(data)
-    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--python", sys.executable]
+    cli = [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--python", sys.executable]
     with tempfile.TemporaryDirectory() as tmp:
         path, small = Path(tmp) / rel, Path(tmp) / "small.py"
         path.write_bytes(data)

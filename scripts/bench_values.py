@@ -38,17 +38,17 @@ def _ms(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
 
 
 def _cli(args: list[str]) -> subprocess.CompletedProcess[bytes]:
-    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli"]
+    cli = [sys.executable, "-m", "torch_logs_lsp.cli.main"]
     return subprocess.run([*cli, *args], capture_output=True, check=False)
 
 
 def measure(name: str, runs: int = 3) -> dict[str, Any]:
     """Median milliseconds and sizes of one value through the core and the CLI."""
-    from torch_logs_lsp.core import hosts
-    from torch_logs_lsp.core.analysis import analyse
-    from torch_logs_lsp.core.fixes import fix_all_value, value_fixes
-    from torch_logs_lsp.core.hosts.edits import value_edit
-    from torch_logs_lsp.core.registry import load_registry
+    from torch_logs_lsp import hosts
+    from torch_logs_lsp.hosts.edits import value_edit
+    from torch_logs_lsp.knowledge.registry import load_registry
+    from torch_logs_lsp.value.analysis import analyse
+    from torch_logs_lsp.value.fixes import fix_all_value, value_fixes
 
     value = VALUES[name]()
     registry = load_registry()

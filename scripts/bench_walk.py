@@ -99,7 +99,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tree = args.tree or torch_tree() or generated_tree(Path(tmp))
         rg = find_rg()
-        ours = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", tree]
+        ours = [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", tree]
         theirs = [rg, "-l", "TORCH_", tree]
         _, proc = timed(ours)  # warm-up: the tree in the page cache
         checked = proc.stderr.decode(errors="replace").strip().splitlines()[-1:]

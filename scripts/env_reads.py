@@ -1,5 +1,5 @@
-"""Regenerate ``core/data/env-reads-by-version.json``: the environment variables each torch
-release's Python code reads (:func:`torch_logs_lsp.core.env_reads.torch_names_read`, ``ast``
+"""Regenerate ``knowledge/data/env-reads-by-version.json``: the environment variables each torch
+release's Python code reads (:func:`torch_logs_lsp.knowledge.env_reads.torch_names_read`, ``ast``
 only; nothing imported or installed).
 
 Each argument is ``RELEASE=PATH``: ``PATH`` a torch wheel (read with ``zipfile``; any
@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from torch_logs_lsp.core.env_reads import torch_names_read
+from torch_logs_lsp.knowledge.env_reads import torch_names_read
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_logs_lsp"
-DATA = PACKAGE / "core" / "data" / "env-reads-by-version.json"
+DATA = PACKAGE / "knowledge" / "data" / "env-reads-by-version.json"
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ The touched files are those git shows as changed against ``HEAD`` (staged, unsta
 untracked); with none, those of the last commit. A test file belongs to the area when it
 is touched itself, imports (``import``/``from ... import``, read with ``ast``, never
 run) a touched module of the package (``src/torch_logs_lsp/...``) or a touched helper
-module under ``tests/``, or is named after a touched module (``.../core/hosts/toml.py``:
+module under ``tests/``, or is named after a touched module (``.../hosts/toml.py``:
 ``test_toml_cli.py``, ``lsp/test_toml_lsp.py``). A touched ``conftest.py``,
 ``pyproject.toml`` or lock selects every test file. Prints nothing when no test file
 belongs to the area.
@@ -39,7 +39,7 @@ def touched() -> list[str]:
 
 
 def module_of(path: str) -> str | None:
-    """``src/torch_logs_lsp/core/hosts/toml.py`` -> ``torch_logs_lsp.core.hosts.toml``;
+    """``src/torch_logs_lsp/hosts/toml/__init__.py`` -> ``torch_logs_lsp.hosts.toml``;
     None outside a package."""
     p = Path(path)
     if p.suffix != ".py" or p.parts[0] not in PACKAGES:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from torch_logs_lsp.core.analysis import Severity, analyse
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.value.analysis import Severity, analyse
 
 E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
 

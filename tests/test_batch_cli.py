@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.hosts import batch
+from torch_logs_lsp.hosts import batch
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "windows" / "run.bat"
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from tests.oracles import read_torch_logs
-from torch_logs_lsp.core.cli import main
+from torch_logs_lsp.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         check=False,
@@ -219,7 +219,7 @@ def test_fifo_and_unsupported_files_do_not_block(tmp_path: Path):
         [
             sys.executable,
             "-m",
-            "torch_logs_lsp.core.cli",
+            "torch_logs_lsp.cli.main",
             "check",
             str(tmp_path),
             str(tmp_path / "notes.txt"),
@@ -241,7 +241,7 @@ def test_bom_is_not_counted_in_columns(tmp_path: Path):
 
 def test_broken_pipe_is_quiet():
     proc = subprocess.run(
-        f"{sys.executable} -m torch_logs_lsp.core.cli registry | head -1",
+        f"{sys.executable} -m torch_logs_lsp.cli.main registry | head -1",
         shell=True,
         capture_output=True,
         text=True,
@@ -296,7 +296,7 @@ def _run_env(extra: dict[str, str], *args: str) -> subprocess.CompletedProcess[s
     env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LANG")}
     env.update(extra)
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -339,7 +339,7 @@ def test_a_file_named_twice_is_checked_once(tmp_path: Path):
     path = tmp_path / "a.env"
     path.write_text("TORCH_LOGS=dynamo,\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "a.env", str(path), "./a.env"],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "a.env", str(path), "./a.env"],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -352,7 +352,7 @@ def test_a_file_named_twice_is_checked_once(tmp_path: Path):
 
 def test_kinds_named_from_the_host_table(tmp_path: Path):
     """The skipped-file message and the help of ``check`` list every host's DESCRIPTION."""
-    from torch_logs_lsp.core.hosts import HOST_KINDS, describe_kinds, host_module
+    from torch_logs_lsp.hosts import HOST_KINDS, describe_kinds, host_module
 
     descriptions = [getattr(host_module(kind), "DESCRIPTION", "") for kind in HOST_KINDS]
     assert all(descriptions) and len(set(descriptions)) == len(descriptions)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.cli import build_parser, main
-from torch_logs_lsp.core.codes_doc import all_codes, code_doc, code_table, codes_markdown
+from torch_logs_lsp.cli.main import build_parser, main
+from torch_logs_lsp.codes.doc import all_codes, code_doc, code_table, codes_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "codes.md"
@@ -27,10 +27,10 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_packaged_codes_doc_is_docs_codes_md():
-    packaged = ROOT / "src/torch_logs_lsp/core/data/codes.md"
+    packaged = ROOT / "src/torch_logs_lsp/knowledge/data/codes.md"
     assert packaged.read_text("utf-8") == DOCS.read_text("utf-8"), (
         "the packaged codes.md differs from docs/codes.md: "
-        "cp docs/codes.md src/torch_logs_lsp/core/data/codes.md"
+        "cp docs/codes.md src/torch_logs_lsp/knowledge/data/codes.md"
     )
     assert codes_markdown() == DOCS.read_text("utf-8")  # the installed copy too
 
@@ -41,7 +41,7 @@ def test_every_code_in_the_table_has_a_section_and_is_used():
     assert set(table) == documented
     assert all(code_doc(c) for c in table)
     used: set[str] = set()
-    for path in (ROOT / "src" / "torch_logs_lsp" / "core").rglob("*.py"):
+    for path in (ROOT / "src" / "torch_logs_lsp").rglob("*.py"):
         used |= set(re.findall(r'"(TL\d{3})"', path.read_text("utf-8")))
     assert used <= set(table), used - set(table)
 
@@ -83,7 +83,7 @@ def test_explain_of_a_code_explains_the_value_and_points_at_codes(
 
 def test_version_of_both_commands():
     want = metadata.version("torch-logs-lsp")
-    cli = run("torch_logs_lsp.core.cli", "--version")
+    cli = run("torch_logs_lsp.cli.main", "--version")
     assert (cli.returncode, cli.stdout) == (0, f"torch-logs {want}\n")
     server = run("torch_logs_lsp.server", "--version")
     assert (server.returncode, server.stdout) == (0, f"torch-logs-lsp {want}\n")
@@ -105,7 +105,7 @@ def test_check_help_lists_every_option_with_a_line():
     # one line each in an 80-column terminal (an option too long for its column is
     # alone on its line and its help on the next one)
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--help"],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--help"],
         capture_output=True,
         text=True,
         check=False,

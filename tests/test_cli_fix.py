@@ -51,7 +51,7 @@ def _tree(root: Path, names: list[str]) -> None:
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         check=False,
@@ -123,7 +123,7 @@ def test_fix_refuses_a_read_only_file(tmp_path: Path) -> None:
 def test_read_only_by_mode_bits() -> None:
     import os
 
-    from torch_logs_lsp.core.fixer import read_only
+    from torch_logs_lsp.lint.fixer import read_only
 
     me, group = os.geteuid(), os.getegid()
     assert read_only(0o100444, me, group)
@@ -162,7 +162,7 @@ def test_fix_reports_every_quote_fix_when_lengths_change(tmp_path: Path) -> None
         encoding="utf-8",
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--fix", str(path)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--fix", str(path)],
         capture_output=True,
         text=True,
         check=False,

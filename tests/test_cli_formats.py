@@ -11,9 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from torch_logs_lsp.core.analysis import Severity
-from torch_logs_lsp.core.cli import main
-from torch_logs_lsp.core.cli_formats import (
+from torch_logs_lsp.cli.formats import (
     Row,
     escape_data,
     escape_property,
@@ -22,8 +20,10 @@ from torch_logs_lsp.core.cli_formats import (
     sarif_log,
     utf16_units,
 )
-from torch_logs_lsp.core.codes_doc import all_codes
-from torch_logs_lsp.core.package_info import codes_doc_url
+from torch_logs_lsp.cli.main import main
+from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.package_info import codes_doc_url
+from torch_logs_lsp.value.analysis import Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text("utf-8"))
@@ -231,7 +231,8 @@ def test_the_sarif_schema_rejects_a_broken_log():
 def test_sarif_links_into_the_repository_when_the_metadata_names_it(
     monkeypatch: pytest.MonkeyPatch,
 ):
-    from torch_logs_lsp.core import cli_formats, package_info
+    from torch_logs_lsp import package_info
+    from torch_logs_lsp.cli import formats as cli_formats
 
     repo = "https://github.com/example/torch-logs-lsp"
     monkeypatch.setattr(package_info, "repository_url", lambda: repo)
@@ -244,11 +245,11 @@ def test_sarif_links_into_the_repository_when_the_metadata_names_it(
 
 
 def test_notebook_file_places_count_the_raw_json(tmp_path: Path):
-    from torch_logs_lsp.core.analysis import Diagnostic
-    from torch_logs_lsp.core.checker import Finding
-    from torch_logs_lsp.core.notebook import read_notebook
-    from torch_logs_lsp.core.notebook_cli import CellFinding
-    from torch_logs_lsp.core.notebook_places import file_place, notebook_places
+    from torch_logs_lsp.cli.notebook import CellFinding
+    from torch_logs_lsp.lint.checker import Finding
+    from torch_logs_lsp.notebook.places import file_place, notebook_places
+    from torch_logs_lsp.notebook.reader import read_notebook
+    from torch_logs_lsp.value.analysis import Diagnostic
 
     source = ["import os\n", 'os.environ["TORCH_LOGS"] = "😀+aot_g"\n']
     text = notebook(source).replace("+aot_g", "\\u002baot_g")  # an escape in the file

@@ -62,7 +62,7 @@ def _write(root: Path) -> None:
 
 def _check(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(root), *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", str(root), *args],
         capture_output=True,
         text=True,
         check=False,

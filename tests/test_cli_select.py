@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.cli import main
-from torch_logs_lsp.core.codes_doc import all_codes
-from torch_logs_lsp.core.selection import CodeFilter, Selection, UnknownSelector, normalise
+from torch_logs_lsp.cli.main import main
+from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector, normalise
 
 
 def enabled(*sources: Selection) -> set[str]:

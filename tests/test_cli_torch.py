@@ -10,7 +10,7 @@ from pathlib import Path
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         check=False,
@@ -93,7 +93,7 @@ def test_each_checked_file_uses_its_own_projects_interpreter(tmp_path: Path):
     (other / "b.env").write_text("TORCH_LOGS=autotuning_inputs\n")
     env = {**os.environ, "PATH": str(tmp_path / "nothing")}  # no python3 on PATH
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(project), str(other)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", str(project), str(other)],
         capture_output=True,
         text=True,
         cwd=other,  # the current directory's interpreter (none) is not the project's
@@ -105,7 +105,7 @@ def test_each_checked_file_uses_its_own_projects_interpreter(tmp_path: Path):
     # the other project has no interpreter: the newest packaged release, not proj's
     assert "b.env:1" not in proc.stdout, proc.stdout
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(other)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", str(other)],
         capture_output=True,
         text=True,
         cwd=project,  # run from inside the project: another project's file still gets none
@@ -116,7 +116,7 @@ def test_each_checked_file_uses_its_own_projects_interpreter(tmp_path: Path):
 
 
 def test_project_dir(tmp_path: Path, monkeypatch):
-    from torch_logs_lsp.core.cli_torch import project_dir
+    from torch_logs_lsp.cli.torch_options import project_dir
 
     project = _project_with_venv(tmp_path / "p")
     (project / "a" / "b").mkdir(parents=True)
@@ -132,7 +132,7 @@ def test_project_dir(tmp_path: Path, monkeypatch):
 
 
 def test_pin_diagnostics_only_for_a_pin_that_chose_an_unpackaged_release():
-    from torch_logs_lsp.core.torch_context import TorchResolver, pin_diagnostics
+    from torch_logs_lsp.torch_env.context import TorchResolver, pin_diagnostics
 
     resolver = TorchResolver()
     text = "x\n  // torch-logs: torch = 3.0.1 because\n"
@@ -153,7 +153,7 @@ def test_pin_diagnostics_only_for_a_pin_that_chose_an_unpackaged_release():
 
 def test_a_pin_that_names_no_release_is_said_to_be_ignored():
     # (fresh-user test: `torch=abc` and `torch=2` were ignored silently)
-    from torch_logs_lsp.core.torch_context import TorchResolver, pin_diagnostics
+    from torch_logs_lsp.torch_env.context import TorchResolver, pin_diagnostics
 
     resolver = TorchResolver()
     for pin in ("torch=abc", "torch=2", "torch= 2.x"):

@@ -1,4 +1,4 @@
-"""Project configuration (core/config.py): found per checked file like ruff finds its
+"""Project configuration (project/config.py): found per checked file like ruff finds its
 own (the closest file with the table; ``.torch-logs.toml`` > ``torch-logs.toml`` >
 ``pyproject.toml`` in one directory), applied before the command line, and a file that
 cannot be used reported once with exit 2 while everything is still checked."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.cli import main
-from torch_logs_lsp.core.config import ConfigError, ConfigFinder, read_config
+from torch_logs_lsp.cli.main import main
+from torch_logs_lsp.project.config import ConfigError, ConfigFinder, read_config
 
 BAD = "TORCH_LOGS=aot_g,dynamo,\n"  # TL201 and TL104, both errors
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.hosts import shell
+from torch_logs_lsp.hosts import shell
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "containers" / "run.sh"
 
 
 def test_the_cli_flags_the_two_wrong_values() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(EXAMPLE)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", str(EXAMPLE)],
         capture_output=True,
         text=True,
         check=False,
@@ -58,7 +58,7 @@ def test_open_quote_in_bash_c_code_names_the_inner_quote(tmp_path: Path) -> None
     script = tmp_path / "run.sh"
     script.write_text("bash -c 'TORCH_LOGS=\"dynamo python'\necho done\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(script)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", str(script)],
         capture_output=True,
         text=True,
         check=False,

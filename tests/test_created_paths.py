@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.hosts import extract
-from torch_logs_lsp.core.hosts.shell_paths import path_facts
-from torch_logs_lsp.core.paths import Where, created, judged_path
+from torch_logs_lsp.hosts import extract
+from torch_logs_lsp.hosts.shell.paths import path_facts
+from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.paths import Where, created, judged_path
 
 BASH = shutil.which("bash")
 
@@ -228,7 +228,7 @@ def test_cli_reports_no_tl402_for_the_created_directory(tmp_path: Path):
     )
     (tmp_path / "miss.sh").write_text("#!/bin/bash\nexport TORCH_LOGS_OUT=gone/t.txt\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", ".", "--torch", "2.13"],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", ".", "--torch", "2.13"],
         capture_output=True,
         text=True,
         check=False,
@@ -242,8 +242,8 @@ def test_cli_reports_no_tl402_for_the_created_directory(tmp_path: Path):
 def test_a_host_declares_that_it_runs_elsewhere(monkeypatch: pytest.MonkeyPatch, ws: Path):
     """A future host (a Dockerfile, a CI workflow) only declares it: here the dotenv host
     made to, through the same table the checker uses."""
-    from torch_logs_lsp.core.hosts import dotenv
-    from torch_logs_lsp.core.hosts.interface import runs_elsewhere
+    from torch_logs_lsp.hosts import dotenv
+    from torch_logs_lsp.hosts.interface import runs_elsewhere
 
     text = f"TORCH_LOGS_OUT={ws}/nope/t.txt\n"
     assert [f.diagnostic.code for f in findings(text, "dotenv", None, None, str(ws))] == ["TL402"]
@@ -264,7 +264,7 @@ def test_a_host_declares_that_it_runs_elsewhere(monkeypatch: pytest.MonkeyPatch,
     ],
 )
 def test_mkdir_arguments(args, dirs, tmp_path: Path):
-    from torch_logs_lsp.core.hosts.shell_commands import mkdir_dirs
+    from torch_logs_lsp.hosts.shell.commands import mkdir_dirs
 
     assert mkdir_dirs(args) == dirs
     _oracle("mkdir", args, dirs, tmp_path)
@@ -283,7 +283,7 @@ def test_mkdir_arguments(args, dirs, tmp_path: Path):
     ],
 )
 def test_install_arguments(args, dirs, tmp_path: Path):
-    from torch_logs_lsp.core.hosts.shell_commands import install_dirs
+    from torch_logs_lsp.hosts.shell.commands import install_dirs
 
     assert install_dirs(args) == dirs
     _oracle("install", args, dirs, tmp_path)

@@ -1,6 +1,6 @@
 """TL502: an overwritten value gets one hint naming the overwriting line, keeps only the
 findings about its own text, and takes no part in the hints across variables or TL501
-(core/dead_values.py, shared by the CLI and the server)."""
+(lint/dead_values.py, shared by the CLI and the server)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from torch_logs_lsp.core.analysis import Severity
-from torch_logs_lsp.core.checker import LineIndex, findings
-from torch_logs_lsp.core.dead_values import OVERWRITTEN
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.checker import LineIndex, findings
+from torch_logs_lsp.lint.dead_values import OVERWRITTEN
+from torch_logs_lsp.value.analysis import Severity
 
 REG = load_registry("2.13")
 
@@ -94,7 +94,7 @@ def test_cli_reports_the_hint(tmp_path: Path) -> None:
         folder = tmp_path / ".vscode" if name == "launch.json" else tmp_path
         folder.mkdir(exist_ok=True)
         (folder / name).write_text(text)
-    args = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--torch", "2.13"]
+    args = [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--torch", "2.13"]
     proc = subprocess.run(
         [*args, "--show-hints", str(tmp_path)], capture_output=True, text=True, check=False
     )

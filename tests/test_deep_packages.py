@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.modules import ModuleFinder
+from torch_logs_lsp.torch_env.modules import ModuleFinder
 
 DEPTH = 1100
 MEMORY_LIMIT = 1 << 30
@@ -43,7 +43,7 @@ def _deep_tree(root: Path, depth: int, siblings: bool = False) -> None:
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-DATA = files("torch_logs_lsp.core") / "data"
+DATA = files("torch_logs_lsp.knowledge") / "data"
 SPECIAL_NAMES = {"all", "help", "+help"}
 VARIABLES = {
     "TORCH_LOGS",

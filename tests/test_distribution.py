@@ -51,14 +51,13 @@ def test_wheel_has_package_data_and_no_tests(dist: Path) -> None:
         names = z.namelist()
         entry_points = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt")))
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    data = ROOT / "src" / "torch_logs_lsp" / "core" / "data"
+    data = ROOT / "src" / "torch_logs_lsp" / "knowledge" / "data"
     for json_file in sorted(data.glob("*.json")):
-        assert f"torch_logs_lsp/core/data/{json_file.name}" in names
-    assert "torch_logs_lsp/core/py.typed" in names
-    assert "torch_logs_lsp/server/py.typed" in names
+        assert f"torch_logs_lsp/knowledge/data/{json_file.name}" in names
+    assert "torch_logs_lsp/py.typed" in names
     assert not [n for n in names if n.startswith("tests/") or "/tests/" in n]
     assert not [n for n in names if n.startswith(("examples/", "vscode-extension/"))]
-    assert b"torch-logs = torch_logs_lsp.core.cli:main" in entry_points
+    assert b"torch-logs = torch_logs_lsp.cli.main:main" in entry_points
     assert b"torch-logs-lsp = torch_logs_lsp.server.__main__:main" in entry_points
     assert "License-Expression: MIT" in metadata
     assert [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]

@@ -1,4 +1,4 @@
-"""The TORCH_LOGS family checks (core/family.py): table tests, the TL401 oracle
+"""The TORCH_LOGS family checks (value/family.py): table tests, the TL401 oracle
 (``logging.Formatter``), hints across variables and the CLI."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.family import (
+from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.value.family import (
     check_family_value,
     check_format,
     check_out,
@@ -190,8 +190,8 @@ def test_shell_and_launch_json():
 
 
 def test_fix_all_leaves_family_values_alone():
-    from torch_logs_lsp.core.fixer import fix_document
-    from torch_logs_lsp.core.registry import load_registry
+    from torch_logs_lsp.knowledge.registry import load_registry
+    from torch_logs_lsp.lint.fixer import fix_document
 
     text = "TORCH_LOGS_FORMAT=%(levelname)s, %(message)s\nTORCH_LOGS_TRACE_ID_FILTER=0/0 ,\n"
     assert fix_document(text, "dotenv", load_registry()) == (text, [])
@@ -203,7 +203,7 @@ def test_cli_reports_family(tmp_path: Path):
     (tmp_path / ".env").write_text("TORCH_LOGS_FORMAT=hello\nTORCH_LOGS_OUT=missing/x.log\n")
     (tmp_path / "b.env").write_text("TORCH_LOGS_OUT=logs/x.log\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", ".", "--torch", "2.13"],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", ".", "--torch", "2.13"],
         capture_output=True,
         text=True,
         check=False,

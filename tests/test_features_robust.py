@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from tests.budget import examples
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.server.documents import build_state
 from torch_logs_lsp.server.features.completion import completions
 from torch_logs_lsp.server.features.diagnostics import document_diagnostics

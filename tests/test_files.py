@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.files import SkippedFile, read_head, read_regular, read_text
+from torch_logs_lsp.files import SkippedFile, read_head, read_regular, read_text
 
 
 def test_regular_file_is_read(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Fixes written back into each host (core/hosts/edits.py, core/fixer.py), checked by the
+"""Fixes written back into each host (hosts/edits.py, lint/fixer.py), checked by the
 host's real reader: bash, python-dotenv, json5."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.oracles import BASH, read_torch_logs, run_bash
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.checker import check_text, findings
-from torch_logs_lsp.core.fixer import fix_document, span_fixes
-from torch_logs_lsp.core.hosts.edits import apply_text_edits, encode_value, value_edit
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.edits import apply_text_edits, encode_value, value_edit
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.checker import check_text, findings
+from torch_logs_lsp.lint.fixer import fix_document, span_fixes
 
 REG = load_registry()
 needs_bash = pytest.mark.skipif(BASH is None, reason="bash not installed")

@@ -1,4 +1,4 @@
-"""Value fixes (core/fixes.py): table-driven cases and a property test against torch 2.13."""
+"""Value fixes (value/fixes.py): table-driven cases and a property test against torch 2.13."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core.analysis import analyse
-from torch_logs_lsp.core.fixes import (
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.value.analysis import analyse
+from torch_logs_lsp.value.fixes import (
     QUICKFIX,
     REFACTOR,
     Fix,
@@ -19,7 +20,6 @@ from torch_logs_lsp.core.fixes import (
     fix_all_value,
     value_fixes,
 )
-from torch_logs_lsp.core.registry import load_registry
 
 REG = load_registry()
 

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from tests.hosts.test_incremental import SEEDS
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.analysis import analyse
-from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, MAX_QUOTED
-from torch_logs_lsp.core.parser import parse_value
+from torch_logs_lsp import hosts
+from torch_logs_lsp.model.limits import MAX_DIAGNOSTICS, MAX_QUOTED
+from torch_logs_lsp.value.analysis import analyse
+from torch_logs_lsp.value.parser import parse_value
 
 _value_chars = st.sampled_from(
     [*"+-,. \t\n_", "dynamo", "guards", "aot_g", "all", "help", "json", "os.path", "é", "😀"]

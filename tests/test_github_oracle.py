@@ -1,7 +1,7 @@
 """``--format github`` against GitHub's own toolkit: the workflow commands of
 ``@actions/core`` (npm, pinned 3.0.1: ``core.error``/``warning``/``notice`` with
 ``AnnotationProperties``) for the same messages, paths and positions, compared with
-:func:`torch_logs_lsp.core.cli_formats.github_line` (property order aside: the runner reads
+:func:`torch_logs_lsp.cli.formats.github_line` (property order aside: the runner reads
 them by name).
 
 The package is installed once with npm into ``~/.cache/torch-logs-lsp-oracles`` (the
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.analysis import Severity
-from torch_logs_lsp.core.cli_formats import GITHUB_COMMANDS, Row, github_line
+from torch_logs_lsp.cli.formats import GITHUB_COMMANDS, Row, github_line
+from torch_logs_lsp.value.analysis import Severity
 
 VERSION = "3.0.1"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "torch-logs-lsp-oracles"

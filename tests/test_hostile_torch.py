@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.hostile import HOSTILE, fake_torch_env, installed_registrations
-from torch_logs_lsp.core.torch_context import TorchResolver
-from torch_logs_lsp.core.torch_reader import read_registrations
+from torch_logs_lsp.torch_env.context import TorchResolver
+from torch_logs_lsp.torch_env.reader import read_registrations
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def test_cli_falls_back_to_the_packaged_registry(case: str, fake_env: tuple[str,
     python, registrations = fake_env
     extra, reason = HOSTILE[case]
     registrations.write_text(installed_registrations() + extra, encoding="utf-8")
-    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli"]
+    cli = [sys.executable, "-m", "torch_logs_lsp.cli.main"]
     proc = subprocess.run(
         [*cli, "explain", "--json", "--python", python, "+dynamo,ddp"],
         capture_output=True,

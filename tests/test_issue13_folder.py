@@ -48,7 +48,7 @@ def test_the_issues_inputs_in_one_folder(tmp_path: Path):
     for name, text in FILES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", ".", "--show-hints", *RELEASE],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", ".", "--show-hints", *RELEASE],
         capture_output=True,
         text=True,
         cwd=tmp_path,

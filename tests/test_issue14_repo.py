@@ -33,7 +33,7 @@ def test_the_issues_repository(tmp_path: Path) -> None:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", ".", "--torch-version", "2.13"],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", ".", "--torch-version", "2.13"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -28,7 +28,7 @@ def _col(text: str, line: int, needle: str) -> int:
 
 def _check(folder: Path, release: str) -> list[str]:
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", ".", "--torch-version", release],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", ".", "--torch-version", release],
         capture_output=True,
         text=True,
         cwd=folder,

@@ -1,5 +1,5 @@
 """TL632: which launch configurations certainly run a Python file with TORCH_LOGS set
-(core/launch_links.py, core/launch_config.py), and the CLI on a temporary workspace."""
+(launch/links.py, launch/config.py), and the CLI on a temporary workspace."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.launch_config import env_file_line, launch_configurations
-from torch_logs_lsp.core.launch_links import (
+from torch_logs_lsp.launch.config import env_file_line, launch_configurations
+from torch_logs_lsp.launch.links import (
     LINKED_CALL,
     call_hints,
     launch_links,
@@ -254,7 +254,7 @@ def test_call_hints_keep_one_diagnostic_per_call(tmp_path: Path):
 def run_check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "TORCH_LOGS"}
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -8,11 +8,11 @@ import sys
 import pytest
 
 from tests.set_logs_oracle import run_cases
-from torch_logs_lsp.core.analysis import analyse
-from torch_logs_lsp.core.diagnostic import Severity
-from torch_logs_lsp.core.fixes import fix_all_value, value_fixes
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.torch_context import TorchResolver
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.model.diagnostic import Severity
+from torch_logs_lsp.torch_env.context import TorchResolver
+from torch_logs_lsp.value.analysis import analyse
+from torch_logs_lsp.value.fixes import fix_all_value, value_fixes
 
 R = load_registry("2.13")
 CTX = TorchResolver().context(python=sys.executable)  # the test venv, with torch 2.13

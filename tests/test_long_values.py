@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core import suggest as suggest_module
-from torch_logs_lsp.core.analysis import MORE_PROBLEMS, analyse
-from torch_logs_lsp.core.analysis_cache import MAX_ENTRIES, AnalysisCache
-from torch_logs_lsp.core.family import check_family_value
-from torch_logs_lsp.core.fixes import fix_all_value, value_fixes
-from torch_logs_lsp.core.hosts.edits import MAX_DIFF, apply_text_edits, value_edit
-from torch_logs_lsp.core.limits import MAX_DIAGNOSTICS, MAX_QUOTED, excerpt
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.suggest import suggest
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.edits import MAX_DIFF, apply_text_edits, value_edit
+from torch_logs_lsp.knowledge import suggest as suggest_module
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.knowledge.suggest import suggest
+from torch_logs_lsp.model.limits import MAX_DIAGNOSTICS, MAX_QUOTED, excerpt
+from torch_logs_lsp.value.analysis import MORE_PROBLEMS, analyse
+from torch_logs_lsp.value.analysis_cache import MAX_ENTRIES, AnalysisCache
+from torch_logs_lsp.value.family import check_family_value
+from torch_logs_lsp.value.fixes import fix_all_value, value_fixes
 
 REGISTRY = load_registry()
 #: The issue's example: one 24 KB item with 7,999 illegal `+` (each message quoted it all).
@@ -107,7 +107,7 @@ def test_long_item_fix_titles_quote_an_excerpt():
 def test_cli_output_on_the_24k_example_is_bounded(tmp_path: Path):
     path = tmp_path / "long.env"
     path.write_text(f"TORCH_LOGS={LONG_24K}\n")
-    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli"]
+    cli = [sys.executable, "-m", "torch_logs_lsp.cli.main"]
     proc = subprocess.run([*cli, "check", str(path)], capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()

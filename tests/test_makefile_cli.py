@@ -14,7 +14,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "make" / "Makefi
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -12,23 +12,23 @@ from pathlib import Path
 import pytest
 
 from tests.oracles import read_torch_logs
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.env_reads import names_read as scan_source
-from torch_logs_lsp.core.env_reads import torch_names_read
-from torch_logs_lsp.core.family import SINCE_FACT
-from torch_logs_lsp.core.hosts.base import FAMILY
-from torch_logs_lsp.core.misspelled import (
+from torch_logs_lsp import hosts
+from torch_logs_lsp.knowledge.env_reads import names_read as scan_source
+from torch_logs_lsp.knowledge.env_reads import torch_names_read
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.knowledge.versions import holds
+from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.misspelled import (
     names_read,
     near_misses,
     packaged_releases,
     suggestion,
 )
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.versions import holds
+from torch_logs_lsp.model.spans import FAMILY
+from torch_logs_lsp.value.family import SINCE_FACT
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_logs_lsp"
-DATA = PACKAGE / "core" / "data" / "env-reads-by-version.json"
+DATA = PACKAGE / "knowledge" / "data" / "env-reads-by-version.json"
 
 
 def misses(host: str, text: str, release: str = "2.13", **kw: bool) -> list[tuple[str, str]]:
@@ -299,7 +299,7 @@ def test_cli_reports_misspelled_names_in_a_folder(tmp_path: Path):
         [
             sys.executable,
             "-m",
-            "torch_logs_lsp.core.cli",
+            "torch_logs_lsp.cli.main",
             "check",
             "--torch-version",
             "2.13",
@@ -321,7 +321,7 @@ def test_cli_reports_misspelled_names_in_a_folder(tmp_path: Path):
 
 def test_scan_agrees_with_the_release_facts_on_the_family():
     """The wheels' scan finds each family variable exactly in the releases that
-    core/versions.py says read it (TORCH_LOGS_FORMAT from 2.2, ..._TRACE_ID_FILTER 2.7)."""
+    knowledge/versions.py says read it (TORCH_LOGS_FORMAT from 2.2, ..._TRACE_ID_FILTER 2.7)."""
     data = json.loads(DATA.read_text())
     assert list(data) == [f"2.{n}" for n in range(1, 16)]
     for release, names in data.items():

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.analysis import Severity, analyse
-from torch_logs_lsp.core.environment import static_env
-from torch_logs_lsp.core.modules import ModuleFinder
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.torch_context import fallback_finder, packaged_torch_modules
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.torch_env.context import fallback_finder, packaged_torch_modules
+from torch_logs_lsp.torch_env.environment import static_env
+from torch_logs_lsp.torch_env.modules import ModuleFinder
+from torch_logs_lsp.value.analysis import Severity, analyse
 
 EXT = importlib.machinery.EXTENSION_SUFFIXES[0]
 

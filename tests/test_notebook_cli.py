@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.checker import iter_files
-from torch_logs_lsp.core.notebook import CELL_HOST, NOTEBOOK, NotNotebook, read_notebook
-from torch_logs_lsp.core.notebook_edits import apply_byte_edits, source_edits
-from torch_logs_lsp.core.notebook_order import cell_order_notes, imports_torch
+from torch_logs_lsp import hosts
+from torch_logs_lsp.lint.checker import iter_files
+from torch_logs_lsp.notebook.edits import apply_byte_edits, source_edits
+from torch_logs_lsp.notebook.order import cell_order_notes, imports_torch
+from torch_logs_lsp.notebook.reader import CELL_HOST, NOTEBOOK, NotNotebook, read_notebook
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PY = ["--python", sys.executable]  # torch 2.13.0 of the test environment
@@ -25,7 +25,7 @@ PY = ["--python", sys.executable]  # torch 2.13.0 of the test environment
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -3,7 +3,7 @@ write is reported, naming which cell, and when nothing is reported."""
 
 from __future__ import annotations
 
-from torch_logs_lsp.core.notebook_order import imports_torch
+from torch_logs_lsp.notebook.order import imports_torch
 from torch_logs_lsp.server.notebook_order import CellText, cross_cell_diagnostics
 
 WRITE = 'import os\nos.environ["TORCH_LOGS"] = "+dynamo"\n'

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core.parser import is_torch_valid, parse_value
+from torch_logs_lsp.value.parser import is_torch_valid, parse_value
 
 CASES = [
     # value, [(code, start, end)], [item texts]

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.hosts import powershell
+from torch_logs_lsp.hosts import powershell
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "windows" / "run.ps1"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.environment import interpreter_path
+from torch_logs_lsp.torch_env.environment import interpreter_path
 
 BASE_PYTHON = os.path.realpath(sys.executable)  # not in a venv: it is asked
 
@@ -19,7 +19,7 @@ BASE_PYTHON = os.path.realpath(sys.executable)  # not in a venv: it is asked
 def test_relative_python_is_taken_from_the_current_directory(tmp_path: Path):
     (tmp_path / "py3").symlink_to(BASE_PYTHON)
     (tmp_path / "m.env").write_text("TORCH_LOGS=json.nothere\n")
-    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check"]
+    cli = [sys.executable, "-m", "torch_logs_lsp.cli.main", "check"]
     results = [
         subprocess.run(
             [*cli, "--python", python, "m.env"],

@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 
 from tests.hostile import fake_torch_env, installed_registrations
-from torch_logs_lsp.core import environment, files, torch_reader
-from torch_logs_lsp.core.environment import read_pth
-from torch_logs_lsp.core.set_logs_keywords import read_set_logs
-from torch_logs_lsp.core.torch_reader import read_registrations, read_version
+from torch_logs_lsp import files
+from torch_logs_lsp.set_logs.keywords import read_set_logs
+from torch_logs_lsp.torch_env import environment
+from torch_logs_lsp.torch_env import reader as torch_reader
+from torch_logs_lsp.torch_env.environment import read_pth
+from torch_logs_lsp.torch_env.reader import read_registrations, read_version
 
 
 def installed_torch_dir() -> str:
@@ -60,7 +62,7 @@ def doubling(n: int, first: str = "a", step: str = "[*{0}, *{0}]") -> str:
 
 
 READ = (
-    "import sys; from torch_logs_lsp.core.torch_reader import read_registrations; "
+    "import sys; from torch_logs_lsp.torch_env.reader import read_registrations; "
     "print('|'.join(read_registrations(open(sys.argv[1]).read()).problems))"
 )
 
@@ -124,7 +126,7 @@ def test_cli_falls_back_on_a_doubling_file(tmp_path: Path):
     python, registrations = fake_torch_env(tmp_path)
     registrations.write_text(doubling(40), encoding="utf-8")
     proc = limited(
-        "-m", "torch_logs_lsp.core.cli", "explain", "--python", python, "dynamo", timeout=120
+        "-m", "torch_logs_lsp.cli.main", "explain", "--python", python, "dynamo", timeout=120
     )
     assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
     assert "string lists too large (more than 100,000 strings)" in proc.stderr
@@ -136,7 +138,7 @@ def test_a_registrations_file_over_its_cap_is_not_parsed(tmp_path: Path):
     with MemoryError); now it is refused unread, the reason naming the cap."""
     python, registrations = fake_torch_env(tmp_path)
     registrations.write_text("a\n" * 2_090_000, encoding="utf-8")
-    proc = limited("-m", "torch_logs_lsp.core.cli", "explain", "--python", python, "dynamo")
+    proc = limited("-m", "torch_logs_lsp.cli.main", "explain", "--python", python, "dynamo")
     assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
     assert "larger than 262144 bytes (4180000)" in proc.stderr
     assert "using the packaged registry of torch 2.4" in proc.stderr
@@ -181,7 +183,7 @@ def test_an_interpreter_writing_endlessly_is_cut_off(tmp_path: Path):
     (tmp_path / "t.env").write_text("TORCH_LOGS=dynamo\n")
     start = time.monotonic()
     proc = limited(
-        "-m", "torch_logs_lsp.core.cli", "check", "--python", str(zeros), str(tmp_path / "t.env")
+        "-m", "torch_logs_lsp.cli.main", "check", "--python", str(zeros), str(tmp_path / "t.env")
     )
     assert time.monotonic() - start < 8  # not the 10 s timeout
     assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core import fixer
-from torch_logs_lsp.core.files import (
+from torch_logs_lsp.files import (
     ChangedOnDisk,
     NotWritten,
     read_snapshot,
     replace_file,
 )
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint import fixer
 
 FIXABLE = b'TORCH_LOGS=" +dynamo ,guards"\n'
 FIXED = b'TORCH_LOGS="+dynamo,guards"\n'
@@ -43,7 +43,7 @@ def _limited(keep_sigxfsz_default: bool) -> Callable[[], None]:
 def _fix_under_limit(path: Path, default_signal: bool) -> subprocess.CompletedProcess[str]:
     # The signal disposition set in preexec_fn survives exec only when it is SIG_DFL or
     # SIG_IGN; CPython sets SIGXFSZ to SIG_IGN at start-up, so the child sets it again.
-    code = "import sys; from torch_logs_lsp.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from torch_logs_lsp.cli.main import main; sys.exit(main(sys.argv[1:]))"
     if default_signal:
         code = "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_DFL); " + code
     return subprocess.run(

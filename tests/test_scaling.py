@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from tests.growth import growth
-from torch_logs_lsp.core.checker import check_text
-from torch_logs_lsp.core.fixer import fix_all_edits, span_fixes
-from torch_logs_lsp.core.hosts import extract, shell_operands
-from torch_logs_lsp.core.hosts.base import ValueSpan
-from torch_logs_lsp.core.hosts.edits import apply_text_edits
-from torch_logs_lsp.core.hosts.interface import TextEdit
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.hosts import extract
+from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.hosts.interface import TextEdit
+from torch_logs_lsp.hosts.shell import operands as shell_operands
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.checker import check_text
+from torch_logs_lsp.lint.fixer import fix_all_edits, span_fixes
+from torch_logs_lsp.model.spans import ValueSpan
 
 REG = load_registry()
 
@@ -88,7 +89,7 @@ def test_path_facts_read_a_continued_line_once():
 
 def _counting_extract(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Count the re-reads the edit verifier makes (``edits.extract`` calls)."""
-    from torch_logs_lsp.core.hosts import edits
+    from torch_logs_lsp.hosts import edits
 
     calls: list[str] = []
     real = edits.extract
@@ -126,7 +127,7 @@ def test_fix_all_reads_the_document_again_a_bounded_number_of_times(
 def test_fix_all_finds_the_candidate_that_reads_back(monkeypatch: pytest.MonkeyPatch):
     """A first candidate that does not read back is found by halving, and replaced by
     the next one: the result is still verified as a whole."""
-    from torch_logs_lsp.core.hosts import edits
+    from torch_logs_lsp.hosts import edits
 
     text = "export TORCH_LOGS=++x,\n" * 64
     spans = extract("shell", text)
@@ -198,8 +199,8 @@ def test_a_long_continued_chain_is_extracted_in_linear_time():
 def test_tree_index_answers_as_tree_sitter_does():
     """:class:`TreeIndex` (parents, next siblings, nodes at byte ranges read from one
     walk) gives tree-sitter's own answers on random scripts, broken ones included."""
-    from torch_logs_lsp.core.hosts.bash_parse import parse_bash
-    from torch_logs_lsp.core.hosts.ts_index import TreeIndex
+    from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
+    from torch_logs_lsp.hosts.ts_index import TreeIndex
 
     rng = random.Random(1)
     pieces = [

@@ -12,14 +12,9 @@ import sys
 import pytest
 
 from tests.set_logs_oracle import run_cases, signature_of_installed
-from torch_logs_lsp.core.diagnostic import Severity
-from torch_logs_lsp.core.registry import load_registry, releases
-from torch_logs_lsp.core.set_logs import (
-    IGNORED_CALL,
-    check_set_logs,
-    env_hint,
-)
-from torch_logs_lsp.core.set_logs_call import (
+from torch_logs_lsp.knowledge.registry import load_registry, releases
+from torch_logs_lsp.model.diagnostic import Severity
+from torch_logs_lsp.set_logs.call import (
     LOGGING_LEVELS,
     BoolValue,
     DictEntry,
@@ -34,8 +29,13 @@ from torch_logs_lsp.core.set_logs_call import (
     SetLogsCall,
     StrValue,
 )
-from torch_logs_lsp.core.set_logs_convert import set_logs_to_torch_logs, torch_logs_to_set_logs
-from torch_logs_lsp.core.set_logs_keywords import (
+from torch_logs_lsp.set_logs.checks import (
+    IGNORED_CALL,
+    check_set_logs,
+    env_hint,
+)
+from torch_logs_lsp.set_logs.convert import set_logs_to_torch_logs, torch_logs_to_set_logs
+from torch_logs_lsp.set_logs.keywords import (
     keyword_history,
     keyword_infos,
     keyword_releases,
@@ -44,7 +44,7 @@ from torch_logs_lsp.core.set_logs_keywords import (
     read_set_logs_source,
     set_logs_signature,
 )
-from torch_logs_lsp.core.torch_context import TorchResolver
+from torch_logs_lsp.torch_env.context import TorchResolver
 
 R213 = load_registry("2.13")
 
@@ -484,8 +484,8 @@ def test_suggestions_do_not_run_out_over_many_calls():
 def test_no_ignored_call_hint_on_a_call_python_rejects():
     # (final fresh-user test: TL632 said "torch only logs ..." on a call whose TL602
     # TypeError comes first)
-    from torch_logs_lsp.core.diagnostic import Diagnostic
-    from torch_logs_lsp.core.set_logs import raising_calls_only_raise
+    from torch_logs_lsp.model.diagnostic import Diagnostic
+    from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
 
     linked = Diagnostic("TL632", Severity.INFORMATION, "ignored", 10, 60)
     other = Diagnostic("TL632", Severity.INFORMATION, "ignored", 70, 90)

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 
 from tests.set_logs_oracle import run_cases, signature_of_installed
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.server.documents import build_state
 from torch_logs_lsp.server.features import set_logs_ide
 

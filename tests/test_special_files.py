@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.environment import PythonEnv
 from torch_logs_lsp.server import codecache
+from torch_logs_lsp.torch_env.environment import PythonEnv
 
 PY_VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 MEMORY_LIMIT = 2 << 30
@@ -33,7 +33,7 @@ def _limit_memory() -> None:
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         timeout=60,  # a bounded wait: the old code blocked here forever on a FIFO
@@ -103,7 +103,7 @@ def test_special_file_in_the_environment(tmp_path: Path, place: str, kind: str) 
 
 
 def test_the_environment_is_still_read_around_a_skipped_pth(tmp_path: Path) -> None:
-    from torch_logs_lsp.core.environment import static_env
+    from torch_logs_lsp.torch_env.environment import static_env
 
     venv, site = _fake_venv(tmp_path)
     fifo = site / "aa.pth"  # sorted before extra.pth

@@ -24,7 +24,7 @@ def test_server_starts_without_the_fixer_or_tree_sitter():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
     assert "torch_logs_lsp.server.app" in loaded
-    for lazy in ("torch_logs_lsp.core.fixer", "torch_logs_lsp.core.fixes", "tree_sitter"):
+    for lazy in ("torch_logs_lsp.lint.fixer", "torch_logs_lsp.value.fixes", "tree_sitter"):
         assert lazy not in loaded, lazy
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from torch_logs_lsp.core.aliases import alias_index, key
-from torch_logs_lsp.core.analysis import analyse
-from torch_logs_lsp.core.fixes import value_fixes
-from torch_logs_lsp.core.registry import load_registry, releases
-from torch_logs_lsp.core.suggest import suggest
+from torch_logs_lsp.knowledge.aliases import alias_index, key
+from torch_logs_lsp.knowledge.registry import load_registry, releases
+from torch_logs_lsp.knowledge.suggest import suggest
+from torch_logs_lsp.value.analysis import analyse
+from torch_logs_lsp.value.fixes import value_fixes
 
 R = load_registry("2.13")
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.hosts.edits import apply_text_edits
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.suppressions import (
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.suppressions import (
     UNUSED_SUPPRESSION,
     find_suppressions,
     suppression_edit,
@@ -187,7 +187,7 @@ def test_cli_check_and_fix_leave_a_silenced_line_alone(tmp_path: Path):
     )
     script = tmp_path / "run.sh"
     script.write_text("export TORCH_LOGS=Dynamo\n")
-    cli = [sys.executable, "-m", "torch_logs_lsp.core.cli"]
+    cli = [sys.executable, "-m", "torch_logs_lsp.cli.main"]
     out = subprocess.run(
         [*cli, "check", "--format", "json", "--show-hints", str(env), str(script)],
         capture_output=True,

@@ -13,7 +13,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "testing"
 
 def check(*args: str, cwd: Path | None = None) -> tuple[int, list[str]]:
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", *args],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", *args],
         capture_output=True,
         text=True,
         check=False,

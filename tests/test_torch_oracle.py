@@ -18,8 +18,8 @@ import warnings
 
 import pytest
 
-from torch_logs_lsp.core.analysis import analyse
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.value.analysis import analyse
 
 warnings.filterwarnings("ignore")  # torch warns that NumPy is missing
 import torch._logging._internal as internal  # noqa: E402  (the oracle; ./dev test installs it)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.analysis import analyse
-from torch_logs_lsp.core.environment import asked_env, find_env, read_pth, static_env
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.torch_context import TorchResolver, find_pin
-from torch_logs_lsp.core.torch_reader import read_registrations, read_torch
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.torch_env.context import TorchResolver, find_pin
+from torch_logs_lsp.torch_env.environment import asked_env, find_env, read_pth, static_env
+from torch_logs_lsp.torch_env.reader import read_registrations, read_torch
+from torch_logs_lsp.value.analysis import analyse
 
 VENV_PYTHON = sys.executable  # the .venv interpreter with torch 2.13.0 (./dev test)
 
@@ -224,7 +224,7 @@ def test_workspace_interpreter_is_never_executed(tmp_path: Path):
 def test_prefetched_environment_is_the_one_env_returns():
     """The server asks python3 on PATH at launch (prefetch); the resolver then takes that
     answer instead of asking again, and it is the same as asking directly."""
-    from torch_logs_lsp.core import torch_context
+    from torch_logs_lsp.torch_env import context as torch_context
 
     python = sys.executable
     torch_context._PREFETCHED.pop(python, None)

@@ -22,10 +22,10 @@ from dotenv import dotenv_values
 
 from tests.oracles import scratch_dir
 from tests.set_logs_oracle import run_cases
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.fixer import fix_document, quote_fixes
-from torch_logs_lsp.core.hosts import typographic
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.hosts import typographic
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.fixer import fix_document, quote_fixes
 
 BASH = shutil.which("bash")
 ISSUE = "TORCH_LOGS_FORMAT=“%(levelname)s:%(message)s” python t.py\n"
@@ -311,7 +311,7 @@ def test_torch_prints_them_in_every_log_line():
 def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
     (tmp_path / "run.sh").write_text("#!/bin/bash\n" + ISSUE, encoding="utf-8")
     (tmp_path / ".env").write_text("TORCH_LOGS=“+dynamo”\n", encoding="utf-8")
-    cmd = [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", str(tmp_path)]
+    cmd = [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", str(tmp_path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=scratch_dir())
     rows = sorted(line.replace(str(tmp_path) + "/", "") for line in proc.stdout.splitlines())
     assert proc.returncode == 1
@@ -338,7 +338,7 @@ def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
 def test_an_overwritten_value_gets_tl502_not_tl109(host: str, text: str):
     # python-dotenv keeps the last value; bash sets the second before any command runs:
     # the curly-quoted value reaches nothing (fresh-user test)
-    from torch_logs_lsp.core.checker import findings
+    from torch_logs_lsp.lint.checker import findings
 
     # (and no TL106 on the quote characters either: their advice is TL109's)
     got = [(f.line, f.diagnostic.code) for f in findings(text, host)]

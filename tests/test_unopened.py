@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.test_protocol import feed, started
-from torch_logs_lsp.core.files import MAX_FILE_BYTES
+from torch_logs_lsp.files import MAX_FILE_BYTES
 
 
 def test_unopened_documents_are_not_kept(tmp_path: Path) -> None:

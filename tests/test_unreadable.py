@@ -31,7 +31,7 @@ def _nobody_can_run(prefix: list[str]) -> bool:
     """Whether ``nobody`` can run this interpreter with the installed package: a checkout
     inside a private directory (``mktemp -d``, ``/root``) is out of its reach."""
     if not _NOBODY_CAN_RUN:
-        probe = [*prefix, sys.executable, "-c", "import torch_logs_lsp.core.cli"]
+        probe = [*prefix, sys.executable, "-c", "import torch_logs_lsp.cli.main"]
         ok = subprocess.run(probe, capture_output=True, timeout=60, check=False).returncode
         _NOBODY_CAN_RUN.append(ok == 0)
     return _NOBODY_CAN_RUN[0]
@@ -46,7 +46,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
         if not _nobody_can_run(prefix):
             pytest.skip(f"nobody cannot run {sys.executable} (the checkout's directory is private)")
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "torch_logs_lsp.core.cli", *args],
+        [*prefix, sys.executable, "-m", "torch_logs_lsp.cli.main", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.core.analysis import Severity, analyse
-from torch_logs_lsp.core.registry import load_registry, release_tuple, releases
-from torch_logs_lsp.core.versions import (
+from torch_logs_lsp.knowledge.registry import load_registry, release_tuple, releases
+from torch_logs_lsp.knowledge.versions import (
     FACTS,
     history,
     holds,
@@ -17,6 +16,7 @@ from torch_logs_lsp.core.versions import (
     nearest_release,
     parse_release,
 )
+from torch_logs_lsp.value.analysis import Severity, analyse
 
 RELEASES = releases()
 

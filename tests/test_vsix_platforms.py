@@ -114,7 +114,7 @@ def test_platform_vsix_holds_only_its_platforms_binaries(vsix_dir: Path, target:
         assert f"{libs}tree_sitter_{grammar}/{abi3}" in natives
     # the server itself, pure Python
     assert f"{libs}torch_logs_lsp/server/__main__.py" in names
-    assert f"{libs}torch_logs_lsp/core/data/descriptions.json" in names
+    assert f"{libs}torch_logs_lsp/knowledge/data/descriptions.json" in names
 
 
 def test_neutral_vsix_has_no_native_code_and_no_bundle(vsix_dir: Path) -> None:

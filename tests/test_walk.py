@@ -22,10 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.checker import findings, iter_files, may_find
-from torch_logs_lsp.core.cli import main
-from torch_logs_lsp.core.files import SkippedFile
+from torch_logs_lsp import hosts
+from torch_logs_lsp.cli.main import main
+from torch_logs_lsp.files import SkippedFile
+from torch_logs_lsp.lint.checker import findings, iter_files, may_find
 
 DEPTH = 1000
 
@@ -49,7 +49,7 @@ def deep(tmp_path: Path) -> Iterator[Path]:
 
 def test_a_tree_a_thousand_levels_deep_is_walked(deep: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "."],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "."],
         capture_output=True,
         text=True,
         timeout=120,
@@ -180,7 +180,7 @@ def test_strace_sees_no_open_of_a_fifo(tmp_path: Path) -> None:
             str(trace),
             sys.executable,
             "-m",
-            "torch_logs_lsp.core.cli",
+            "torch_logs_lsp.cli.main",
             "check",
             str(tmp_path),
         ],

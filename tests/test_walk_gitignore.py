@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core.files import SkippedFile
-from torch_logs_lsp.core.walk import walk
+from torch_logs_lsp.files import SkippedFile
+from torch_logs_lsp.project.walk import walk
 
 pytestmark = [
     pytest.mark.oracle,

@@ -55,7 +55,7 @@ def test_a_long_whitespace_run_is_checked_and_fixed_in_bounded_time(
         path = tmp_path / name
     path.write_text(content)
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--fix", str(path)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--fix", str(path)],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -68,9 +68,9 @@ def test_a_long_whitespace_run_is_checked_and_fixed_in_bounded_time(
 
 def test_the_value_parser_is_linear_on_whitespace() -> None:
     code = (
-        "from torch_logs_lsp.core.analysis import analyse\n"
-        "from torch_logs_lsp.core.parser import is_torch_valid\n"
-        "from torch_logs_lsp.core.registry import load_registry\n"
+        "from torch_logs_lsp.value.analysis import analyse\n"
+        "from torch_logs_lsp.value.parser import is_torch_valid\n"
+        "from torch_logs_lsp.knowledge.registry import load_registry\n"
         f"n = {RUN}\n"
         "for v in ['dynamo,' + ' ' * n + 'guards', 'dynamo,' + ' ' * n + '!',"
         " ' ' * n, 'a,' * (n // 2) + '!', 'a,' + '\\t' * n]:\n"

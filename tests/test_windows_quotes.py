@@ -19,11 +19,11 @@ from contextlib import contextmanager
 import pytest
 
 from tests.test_torch_oracle import VALUES, torch_outcome
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.analysis import analyse
-from torch_logs_lsp.core.diagnostic import Severity
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.torch_context import find_pin
+from torch_logs_lsp import hosts
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.model.diagnostic import Severity
+from torch_logs_lsp.torch_env.context import find_pin
+from torch_logs_lsp.value.analysis import analyse
 
 warnings.filterwarnings("ignore")
 import torch._logging._internal as internal  # noqa: E402

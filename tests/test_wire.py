@@ -10,7 +10,7 @@ from cattrs import Converter
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, default_converter
 
-from torch_logs_lsp.core.registry import load_registry, registry_from_facts
+from torch_logs_lsp.knowledge.registry import load_registry, registry_from_facts
 from torch_logs_lsp.server.app import create_server
 from torch_logs_lsp.server.documents import build_state
 from torch_logs_lsp.server.features.completion import NameCompletions, answer, completions

@@ -1,6 +1,8 @@
 """torch-logs-lsp: completion, hover docs, diagnostics and quick fixes for PyTorch's
 ``TORCH_LOGS`` environment variable and its family.
 
-``torch_logs_lsp.core`` is the checker (no LSP); ``torch_logs_lsp.server`` is the language
-server on top of it.
+One package per concern (ARCHITECTURE.md): ``model``, ``knowledge``, ``value``,
+``torch_env``, ``hosts``, ``lint``, ``set_logs``, ``notebook``, ``launch``, ``project``,
+``cli`` (the ``torch-logs`` command) and ``server`` (the language server, the only one that
+imports pygls and lsprotocol).
 """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 
 def check_span(text: str, span: ValueSpan, *, exact_name: bool = True) -> None:

@@ -39,10 +39,10 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_span, check_spans
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.hosts import batch, detect_host
-from torch_logs_lsp.core.hosts.edits import apply_text_edits, value_edit
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.hosts import batch, detect_host
+from torch_logs_lsp.hosts.edits import apply_text_edits, value_edit
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.checker import findings
 
 Expected = list[tuple[str, str | None, str, bool]]
 

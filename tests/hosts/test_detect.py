@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from torch_logs_lsp.core import hosts
+from torch_logs_lsp import hosts
 
 
 @pytest.mark.parametrize(
@@ -91,7 +91,7 @@ def test_dispatch() -> None:
 
 def test_tree_sitter_hosts_are_imported_lazily() -> None:
     code = (
-        "import sys; from torch_logs_lsp.core import hosts; "
+        "import sys; from torch_logs_lsp import hosts; "
         "hosts.extract('shell', 'no family here'); "
         "assert 'tree_sitter' not in sys.modules, sorted(sys.modules)"
     )
@@ -101,7 +101,7 @@ def test_tree_sitter_hosts_are_imported_lazily() -> None:
 def test_detection_imports_no_parser() -> None:
     """Every host module is imported to detect a file; none loads its parser then."""
     code = (
-        "import sys; from torch_logs_lsp.core import hosts; "
+        "import sys; from torch_logs_lsp import hosts; "
         "assert hosts.detect_host('/w/run.sh', '') == 'shell'; "
         "assert hosts.detect_host('/w/x', '#!/bin/sh') == 'shell'; "
         "assert hosts.detect_host('/w/ci.yml', '') == 'yaml'; "

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import detect_host, extract
-from torch_logs_lsp.core.hosts import dockerfile as host
-from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
-from torch_logs_lsp.core.hosts.embedded import LAYER
+from torch_logs_lsp.hosts import detect_host, extract
+from torch_logs_lsp.hosts import dockerfile as host
+from torch_logs_lsp.hosts.edits import apply_text_edits, removal_edit, value_edit
+from torch_logs_lsp.hosts.embedded import LAYER
 
 # (Dockerfile body after FROM, [(variable, value, quote)])
 CASES: list[tuple[str, list[tuple[str, str | None, str | None]]]] = [
@@ -65,7 +65,7 @@ def test_unclosed_quote_is_not_terminated():
 
 
 def test_unclosed_quote_in_a_saved_file_is_tl108():
-    from torch_logs_lsp.core.checker import check_text
+    from torch_logs_lsp.lint.checker import check_text
 
     text = "FROM x\nRUN TORCH_LOGS='+dyn python x.py\n"
     ((_, analysis),) = check_text(text, "dockerfile")
@@ -315,7 +315,7 @@ def test_bad_input_never_raises():
 
 
 def test_cli_reports_the_overwritten_env_as_tl502():
-    from torch_logs_lsp.core.checker import check_text
+    from torch_logs_lsp.lint.checker import check_text
 
     text = "FROM x\nENV TORCH_LOGS=aot_g\nENV TORCH_LOGS=+dynamo\nRUN python x.py\n"
     found = check_text(text, "dockerfile")

@@ -24,9 +24,9 @@ import pytest
 
 from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
-from torch_logs_lsp.core.fixer import fix_document
-from torch_logs_lsp.core.hosts import extract
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.hosts import extract
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.fixer import fix_document
 
 REG = load_registry()
 
@@ -72,7 +72,7 @@ def test_global_arg_default_is_not_read_unless_a_stage_declares_it() -> None:
     text = "ARG TORCH_LOGS=aot_g\nFROM python:3.12\nRUN python x.py\n"
     assert _values(text) == [None]  # kept for hover, never diagnosed
     assert fix_document(text, "dockerfile", REG) == (text, [])
-    from torch_logs_lsp.core.checker import check_text
+    from torch_logs_lsp.lint.checker import check_text
 
     assert [a.diagnostics for _, a in check_text(text, "dockerfile", REG) if a] == []
     # `ARG TORCH_LOGS` in a stage inherits the global default: it reaches that RUN

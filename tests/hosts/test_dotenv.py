@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import dotenv
-from torch_logs_lsp.core.hosts.base import FAMILY, ValueSpan
+from torch_logs_lsp.hosts import dotenv
+from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 # (document, [(variable, value, quote, terminated)])
 CASES: list[tuple[str, list[tuple[str, str | None, str | None, bool]]]] = [

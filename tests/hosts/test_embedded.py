@@ -1,12 +1,12 @@
-"""Shell code inside another host's value (core/hosts/embedded.py): offsets map back
+"""Shell code inside another host's value (hosts/embedded.py): offsets map back
 through the outer decoding, and edits encode through every quoting layer."""
 
 from __future__ import annotations
 
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import shell
-from torch_logs_lsp.core.hosts.embedded import LAYER, EmbeddedCode, shell_spans, verbatim
-from torch_logs_lsp.core.hosts.jsonc_edits import encode_part as json_part
+from torch_logs_lsp.hosts import shell
+from torch_logs_lsp.hosts.embedded import LAYER, EmbeddedCode, shell_spans, verbatim
+from torch_logs_lsp.hosts.jsonc.edits import encode_part as json_part
 
 
 def _json_string_code(doc: str) -> EmbeddedCode:
@@ -51,7 +51,7 @@ def test_layered_encoding_goes_through_each_quote() -> None:
     assert shell.encode_part('"' + LAYER + '"', 'a"b') == 'a\\\\\\"b'
     encoded = shell.encode_part('"' + LAYER + "'", 'a"b')  # shell "..." inside shell '...'
     assert encoded == 'a\\"b'
-    from torch_logs_lsp.core.hosts.embedded import encode_layers
+    from torch_logs_lsp.hosts.embedded import encode_layers
 
     assert encode_layers('"' + LAYER + '"', 'a"b', json_part) == 'a\\\\\\"b'
     assert encode_layers("'" + LAYER + '"', "a'b", json_part) == "a'\\\\''b"

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.hosts.incremental import DocumentCache, diff
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.incremental import DocumentCache, diff
 
 SEEDS = {
     "dotenv": (
@@ -43,7 +43,7 @@ SEEDS = {
         'f() {\n  local TORCH_LOGS="guards"\n}\ncase $x in\n  a) TORCH_LOGS=+inductor ;;\nesac\n'
         "echo 'TORCH_LOGS=q'\nenv TORCH_LOGS=x python -c 'pass'\n\nTORCH_LOGS=$'\\x2bdynamo'\n"
     ),
-    # Commands that carry assignments (core/hosts/shell_wrappers.py): wrappers, containers,
+    # Commands that carry assignments (hosts/shell/wrappers.py): wrappers, containers,
     # bash -c scripts, srun --export lists.
     "shell-wrappers": (
         "exec env TORCH_LOGS=recompile torchrun train.py\n"

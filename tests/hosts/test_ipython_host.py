@@ -1,4 +1,4 @@
-"""The IPython host (core/hosts/ipython*.py): one notebook code cell, with IPython 9 as the
+"""The IPython host (hosts/ipython*.py): one notebook code cell, with IPython 9 as the
 oracle (``tests/hosts/ipython_oracle.py``: a real ``InteractiveShell`` and its
 ``TransformerManager`` in one subprocess per batch of cells)."""
 
@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.ipython_oracle import FAMILY, run_cells, transform_cells
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.analysis import Diagnostic
-from torch_logs_lsp.core.checker import call_diagnostics, check_text
-from torch_logs_lsp.core.hosts import detect_host, extract, host_for_language, ipython, python
-from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
-from torch_logs_lsp.core.hosts.embedded import LAYER
-from torch_logs_lsp.core.hosts.ipython_values import EXPANDS
-from torch_logs_lsp.core.registry import load_registry
+from torch_logs_lsp.hosts import detect_host, extract, host_for_language, ipython, python
+from torch_logs_lsp.hosts.edits import apply_text_edits, removal_edit, value_edit
+from torch_logs_lsp.hosts.embedded import LAYER
+from torch_logs_lsp.hosts.ipython.values import EXPANDS
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.lint.checker import call_diagnostics, check_text
+from torch_logs_lsp.value.analysis import Diagnostic
 
 SLOW = settings(
     phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrinking costs a subprocess a step

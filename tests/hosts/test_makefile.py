@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import detect_host, extract
-from torch_logs_lsp.core.hosts import makefile as host
-from torch_logs_lsp.core.hosts.edits import apply_text_edits, removal_edit, value_edit
-from torch_logs_lsp.core.hosts.embedded import LAYER
+from torch_logs_lsp.hosts import detect_host, extract
+from torch_logs_lsp.hosts import makefile as host
+from torch_logs_lsp.hosts.edits import apply_text_edits, removal_edit, value_edit
+from torch_logs_lsp.hosts.embedded import LAYER
 
 R = "\t"  # the recipe layer's outer quote
 # (makefile, [(variable, value, quote)])
@@ -130,7 +130,7 @@ def test_tree_sitter_make_disagrees_with_gnu_make() -> None:
     """Why the host reads lines itself: tree-sitter-make 1.1.1 keeps a comment in a
     variable's text, reads a target-specific export as a rule with an error, and takes
     only ``@`` as a recipe prefix. If the grammar is fixed this test says so."""
-    from torch_logs_lsp.core.hosts._ts import parse_bytes
+    from torch_logs_lsp.hosts._ts import parse_bytes
 
     data = b"export TORCH_LOGS=a # c\nall: export TORCH_LOGS := x\nall:\n\t@-TORCH_LOGS=b x\n"
     root = parse_bytes("make", data).root_node

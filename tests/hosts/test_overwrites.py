@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.oracles import BASH, scratch_dir
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp import hosts
+from torch_logs_lsp.model.spans import ValueSpan
 
 
 def dead_pairs(host: str, text: str) -> tuple[list[ValueSpan], list[tuple[int, int]]]:
@@ -366,7 +366,7 @@ _LINES = st.sampled_from(
 def test_the_textual_test_never_hides_what_the_parse_finds(lines: list[str], end: str):
     # the cheap test before the bash parse may only say "maybe": whenever the parse finds
     # an overwritten value, it must have let the parse run
-    from torch_logs_lsp.core.hosts import shell_overwrites
+    from torch_logs_lsp.hosts.shell import overwrites as shell_overwrites
 
     text = end.join(lines) + end
     spans = hosts.extract("shell", text)

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.hosts import powershell as ps
-from torch_logs_lsp.core.hosts.edits import apply_text_edits
-from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts import powershell as ps
+from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.hosts.incremental import DocumentCache
 
 
 def _spans(text: str) -> list[tuple[str, str | None]]:
@@ -331,7 +331,7 @@ def test_incremental_extraction_equals_a_fresh_one(edits: list[tuple[int, int, s
 
 
 def test_a_stored_target_gets_tl503_and_the_process_target_not() -> None:
-    from torch_logs_lsp.core.checker import findings
+    from torch_logs_lsp.lint.checker import findings
 
     text = (
         "[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'dynamo', 'User')\n"

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import extract
-from torch_logs_lsp.core.hosts.edits import value_edit
-from torch_logs_lsp.core.hosts.embedded import LAYER, PWSH
+from torch_logs_lsp.hosts import extract
+from torch_logs_lsp.hosts.edits import value_edit
+from torch_logs_lsp.hosts.embedded import LAYER, PWSH
 
 WORKFLOW = """on: push
 jobs:
@@ -75,7 +75,7 @@ def test_cli_fix_keeps_every_other_byte(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text(WORKFLOW, encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--fix", str(path)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--fix", str(path)],
         capture_output=True,
         text=True,
         check=False,
@@ -94,7 +94,7 @@ def test_an_empty_value_in_a_pwsh_step_names_the_versions(tmp_path: Path) -> Non
         encoding="utf-8",
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "torch_logs_lsp.core.cli", "check", "--format", "json", str(path)],
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--format", "json", str(path)],
         capture_output=True,
         text=True,
         check=False,

@@ -1,4 +1,4 @@
-"""pytest-env's reading (core/hosts/pytest_env.py, the INI and TOML hosts, where pytest
+"""pytest-env's reading (hosts/pytest_env.py, the INI and TOML hosts, where pytest
 stops: TL504) against real pytest runs with the installed pytest-env
 (:mod:`.pytest_oracle`: one driver process, ``pytest.main`` per case).
 
@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.pytest_oracle import PYTEST_ENV, USAGE_ERROR, Run, pytest_run
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import ini, ini_pytest_env, pytest_env, toml
-from torch_logs_lsp.core.hosts.base import FAMILY_ORDER
-from torch_logs_lsp.core.hosts.ini_lines import iniconfig_options
-from torch_logs_lsp.core.hosts.ini_pytest_env import SECTIONS
+from torch_logs_lsp.hosts import ini, pytest_env, toml
+from torch_logs_lsp.hosts.ini import pytest_env as ini_pytest_env
+from torch_logs_lsp.hosts.ini.lines import iniconfig_options
+from torch_logs_lsp.hosts.ini.pytest_env import SECTIONS
+from torch_logs_lsp.model.spans import FAMILY_ORDER
 
 pytestmark = pytest.mark.oracle
 

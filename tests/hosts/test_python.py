@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import extract, python
-from torch_logs_lsp.core.hosts.edits import apply_text_edits, value_edit
-from torch_logs_lsp.core.hosts.py_strings import decode_literal
+from torch_logs_lsp.hosts import extract, python
+from torch_logs_lsp.hosts.edits import apply_text_edits, value_edit
+from torch_logs_lsp.hosts.python.strings import decode_literal
 
 
 def spans(text: str) -> list[tuple[str, str | None]]:
@@ -358,7 +358,7 @@ def test_no_open_value(text: str) -> None:
     ],
 )
 def test_typed_name(line: str, typed: str | None) -> None:
-    from torch_logs_lsp.core.hosts import python
+    from torch_logs_lsp.hosts import python
 
     text = "import os\n" + line
     assert python.typed_name(text, len(text)) == typed
@@ -373,7 +373,7 @@ def test_a_module_nested_deeper_than_python_allows_is_not_parsed(levels: int) ->
     body += "torch._logging.set_logs(dynamo=True)\n"
     prog = (
         "import sys\n"
-        "from torch_logs_lsp.core.hosts import extract, python\n"
+        "from torch_logs_lsp.hosts import extract, python\n"
         "text = sys.stdin.read()\n"
         "print(len(extract('python', text)), len(python.set_logs_calls(text)))\n"
     )
@@ -417,7 +417,7 @@ def test_a_lone_cr_ends_a_line_as_in_python(end: str):
 
 
 def test_a_lone_cr_before_import_torch_still_gives_tl501():
-    from torch_logs_lsp.core.checker import findings
+    from torch_logs_lsp.lint.checker import findings
 
     text = 'import os\r# c\rimport torch\ros.environ["TORCH_LOGS"] = "+dynamo"\r'
     assert [(f.diagnostic.code, f.line) for f in findings(text, "python")] == [("TL501", 3)]

@@ -1,4 +1,4 @@
-"""Where the cursor stands in torch's set_logs(...) call (core/hosts/python_call_site.py):
+"""Where the cursor stands in torch's set_logs(...) call (hosts/python/call_site.py):
 half-typed code, nested calls, strings, comments, set_logs functions that are not torch's,
 the spelling of logging levels and where `import logging` goes."""
 
@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from torch_logs_lsp.core.hosts import host_module
-from torch_logs_lsp.core.hosts.interface import TextEdit
-from torch_logs_lsp.core.hosts.python_call_site import set_logs_site
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.set_logs_call import Keyword, LevelName, NotStatic, SetLogsCall
-from torch_logs_lsp.core.set_logs_equivalent import call_equivalent, keyword_equivalent
-from torch_logs_lsp.core.set_logs_keywords import set_logs_signature
+from torch_logs_lsp.hosts import host_module
+from torch_logs_lsp.hosts.interface import TextEdit
+from torch_logs_lsp.hosts.python.call_site import set_logs_site
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.set_logs.call import Keyword, LevelName, NotStatic, SetLogsCall
+from torch_logs_lsp.set_logs.equivalent import call_equivalent, keyword_equivalent
+from torch_logs_lsp.set_logs.keywords import set_logs_signature
 
 IMP = "import torch\n"
 
@@ -259,10 +259,10 @@ def test_no_value_site_in_other_dicts(marked: str):
 def test_import_logging_goes_after_the_docstring_and_future_with_any_line_end(end: str):
     # (fresh-user test: in a lone-CR file the completion put it before `from __future__`,
     # the quick fix after the call; a CRLF file got an LF line)
-    from torch_logs_lsp.core.hosts import python
-    from torch_logs_lsp.core.hosts.edits import apply_text_edits
-    from torch_logs_lsp.core.registry import load_registry
-    from torch_logs_lsp.core.set_logs_fixes import call_fixes
+    from torch_logs_lsp.hosts import python
+    from torch_logs_lsp.hosts.edits import apply_text_edits
+    from torch_logs_lsp.knowledge.registry import load_registry
+    from torch_logs_lsp.set_logs.fixes import call_fixes
 
     lines = ['"""Doc."""', "from __future__ import annotations", "import torch", ""]
     text = end.join([*lines[:3], "torch._logging.set_logs(dynamo=True)", ""])
@@ -300,7 +300,7 @@ def test_import_logging_goes_after_the_docstring_and_future_with_any_line_end(en
 def test_no_level_spelling_that_may_name_something_else(module: str):
     # (fresh-user test: these got `logging.DEBUG`, with or without an added import, and
     # the completed call raised AttributeError or NameError under torch 2.13)
-    from torch_logs_lsp.core.hosts import python
+    from torch_logs_lsp.hosts import python
 
     text = "import torch\n" + module + "torch._logging.set_logs(dynamo="
     site = python.set_logs_site(text, len(text))
@@ -311,7 +311,7 @@ def test_no_level_spelling_that_may_name_something_else(module: str):
 @pytest.mark.parametrize("rest", ['"info")', 'b"x")', "not x)", "[1, 2])", "f(x))", "-1)"])
 def test_no_value_completion_in_front_of_a_value(rest: str):
     # (fresh-user test: `dynamo=|"info"` became `dynamo=logging.DEBUG"info"`)
-    from torch_logs_lsp.core.hosts import python
+    from torch_logs_lsp.hosts import python
 
     text = "import logging, torch\ntorch._logging.set_logs(dynamo=" + rest + "\n"
     assert python.set_logs_site(text, text.index("=") + 1) is None

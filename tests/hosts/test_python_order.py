@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.oracles import scratch_dir
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.checker import findings
-from torch_logs_lsp.core.hosts import python
-from torch_logs_lsp.core.hosts.incremental import DocumentCache
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts import python
+from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.lint.checker import findings
 
 
 def codes(text: str) -> list[tuple[str, int]]:
@@ -244,7 +244,7 @@ _ALPHABET = st.sampled_from(["f", "g", "é", "_", "1", " ", "(", ")", "\n", "\xa
 def test_mentions_in_one_pass_equal_a_search_per_name(text: str, names: set[str]) -> None:
     import re
 
-    from torch_logs_lsp.core.hosts.python_order import _mentions
+    from torch_logs_lsp.hosts.python.order import _mentions
 
     data = text.encode()
     expected = {
@@ -252,7 +252,7 @@ def test_mentions_in_one_pass_equal_a_search_per_name(text: str, names: set[str]
         for n in names
     }
     assert _mentions(data, names) == expected  # a search per name
-    from torch_logs_lsp.core.hosts import python_order
+    from torch_logs_lsp.hosts.python import order as python_order
 
     saved = python_order._FIND_EACH
     python_order._FIND_EACH = 0  # one pass over the words (used for many names)

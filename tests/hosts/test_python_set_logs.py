@@ -1,4 +1,4 @@
-"""The Python host's ``set_logs(...)`` calls (:mod:`torch_logs_lsp.core.hosts.python_set_logs`):
+"""The Python host's ``set_logs(...)`` calls (:mod:`torch_logs_lsp.hosts.python.set_logs`):
 however torch's ``set_logs`` is imported, and never a call that may not be torch's."""
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ import sys
 import pytest
 
 from tests.oracles import scratch_dir
-from torch_logs_lsp.core.hosts import python
-from torch_logs_lsp.core.registry import load_registry
-from torch_logs_lsp.core.set_logs import check_set_logs
-from torch_logs_lsp.core.set_logs_call import (
+from torch_logs_lsp.hosts import python
+from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.set_logs.call import (
     BoolValue,
     DictEntry,
     DictValue,
@@ -25,6 +24,7 @@ from torch_logs_lsp.core.set_logs_call import (
     OtherLiteral,
     StrValue,
 )
+from torch_logs_lsp.set_logs.checks import check_set_logs
 
 
 def test_values_and_offsets_in_code_points():

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import dotenv, jsonc, python, shell
-from torch_logs_lsp.core.hosts.base import ValueSpan
+from torch_logs_lsp.hosts import dotenv, jsonc, python, shell
+from torch_logs_lsp.model.spans import ValueSpan
 
 Extractor = Callable[[str], list[ValueSpan]]
 EXTRACTORS: dict[str, Extractor] = {

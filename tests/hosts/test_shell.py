@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
-from torch_logs_lsp.core.hosts import shell
+from torch_logs_lsp.hosts import shell
 
 Row = tuple[str, str | None, str | None, bool]
 CASES: list[tuple[str, list[Row]]] = [
@@ -252,8 +252,8 @@ def test_byte_search_finds_what_a_tree_query_finds(text: str) -> None:
     tree-sitter query it replaced (family variable names, env commands)."""
     import tree_sitter
 
-    from torch_logs_lsp.core.hosts import shell
-    from torch_logs_lsp.core.hosts._ts import Source, query
+    from torch_logs_lsp.hosts import shell
+    from torch_logs_lsp.hosts._ts import Source, query
 
     src = Source(text)
     root = src.parse("bash").root_node
@@ -300,7 +300,7 @@ def test_assignments_after_a_line_continuation(text: str, expected: list) -> Non
             assert out == [v for _, v in expected]
 
 
-# -- ANSI-C strings that tree-sitter-bash ends elsewhere than bash (core/hosts/bash_parse) --
+# -- ANSI-C strings that tree-sitter-bash ends elsewhere than bash (hosts/bash_parse) --
 
 ANSI_C_CASES = [
     # (script, what bash assigns to TORCH_LOGS, or None when the line is not an assignment)

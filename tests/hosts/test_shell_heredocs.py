@@ -1,6 +1,6 @@
 """A heredoc redirect before the command name (``<<EOF cat``): tree-sitter-bash reads it
 as an ERROR and its body as commands; bash reads the body as the command's stdin
-(core/hosts/shell_heredocs.py). Every expectation is checked against real bash."""
+(hosts/shell/heredocs.py). Every expectation is checked against real bash."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
-from torch_logs_lsp.core.hosts import shell
+from torch_logs_lsp.hosts import shell
 
 # (script, the TORCH_LOGS values the shell host reports, in order)
 CASES: list[tuple[str, list[str]]] = [

@@ -1,4 +1,4 @@
-"""Commands that carry assignments to the command they run (core/hosts/shell_wrappers.py
+"""Commands that carry assignments to the command they run (hosts/shell/wrappers.py
 and its helpers): wrappers, sudo, docker/podman -e, bash -c scripts, srun --export.
 Table cases, and differential tests against real bash for everything this machine can
 run (the wrappers of coreutils and bash, bash -c)."""
@@ -18,9 +18,9 @@ from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from tests.hosts.test_shell import _word
 from tests.oracles import scratch_dir
-from torch_logs_lsp.core.hosts import shell
-from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
-from torch_logs_lsp.core.hosts.embedded import LAYER
+from torch_logs_lsp.hosts import shell
+from torch_logs_lsp.hosts.edits import removal_edit, value_edit
+from torch_logs_lsp.hosts.embedded import LAYER
 
 E = "🙂 x; "  # an emoji before every case: offsets are code points
 L = LAYER
@@ -128,7 +128,7 @@ def test_fixes_in_nested_code_verify() -> None:
     (span,) = shell.extract(text)
     edits = value_edit("shell", text, span, "aot_graphs")
     assert edits is not None
-    from torch_logs_lsp.core.hosts.edits import apply_text_edits
+    from torch_logs_lsp.hosts.edits import apply_text_edits
 
     assert apply_text_edits(text, edits) == "bash -c 'TORCH_LOGS=aot_graphs python x.py'\n"
     text = "bash -c 'TORCH_LOGS=a python'\n"

@@ -1,4 +1,4 @@
-"""The TOML host (core/hosts/toml.py): where values are read, their offsets, what is not
+"""The TOML host (hosts/toml/__init__.py): where values are read, their offsets, what is not
 static, edits (encode_part round trips through extract, removal), typed names, and
 hostile input. tomllib checks that every generated document is the TOML it claims."""
 
@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.core.hosts import detect_host, pytest_env, toml
-from torch_logs_lsp.core.hosts.edits import apply_text_edits
-from torch_logs_lsp.core.hosts.toml_strings import STYLES
+from torch_logs_lsp.hosts import detect_host, pytest_env, toml
+from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.hosts.toml.strings import STYLES
 
 
 def read(text: str) -> list[tuple[str, str | None]]:

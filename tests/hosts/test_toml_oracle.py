@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.hosts.pytest_oracle import pytest_run
-from torch_logs_lsp.core.hosts import toml
-from torch_logs_lsp.core.hosts.toml_strings import STYLES, encode_part
+from torch_logs_lsp.hosts import toml
+from torch_logs_lsp.hosts.toml.strings import STYLES, encode_part
 
 pytestmark = pytest.mark.oracle
 

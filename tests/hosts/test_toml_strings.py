@@ -1,4 +1,4 @@
-"""TOML string decoding (core/hosts/toml_strings.py) against ``tomllib.loads`` (strings of
+"""TOML string decoding (hosts/toml/strings.py) against ``tomllib.loads`` (strings of
 every style, generated and hand-written, including invalid ones). pytest-env's reading of
 the entries is checked against real pytest runs in ``test_pytest_env_oracle.py``."""
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core.hosts import toml_strings
-from torch_logs_lsp.core.hosts.toml_strings import STYLES, decode, encode_part
+from torch_logs_lsp.hosts.toml import strings as toml_strings
+from torch_logs_lsp.hosts.toml.strings import STYLES, decode, encode_part
 
 #: Characters that exercise every rule: quotes, backslashes, escapes' letters, line
 #: breaks, control characters, braces, astral and BMP non-ASCII.

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.core.hosts._ts import Source
+from torch_logs_lsp.hosts._ts import Source
 
 TEXT = st.text(
     alphabet=st.one_of(

@@ -1,4 +1,4 @@
-"""The YAML host (core/hosts/yaml*.py): where values live in each flavour (Compose, GitHub
+"""The YAML host (hosts/yaml*.py): where values live in each flavour (Compose, GitHub
 Actions, GitLab CI, Kubernetes, generic YAML), each flavour's ``$`` rules, non-string
 scalars, shell code in CI steps, edits, and a differential test against PyYAML."""
 
@@ -22,10 +22,10 @@ from tests.budget import examples
 from tests.growth import growth
 from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
-from torch_logs_lsp.core.hosts import FAMILY, detect_host, extract, yaml
-from torch_logs_lsp.core.hosts.edits import removal_edit, value_edit
-from torch_logs_lsp.core.hosts.embedded import LAYER
-from torch_logs_lsp.core.hosts.interface import TextEdit
+from torch_logs_lsp.hosts import FAMILY, detect_host, extract, yaml
+from torch_logs_lsp.hosts.edits import removal_edit, value_edit
+from torch_logs_lsp.hosts.embedded import LAYER
+from torch_logs_lsp.hosts.interface import TextEdit
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "containers"
 
@@ -485,7 +485,7 @@ _ALPHABET = st.characters(
 
 
 def _plain_ok(value: str) -> bool:
-    from torch_logs_lsp.core.hosts.yaml_scalars import encode_part, plain_is_string
+    from torch_logs_lsp.hosts.yaml.scalars import encode_part, plain_is_string
 
     return value == value.strip() and encode_part("", value) == value and plain_is_string(value)
 
@@ -593,9 +593,9 @@ def test_a_fix_never_leaves_a_yaml_1_2_number_bare(number: str) -> None:
     """``TORCH_LOGS: 1e3,`` fixed to ``1e3``: a string for PyYAML (YAML 1.1) but a float for
     go-yaml (Compose, Kubernetes: YAML 1.2 core schema), so the fix quotes it; the single
     fix and fix-all write the same."""
-    from torch_logs_lsp.core.checker import check_text
-    from torch_logs_lsp.core.fixer import fix_document, span_fixes
-    from torch_logs_lsp.core.registry import load_registry
+    from torch_logs_lsp.knowledge.registry import load_registry
+    from torch_logs_lsp.lint.checker import check_text
+    from torch_logs_lsp.lint.fixer import fix_document, span_fixes
 
     reg = load_registry()
     text = f"services:\n  a:\n    environment:\n      TORCH_LOGS: {number},\n"

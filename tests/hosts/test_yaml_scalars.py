@@ -1,4 +1,4 @@
-"""YAML scalar decoding (core/hosts/yaml_scalars.py) against PyYAML as the oracle.
+"""YAML scalar decoding (hosts/yaml/scalars.py) against PyYAML as the oracle.
 
 Scalars of every style are embedded as ``k: <scalar>`` (and under a nested mapping),
 found with tree-sitter-yaml like the YAML host does, decoded, and compared with
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from tests.budget import examples
-from torch_logs_lsp.core.hosts._ts import Source
-from torch_logs_lsp.core.hosts.yaml_scalars import (
+from torch_logs_lsp.hosts._ts import Source
+from torch_logs_lsp.hosts.yaml.scalars import (
     Scalar,
     core_schema_string,
     decode_scalar,

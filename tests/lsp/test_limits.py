@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.lsp.raw import Client
-from torch_logs_lsp.core.files import MAX_FILE_BYTES
+from torch_logs_lsp.files import MAX_FILE_BYTES
 
 BAD = "TORCH_LOGS=+dynamo,Guards\n"  # one TL201 (Guards)
 

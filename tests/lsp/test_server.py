@@ -144,7 +144,7 @@ async def test_completion_ranks_used_names_last(vscode: LanguageClient):
     assert isinstance(result, types.CompletionList)
     ranked = sorted(result.items, key=lambda i: i.sort_text or "")
     assert ranked[-1].label == "dynamo"
-    assert ranked[0].label == "recompiles"  # the most used name after dynamo (core/usage.py)
+    assert ranked[0].label == "recompiles"  # the most used name after dynamo (knowledge/usage.py)
 
 
 async def test_no_completion_outside_a_value(vscode: LanguageClient):

@@ -177,7 +177,7 @@ for _ in $(seq 1 240); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null &
 T_UP=$(date +%s.%N)
 
 set +e
-E2E_SCENARIO=$SCENARIO E2E_WS=$RUN/ws E2E_LOGS=$RUN/data/logs PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../src/torch_logs_lsp/core/data/descriptions.json" \
+E2E_SCENARIO=$SCENARIO E2E_WS=$RUN/ws E2E_LOGS=$RUN/data/logs PLAYWRIGHT="$CACHE/tools/node_modules/playwright-core" DESCRIPTIONS="$EXT_DIR/../src/torch_logs_lsp/knowledge/data/descriptions.json" \
   node scripts/e2e.js "http://127.0.0.1:$PORT/?folder=$RUN/ws" "$ART"
 RC=$?
 set -e

@@ -50,7 +50,7 @@ test('notebook cells: Python cells only, by the cell scheme (a filter VS Code an
 });
 
 test('test settings are served by file name only: pyproject/tox/pytest TOML and INI files, never any TOML or INI', () => {
-  // the names the server's toml and ini hosts claim (core/hosts/toml.py, ini.py)
+  // the names the server's toml and ini hosts claim (hosts/toml.py, ini.py)
   const filters = DOCUMENT_SELECTOR.filter((f) => TEST_SETTINGS.includes(f.pattern ?? ''));
   assert.deepEqual(filters.map((f) => f.scheme), ['file', 'file']);
   assert.ok(!DOCUMENT_SELECTOR.some((f) => f.language === 'toml' || f.language === 'ini' || f.language === 'properties'));

@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Asking python3 on PATH for its torch takes ~100 ms of waiting: let it run
             # while the rest imports (it is the resolution order's last resort; a
             # configured interpreter is started at initialize).
-            from torch_logs_lsp.core.torch_context import path_python, prefetch
+            from torch_logs_lsp.torch_env.context import path_python, prefetch
 
             prefetch(path_python())
             # Half of the imports' time is compiling code that attrs and cattrs generate:

@@ -17,11 +17,9 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile
-from torch_logs_lsp.core.hosts.incremental import DocumentCache
-from torch_logs_lsp.core.registry import Registry
-from torch_logs_lsp.core.torch_context import TorchContext, TorchResolver, prefetch
+from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile
+from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.server import codecache, notebooks, requests, stdio
 from torch_logs_lsp.server import launch_links as launch_links_feature
 from torch_logs_lsp.server.documents import DocumentState, build_state, uri_path, utf8_size
@@ -36,6 +34,8 @@ from torch_logs_lsp.server.settings import Settings, checked_settings
 from torch_logs_lsp.server.texts import label
 from torch_logs_lsp.server.wire import Encoded
 from torch_logs_lsp.server.workspace import is_open, open_uris
+from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefetch
+from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class TorchLogsServer(LanguageServer):
     def context_for(self, text: str) -> TorchContext:
         """The user's torch for a document: ``torchLogs.torchVersion``, a pin comment in
         ``text``, ``torchLogs.python``, the workspace's ``.venv``, ``python3`` on PATH
-        (see ``core/torch_context``). Resolved lazily on first use, cached per
+        (see ``torch_env/context``). Resolved lazily on first use, cached per
         interpreter, re-read when the interpreter or its torch changes."""
         context = self.resolver.context(
             torch_version=self.settings.torch_version,

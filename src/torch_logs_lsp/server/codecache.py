@@ -44,7 +44,7 @@ from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
 
-from torch_logs_lsp.core.files import SkippedFile, read_regular
+from torch_logs_lsp.files import SkippedFile, read_regular
 
 log = logging.getLogger(__name__)
 

@@ -9,19 +9,19 @@ import logging
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.analysis import Analysis, Diagnostic
-from torch_logs_lsp.core.analysis_cache import AnalysisCache
-from torch_logs_lsp.core.checker import analyse_span, call_diagnostics, stop_diagnostics
-from torch_logs_lsp.core.dead_values import with_document_hints
-from torch_logs_lsp.core.hosts import ipython, typographic
-from torch_logs_lsp.core.hosts.base import ValueSpan
-from torch_logs_lsp.core.hosts.incremental import DocumentCache
-from torch_logs_lsp.core.misspelled import name_diagnostics
-from torch_logs_lsp.core.paths import places
-from torch_logs_lsp.core.registry import Registry
-from torch_logs_lsp.core.torch_context import TorchContext, pin_diagnostics
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts import ipython, typographic
+from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint.checker import analyse_span, call_diagnostics, stop_diagnostics
+from torch_logs_lsp.lint.dead_values import with_document_hints
+from torch_logs_lsp.lint.misspelled import name_diagnostics
+from torch_logs_lsp.lint.paths import places
+from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.positions import PositionMapper
+from torch_logs_lsp.torch_env.context import TorchContext, pin_diagnostics
+from torch_logs_lsp.value.analysis import Analysis, Diagnostic
+from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
 log = logging.getLogger(__name__)
 

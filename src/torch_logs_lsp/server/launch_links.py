@@ -1,11 +1,11 @@
-"""The server's side of ``TL632`` (:mod:`torch_logs_lsp.core.launch_links`): a Python
+"""The server's side of ``TL632`` (:mod:`torch_logs_lsp.launch.links`): a Python
 document's ``set_logs(...)`` calls get a hint when a workspace folder's
 ``.vscode/launch.json`` certainly runs the file with ``TORCH_LOGS`` set.
 
 The workspace folders are the client's (``initialize``'s ``workspaceFolders``, kept up to
 date by pygls on ``didChangeWorkspaceFolders``; else the root URI). Files are read from
 the open documents first (what the user is typing in launch.json wins over the disk),
-else from disk through :func:`torch_logs_lsp.core.launch_links.read_file`. When
+else from disk through :func:`torch_logs_lsp.launch.links.read_file`. When
 another document changes (opened, edited, closed) or the client reports changed files
 (``workspace/didChangeWatchedFiles``, registered at ``initialized`` when the client
 allows it), the hints of the open Python documents are computed again and a document
@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.diagnostic import Diagnostic
-from torch_logs_lsp.core.launch_links import LINKED_CALL, LaunchLink, call_hints, read_file
-from torch_logs_lsp.core.set_logs import raising_calls_only_raise
+from torch_logs_lsp.launch.links import LINKED_CALL, LaunchLink, call_hints, read_file
+from torch_logs_lsp.model.diagnostic import Diagnostic
 from torch_logs_lsp.server.documents import DocumentState, uri_path
 from torch_logs_lsp.server.positions import PositionMapper
 from torch_logs_lsp.server.workspace import open_uris
+from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
 
 if TYPE_CHECKING:
     from torch_logs_lsp.server.app import TorchLogsServer

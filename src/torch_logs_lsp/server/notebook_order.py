@@ -1,5 +1,5 @@
 """The import-order rule across the cells of a notebook open in the editor (TL501 naming
-the cell): the server's side of :mod:`torch_logs_lsp.core.notebook_order`, which the CLI
+the cell): the server's side of :mod:`torch_logs_lsp.notebook.order`, which the CLI
 uses for ``.ipynb`` files.
 
 This is the seam between the server's notebook sync (:mod:`.notebooks`) and the rule:
@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from torch_logs_lsp.core.diagnostic import Diagnostic, Severity
-from torch_logs_lsp.core.notebook import CELL_HOST
-from torch_logs_lsp.core.notebook_order import (
+from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.notebook.order import (
     cell_order_notes,
     imports_torch,
     note_findings,
     rereads,
 )
+from torch_logs_lsp.notebook.reader import CELL_HOST
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class CellText:
 
 def cross_cell_diagnostics(cells: Sequence[CellText]) -> dict[int, list[Diagnostic]]:
     """Diagnostics that need more than one cell, by index into ``cells``: the TL501
-    warnings of :func:`~torch_logs_lsp.core.notebook_order.cell_order_notes` (a write in
+    warnings of :func:`~torch_logs_lsp.notebook.order.cell_order_notes` (a write in
     a code cell after the first code cell that imports torch, naming that cell; not when
     a later cell may read the variables again), over each value. Offsets: code points
     into the cell's text. Never raises (a failing cell is logged and skipped)."""

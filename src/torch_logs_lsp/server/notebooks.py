@@ -21,8 +21,8 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.diagnostic import Diagnostic
+from torch_logs_lsp import hosts
+from torch_logs_lsp.model.diagnostic import Diagnostic
 from torch_logs_lsp.server.documents import NOT_ANALYSED, DocumentState
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from itertools import accumulate
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.checker import LineIndex
+from torch_logs_lsp.lint.checker import LineIndex
 
 
 def _units(ch: str, encoding: str) -> int:

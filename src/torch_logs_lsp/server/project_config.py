@@ -1,6 +1,6 @@
 """The project configuration of an open document (``[tool.torch-logs]`` of the closest
 ``pyproject.toml``, or ``torch-logs.toml`` / ``.torch-logs.toml``:
-:mod:`torch_logs_lsp.core.config`), read as ``torch-logs check`` reads it, for the code
+:mod:`torch_logs_lsp.project.config`), read as ``torch-logs check`` reads it, for the code
 choices the editor applies before its own ``torchLogs.select``/``ignore`` settings.
 
 Looked up on every publish (a few ``stat`` calls up the tree; a file is parsed again only
@@ -14,8 +14,8 @@ from __future__ import annotations
 import logging
 import os
 
-from torch_logs_lsp.core.config import ConfigError, ConfigFinder
-from torch_logs_lsp.core.selection import Selection
+from torch_logs_lsp.lint.selection import Selection
+from torch_logs_lsp.project.config import ConfigError, ConfigFinder
 from torch_logs_lsp.server.documents import uri_path
 
 log = logging.getLogger(__name__)

@@ -15,11 +15,11 @@ from typing import Any
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
-from torch_logs_lsp.core.codes_doc import all_codes
-from torch_logs_lsp.core.environment import interpreter_path
-from torch_logs_lsp.core.registry import releases
-from torch_logs_lsp.core.selection import CodeFilter, Selection, UnknownSelector
-from torch_logs_lsp.core.versions import parse_release
+from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.knowledge.registry import releases
+from torch_logs_lsp.knowledge.versions import parse_release
+from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector
+from torch_logs_lsp.torch_env.environment import interpreter_path
 
 SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
 
@@ -36,7 +36,7 @@ class Settings:
     then ``python3`` on PATH); naming it makes module verdicts certain (errors).
     ``select`` / ``extend_select`` / ``ignore`` / ``extend_ignore`` (wire: ``select``,
     ``extendSelect``, ``ignore``, ``extendIgnore``): codes or prefixes, as
-    ``torch-logs check --select`` etc. (:mod:`torch_logs_lsp.core.selection`), applied
+    ``torch-logs check --select`` etc. (:mod:`torch_logs_lsp.lint.selection`), applied
     after the document's project configuration; ``select`` ``None`` when not set.
     """
 

@@ -6,9 +6,9 @@
   text differed from the client's, and every position sent back was off by a line.
   :class:`SpecTextDocument` applies a change by offsets computed per the specification.
 - A document that is not open is read from disk only through
-  :func:`~torch_logs_lsp.core.files.read_regular` (a regular file, at most
-  :data:`~torch_logs_lsp.core.files.MAX_FILE_BYTES`, never blocking on a FIFO), and only
-  for a ``file:`` URI; otherwise :class:`~torch_logs_lsp.core.files.SkippedFile` is raised.
+  :func:`~torch_logs_lsp.files.read_regular` (a regular file, at most
+  :data:`~torch_logs_lsp.files.MAX_FILE_BYTES`, never blocking on a FIFO), and only
+  for a ``file:`` URI; otherwise :class:`~torch_logs_lsp.files.SkippedFile` is raised.
 - A ``didChange`` of a document that is not open is logged and ignored (pygls raised
   ``KeyError``, shown to the user as "Error in server").
 - pygls keys open documents by their *decoded* URI (``unquote``): ``file:///a%20b/.env``
@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from torch_logs_lsp.core.files import MAX_FILE_BYTES, SkippedFile, read_regular
+from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile, read_regular
 from torch_logs_lsp.server.positions import column_offset, encoding_name
 
 log = logging.getLogger(__name__)

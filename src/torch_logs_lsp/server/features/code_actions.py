@@ -1,7 +1,7 @@
 """textDocument/codeAction: quick fixes tied to diagnostics, "also enable" refactors and
 ``source.fixAll.torch-logs``.
 
-The fixes come from :mod:`torch_logs_lsp.core.fixer` as document edits in code points;
+The fixes come from :mod:`torch_logs_lsp.lint.fixer` as document edits in code points;
 they become LSP ranges here, through the document's :class:`~..positions.PositionMapper`.
 """
 
@@ -13,19 +13,19 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.analysis import Diagnostic
-from torch_logs_lsp.core.hosts.base import ValueSpan
-from torch_logs_lsp.core.registry import Registry
-from torch_logs_lsp.core.selection import Selection
+from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint.selection import Selection
+from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features.diagnostics import SOURCE
 from torch_logs_lsp.server.settings import Settings, off_codes
+from torch_logs_lsp.value.analysis import Diagnostic
 
 if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
-    from torch_logs_lsp.core.fixer import DocumentFix
-    from torch_logs_lsp.core.fixes import Fix
-    from torch_logs_lsp.core.hosts.edits import TextEdit
-    from torch_logs_lsp.core.hosts.typographic import QuoteFinding
+    from torch_logs_lsp.hosts.edits import TextEdit
+    from torch_logs_lsp.hosts.typographic import QuoteFinding
+    from torch_logs_lsp.lint.fixer import DocumentFix
+    from torch_logs_lsp.value.fixes import Fix
 
 log = logging.getLogger(__name__)
 
@@ -133,10 +133,10 @@ def code_actions(
     Diagnostics turned ``off`` in the settings, or not chosen by the project
     configuration (``project``) and the settings' ``select``/``ignore``, get no fix.
     ``versioned``: answer with ``documentChanges`` (the client supports them)."""
-    from torch_logs_lsp.core.fixer import fix_all_edits, quote_fixes, span_fixes
-    from torch_logs_lsp.core.fixes import REFACTOR
+    from torch_logs_lsp.lint.fixer import fix_all_edits, quote_fixes, span_fixes
     from torch_logs_lsp.server.features.name_actions import name_actions
     from torch_logs_lsp.server.features.suppress_actions import suppress_actions
+    from torch_logs_lsp.value.fixes import REFACTOR
 
     if state.host is None:
         return []

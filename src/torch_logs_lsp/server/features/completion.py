@@ -10,17 +10,17 @@ from typing import NamedTuple
 import cattrs
 from lsprotocol import types
 
-from torch_logs_lsp.core.family import LOG_RECORD_FIELDS, NAMED_FORMATS, since
-from torch_logs_lsp.core.hosts import host_module
-from torch_logs_lsp.core.hosts.base import FAMILY_ORDER, ValueSpan
-from torch_logs_lsp.core.registry import Registry
-from torch_logs_lsp.core.torch_context import fallback_finder
-from torch_logs_lsp.core.usage import popularity
+from torch_logs_lsp.hosts import host_module
+from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.knowledge.usage import popularity
+from torch_logs_lsp.model.spans import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features import set_logs_ide
 from torch_logs_lsp.server.features.memo import PerRegistry
 from torch_logs_lsp.server.texts import label
 from torch_logs_lsp.server.wire import Encoded, range_json
+from torch_logs_lsp.torch_env.context import fallback_finder
+from torch_logs_lsp.value.family import LOG_RECORD_FIELDS, NAMED_FORMATS, since
 
 TRIGGER_CHARACTERS = ["=", ",", "+", "-", '"', "'", "("]
 _WORD = re.compile(r"[\w.]")

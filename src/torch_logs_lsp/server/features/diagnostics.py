@@ -18,13 +18,13 @@ import attrs
 import cattrs
 from lsprotocol import converters, types
 
-from torch_logs_lsp.core.analysis import Diagnostic
-from torch_logs_lsp.core.dead_values import OVERWRITTEN
-from torch_logs_lsp.core.selection import Selection
-from torch_logs_lsp.core.suppressions import UNUSED_SUPPRESSION, Silencer
+from torch_logs_lsp.lint.dead_values import OVERWRITTEN
+from torch_logs_lsp.lint.selection import Selection
+from torch_logs_lsp.lint.suppressions import UNUSED_SUPPRESSION, Silencer
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.settings import Settings, off_codes
 from torch_logs_lsp.server.wire import Encoded
+from torch_logs_lsp.value.analysis import Diagnostic
 
 SOURCE = "torch-logs"
 #: Codes shown faded (``DiagnosticTag.Unnecessary``): a dead value, an unused suppression.
@@ -78,7 +78,7 @@ def _placed(state: DocumentState) -> list[tuple[Diagnostic, int, int]]:
 
 def document_silencer(state: DocumentState) -> Silencer:
     """The document's suppression comments, each marked with the codes that silence one
-    of its diagnostics (:attr:`~torch_logs_lsp.core.suppressions.Suppression.used`)."""
+    of its diagnostics (:attr:`~torch_logs_lsp.lint.suppressions.Suppression.used`)."""
     silencer = Silencer(state.text, state.host)
     if silencer:
         for d, start, _ in _placed(state):

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.analysis import LEVEL_NAMES, Analysis, level_of
-from torch_logs_lsp.core.dead_values import OVERWRITTEN
-from torch_logs_lsp.core.family import FIELD_DOCS, format_fields, since
-from torch_logs_lsp.core.hosts.base import ValueSpan
-from torch_logs_lsp.core.limits import excerpt
-from torch_logs_lsp.core.parser import Item
-from torch_logs_lsp.core.registry import Registry
-from torch_logs_lsp.core.torch_context import TorchContext
-from torch_logs_lsp.core.versions import RENAMED, history, holds
+from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.knowledge.versions import RENAMED, history, holds
+from torch_logs_lsp.lint.dead_values import OVERWRITTEN
+from torch_logs_lsp.model.limits import excerpt
+from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features import set_logs_ide
 from torch_logs_lsp.server.features.memo import PerRegistry
 from torch_logs_lsp.server.texts import Doc, label
+from torch_logs_lsp.torch_env.context import TorchContext
+from torch_logs_lsp.value.analysis import LEVEL_NAMES, Analysis, level_of
+from torch_logs_lsp.value.family import FIELD_DOCS, format_fields, since
+from torch_logs_lsp.value.parser import Item
 
 
 def _item_at(analysis: Analysis, index: int) -> Item | None:

@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from torch_logs_lsp.core.registry import Registry
+from torch_logs_lsp.knowledge.registry import Registry
 
 T = TypeVar("T")
 

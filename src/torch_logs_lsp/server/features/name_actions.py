@@ -1,4 +1,4 @@
-"""Quick fixes of misspelled variable names (TL408, :mod:`torch_logs_lsp.core.misspelled`):
+"""Quick fixes of misspelled variable names (TL408, :mod:`torch_logs_lsp.lint.misspelled`):
 rename the variable to the name torch reads.
 
 The diagnostics live in :attr:`~..documents.DocumentState.calls` with document offsets and
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.hosts.interface import TextEdit
-from torch_logs_lsp.core.misspelled import MISSPELLED_NAME
+from torch_logs_lsp.hosts.interface import TextEdit
+from torch_logs_lsp.lint.misspelled import MISSPELLED_NAME
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features.code_actions import (
     _overlaps,

@@ -1,10 +1,10 @@
 """Completion and hover in torch's ``set_logs(...)`` calls (Python documents): keyword
 names and their values, hover on a keyword and on the called name.
 
-The host finds where the cursor is (:meth:`~torch_logs_lsp.core.hosts.interface.Host.
+The host finds where the cursor is (:meth:`~torch_logs_lsp.hosts.interface.Host.
 set_logs_site`, half-typed code too) and the complete calls
-(:meth:`~torch_logs_lsp.core.hosts.interface.Host.set_logs_calls`); the keywords are
-those of the document's torch release (:func:`~torch_logs_lsp.core.set_logs_keywords.
+(:meth:`~torch_logs_lsp.hosts.interface.Host.set_logs_calls`); the keywords are
+those of the document's torch release (:func:`~torch_logs_lsp.set_logs.keywords.
 set_logs_signature`). Offsets are code points; ranges go through the document's
 position mapper (UTF-16 unless utf-8 was negotiated).
 """
@@ -15,15 +15,15 @@ import re
 
 from lsprotocol import types
 
-from torch_logs_lsp.core.hosts import host_module
-from torch_logs_lsp.core.registry import Registry
-from torch_logs_lsp.core.set_logs import torch_logs_spelling
-from torch_logs_lsp.core.set_logs_call import LOGGING_LEVELS, Keyword, SetLogsCall
-from torch_logs_lsp.core.set_logs_equivalent import call_equivalent, keyword_equivalent
-from torch_logs_lsp.core.set_logs_keywords import KeywordInfo, keyword_infos, set_logs_signature
-from torch_logs_lsp.core.set_logs_site import LEVEL_ORDER, SetLogsSite
+from torch_logs_lsp.hosts import host_module
+from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.texts import Doc
+from torch_logs_lsp.set_logs.call import LOGGING_LEVELS, Keyword, SetLogsCall
+from torch_logs_lsp.set_logs.checks import torch_logs_spelling
+from torch_logs_lsp.set_logs.equivalent import call_equivalent, keyword_equivalent
+from torch_logs_lsp.set_logs.keywords import KeywordInfo, keyword_infos, set_logs_signature
+from torch_logs_lsp.set_logs.site import LEVEL_ORDER, SetLogsSite
 
 #: LSP has no "parameter" item kind. A keyword of ``set_logs`` names one setting of
 #: torch's log state (a log's level, an artifact's switch): a named property of a

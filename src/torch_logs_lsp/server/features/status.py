@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from torch_logs_lsp.core.torch_context import TorchContext
+from torch_logs_lsp.torch_env.context import TorchContext
 
 if TYPE_CHECKING:
     from torch_logs_lsp.server.app import TorchLogsServer

@@ -1,4 +1,4 @@
-"""Quick fixes for suppression comments (:mod:`~torch_logs_lsp.core.suppressions`):
+"""Quick fixes for suppression comments (:mod:`~torch_logs_lsp.lint.suppressions`):
 "Ignore TL201 on this line" for a diagnostic the client sent, and "Remove unused
 suppression" for a TL903 hint.
 
@@ -12,10 +12,10 @@ import logging
 
 from lsprotocol import types
 
-from torch_logs_lsp.core import hosts
-from torch_logs_lsp.core.hosts.edits import apply_text_edits
-from torch_logs_lsp.core.hosts.interface import TextEdit, line_bounds
-from torch_logs_lsp.core.suppressions import (
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.hosts.interface import TextEdit, line_bounds
+from torch_logs_lsp.lint.suppressions import (
     UNUSED_SUPPRESSION,
     find_suppressions,
     suppression_edit,

@@ -1,0 +1,184 @@
+"""Host extractors: find TORCH_LOGS-family assignments in documents of each file kind.
+
+Each host is one module of this package behind one interface (:class:`.interface.Host`:
+detection, extraction, re-encoding, removal, its comment syntax); :data:`HOST_KINDS` is
+the table of them. ``detect_host(path, text)`` names the host kind of a document (from its
+path and content, never from an editor's languageId alone); ``extract(host, text)``
+returns its value spans; :func:`host_module` gives the module of a kind.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import TYPE_CHECKING, cast
+
+from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.hosts.interface import Host
+from torch_logs_lsp.model.spans import FAMILY, ValueSpan
+
+__all__ = [
+    "FAMILY",
+    "HOST_KINDS",
+    "ValueSpan",
+    "describe_kinds",
+    "detect_host",
+    "extract",
+    "host_by_name",
+    "host_for_language",
+    "host_module",
+    "runs_on",
+]
+
+#: The host kinds, each the name of the module in this package that reads it, in the
+#: order their detection rules are tried (a name claimed by two goes to the first).
+HOST_KINDS: tuple[str, ...] = (
+    "shell",
+    "dotenv",
+    "jsonc",
+    "python",
+    "dockerfile",
+    "yaml",
+    "ipython",
+    "toml",
+    "ini",
+    "makefile",
+    "powershell",
+    "batch",
+)
+
+if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
+    from torch_logs_lsp.hosts import (
+        batch,
+        dockerfile,
+        dotenv,
+        ini,
+        ipython,
+        jsonc,
+        makefile,
+        powershell,
+        python,
+        shell,
+        toml,
+        yaml,
+    )
+
+    _SHELL: Host = shell
+    _DOTENV: Host = dotenv
+    _JSONC: Host = jsonc
+    _PYTHON: Host = python
+    _DOCKERFILE: Host = dockerfile
+    _YAML: Host = yaml
+    _IPYTHON: Host = ipython
+    _TOML: Host = toml
+    _INI: Host = ini
+    _MAKEFILE: Host = makefile
+    _POWERSHELL: Host = powershell
+    _BATCH: Host = batch
+
+_modules: dict[str, Host] = {}
+
+
+def host_module(kind: str) -> Host | None:
+    """The module of host kind ``kind`` (imported on first use; cheap: parsers load on
+    first parse), or ``None`` for a kind not in :data:`HOST_KINDS`."""
+    module = _modules.get(kind)
+    if module is None and kind in HOST_KINDS:
+        module = _modules[kind] = cast(Host, importlib.import_module(f"{__name__}.{kind}"))
+    return module
+
+
+def runs_on(kind: str) -> str:
+    """Where the process reading a value of host kind ``kind`` runs: its
+    :attr:`~.interface.Host.RUNS_ON` (``"windows"``, ``"any"``, ``"posix"``); ``"posix"``
+    for a kind not in :data:`HOST_KINDS`."""
+    module = host_module(kind)
+    return module.RUNS_ON if module is not None else "posix"
+
+
+def describe_kinds(conjunction: str) -> str:
+    """Every host's :attr:`~.interface.Host.DESCRIPTION` in :data:`HOST_KINDS` order, as
+    an English list joined by ``conjunction`` (``"and"``, ``"or"``): ``"shell scripts,
+    .env files, ... or Python files"``."""
+    names = [m.DESCRIPTION for m in map(host_module, HOST_KINDS) if m is not None]
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
+
+
+def host_for_language(language_id: str) -> str | None:
+    """The host kind whose :attr:`~.interface.Host.LANGUAGE_IDS` has the editor languageId
+    ``language_id``, or ``None``."""
+    for module in map(host_module, HOST_KINDS):
+        if module is not None and language_id in module.LANGUAGE_IDS:
+            return module.HOST
+    return None
+
+
+def _basename(path: str) -> str:
+    path = path.split("?", 1)[0].split("#", 1)[0]  # a URI's query or fragment
+    return re.split(r"[/\\]", path.rstrip("/\\"))[-1]
+
+
+_NOT_PLAIN = re.compile(r"[/\\?#]")
+_ALL: list[Host] = []
+
+
+def _all_modules() -> list[Host]:
+    """The modules of :data:`HOST_KINDS` in order (imported once)."""
+    if not _ALL:
+        _ALL.extend(m for m in map(host_module, HOST_KINDS) if m is not None)
+    return _ALL
+
+
+def host_by_name(name: str) -> str | None:
+    """The host kind whose name rule claims the base name ``name`` (the first in
+    :data:`HOST_KINDS` order), ``None`` when none does: the content rules are not tried
+    (:func:`detect_host` does). Never raises."""
+    for module in _all_modules():
+        if module.detect_name(name):
+            return module.HOST
+    return None
+
+
+def detect_host(path: str, text: str) -> str | None:
+    """The host kind of a document, or ``None`` when it is not one we read.
+
+    ``path`` is a filesystem path or the path part of a ``file://`` URI (either separator);
+    ``text`` is the document (its first line is enough). Every host's name rule is tried
+    first (``detect_name``, in :data:`HOST_KINDS` order), then the content rules
+    (``detect_content``: a shell's shebang). Never raises.
+    """
+    name = _basename(path) if _NOT_PLAIN.search(path) else path
+    modules = _all_modules()
+    for module in modules:
+        if module.detect_name(name):
+            return module.HOST
+    for module in modules:
+        if module.detect_content(name, text):
+            return module.HOST
+    return None
+
+
+def extract(host: str, text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+    """The value spans of ``text`` read as host kind ``host`` (one of :data:`HOST_KINDS`).
+
+    Offsets are code points into ``text``. An unknown host kind or a document that names
+    no family variable gives ``[]`` without parsing; parsers (tree-sitter grammars) are
+    imported on first use. ``cache`` (one per open document, kept across its versions)
+    makes the extraction incremental with the same result (see :mod:`.incremental`).
+    Never raises.
+    """
+    module = host_module(host)
+    if module is None:
+        return []
+    if not module.may_hold_values(text):
+        if cache is not None:
+            cache.reset()
+        return []
+    try:
+        return module.extract(text, cache)
+    except BaseException:
+        if cache is not None:
+            cache.reset()  # a half-updated cache must not feed the next version
+        raise

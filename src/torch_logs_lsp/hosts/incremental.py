@@ -1,0 +1,168 @@
+"""Incremental extraction: reuse the previous version of a document when it is edited.
+
+An editor sends small edits to large documents. :class:`DocumentCache` keeps, per open
+document, the previous text, its value spans and host-specific state (the tree-sitter
+tree, the ``.env`` binding chain). For the next text it computes the edited region
+(:func:`diff`) and the host extractor re-reads only what the edit can affect; spans that
+are certain to be unchanged are reused, shifted by the edit's length change.
+
+Exactness is the contract: ``extract(host, text, cache)`` returns exactly
+``extract(host, text)`` for any sequence of texts (tested with random edit sequences).
+All offsets are code points unless named ``*_byte``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from torch_logs_lsp.model.spans import ValueSpan
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The region where two texts differ: ``old[start:old_end]`` was replaced by
+    ``new[start:new_end]`` (code point offsets; ``delta = new_end - old_end``)."""
+
+    start: int
+    old_end: int
+    new_end: int
+
+    @property
+    def delta(self) -> int:
+        return self.new_end - self.old_end
+
+
+def _common_prefix(a: str | bytes, b: str | bytes) -> int:
+    """Length of the common prefix (binary search over C slice compares: O(n log n) in C,
+    about 1 ms for 300 KB)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while lo < hi:  # invariant: a[:lo] == b[:lo], a[:hi + 1] != b[:hi + 1]
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str | bytes, b: str | bytes, limit: int) -> int:
+    """Length of the common suffix, at most ``limit``."""
+    lo, hi = 0, limit
+    la, lb = len(a), len(b)
+    if a[la - hi :] == b[lb - hi :] or hi == 0:
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid :] == b[lb - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def diff(old: str | bytes, new: str | bytes) -> Edit | None:
+    """The single region where ``old`` and ``new`` differ (``None`` when equal). Several
+    edits in one version are covered by one region spanning all of them."""
+    if old == new:
+        return None
+    start = _common_prefix(old, new)
+    suffix = _common_suffix(old, new, min(len(old), len(new)) - start)
+    return Edit(start, len(old) - suffix, len(new) - suffix)
+
+
+#: How far before an edit a backslash can make the edit part of an escape (``\\u002b``).
+ESCAPE_REACH = 6
+
+
+def near_escape(data: bytes, start: int) -> bool:
+    """Whether a backslash lies up to :data:`ESCAPE_REACH` bytes before ``start``: an edit
+    there may change an escape, or make one (deleting ``x2b`` from ``$'\\x2b'`` leaves
+    ``$'\\'``, whose backslash escapes the quote). The edit shortcuts decline it."""
+    return b"\\" in data[max(0, start - ESCAPE_REACH) : start]
+
+
+def shift_span(span: ValueSpan, delta: int) -> ValueSpan:
+    """``span`` moved by ``delta`` code points (every offset; O(1), see
+    :meth:`ValueSpan.moved`)."""
+    return span.moved(delta)
+
+
+@dataclass
+class DocumentCache:
+    """What one open document's previous extraction left for the next one.
+
+    ``text``/``spans``: the previous text and its spans (``None`` before the first
+    extraction). ``state``: host-specific data (a tree-sitter tree, a binding chain).
+    ``host``: the host kind the state belongs to (a change of kind starts afresh).
+    ``reused``/``computed``: span counts of the last extraction (for tests and profiles).
+    """
+
+    host: str | None = None
+    text: str | None = None
+    spans: list[ValueSpan] | None = None
+    state: Any = None
+    reused: int = 0
+    computed: int = 0
+    _by_start: dict[int, tuple[ValueSpan, object]] = field(default_factory=dict)
+
+    def edit_for(self, host: str, text: str) -> Edit | None:
+        """The edit from the previous text to ``text``; resets the cache (and returns
+        ``None``) when there is no usable previous version of the same host kind."""
+        self.reused = self.computed = 0
+        if self.host != host or self.text is None or self.spans is None:
+            self.host, self.text, self.spans, self.state = host, None, None, None
+            self._by_start = {}
+            return None
+        return diff(self.text, text) or Edit(len(text), len(text), len(text))
+
+    def reset(self) -> None:
+        """Forget the previous version (after a failure: the next extraction is fresh)."""
+        self.host, self.text, self.spans, self.state = None, None, None, None
+        self._by_start = {}
+
+    def store(
+        self, text: str, spans: list[ValueSpan], state: Any, contexts: dict[int, object]
+    ) -> None:
+        """Remember this version for the next call; ``contexts`` maps a span's
+        ``name_start`` to what the host decided about it from the surrounding syntax
+        (compared by :meth:`reusable`)."""
+        self.text, self.spans, self.state = text, spans, state
+        self._by_start = {s.name_start: (s, contexts.get(s.name_start)) for s in spans}
+
+    def context_of(self, name_start: int) -> object:
+        """The context stored for the previous span at ``name_start`` (old offsets)."""
+        entry = self._by_start.get(name_start)
+        return entry[1] if entry is not None else None
+
+    def reusable(
+        self, edit: Edit | None, variable: str, name_start: int, value_start: int, context: object
+    ) -> ValueSpan | None:
+        """The previous span for an assignment of ``variable`` found at ``name_start`` /
+        ``value_start`` (new offsets) in the same syntactic ``context``, when the edit
+        cannot have changed its text: a terminated span that ends (with the character
+        after it) before the edit, or that starts after the edit."""
+        if edit is None:
+            return None
+        before = name_start < edit.start
+        if before:
+            entry = self._by_start.get(name_start)
+            delta = 0
+        elif name_start >= edit.new_end:
+            entry = self._by_start.get(name_start - edit.delta)
+            delta = edit.delta
+        else:
+            return None
+        if entry is None or entry[1] != context:
+            return None
+        old = entry[0]
+        if not old.terminated or old.variable != variable or old.raw_start + delta != value_start:
+            return None
+        if before and old.raw_end >= edit.start:
+            return None
+        if not before and old.name_start < edit.old_end:
+            return None
+        self.reused += 1
+        return shift_span(old, delta)

@@ -1,0 +1,308 @@
+"""The host interface: what every host module provides, and the edit type it returns.
+
+A host (the file kind a value lives in) is one module of this package that defines the
+names of :class:`Host`; ``hosts/__init__.py`` lists the modules in one table
+(:data:`~torch_logs_lsp.hosts.HOST_KINDS`) and everything else (detection,
+extraction, edits, the CLI's TL108, completion of variable names) goes through it, so a
+new host is one module and one table entry. A host module must be cheap to import
+(detection imports every one): a parser it needs is imported on first use.
+
+All offsets are **code points into the document text** (like :class:`~.base.ValueSpan`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from torch_logs_lsp.hosts.incremental import DocumentCache
+    from torch_logs_lsp.hosts.typographic import QuoteFinding
+    from torch_logs_lsp.model.spans import ValueSpan
+    from torch_logs_lsp.set_logs.call import SetLogsCall
+    from torch_logs_lsp.set_logs.site import SetLogsSite
+    from torch_logs_lsp.set_logs.source import SetLogsSource
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the document's ``[start, end)`` (code points) with ``new_text``."""
+
+    start: int
+    end: int
+    new_text: str
+
+
+class Note(NamedTuple):
+    """A host's own warning about a span (the checker adds it to the span's analysis,
+    over the whole value): ``span_index`` into the spans, a diagnostic ``code``, a
+    message."""
+
+    span_index: int
+    code: str
+    message: str
+
+
+class Stopped(NamedTuple):
+    """A place where the program that reads the document certainly stops before any
+    process sees its values (pytest-env rejecting an entry: :meth:`Host.stops`):
+    ``start``/``end`` the document range (code points) of the cause, ``message`` why and
+    what it means."""
+
+    start: int
+    end: int
+    message: str
+
+
+class Overwrite(NamedTuple):
+    """A value that never reaches a process: ``dead`` and ``live`` index the spans, the
+    span ``live`` sets the same variable again before anything can read the ``dead`` one;
+    ``why`` says so in the host's words (``"set again before any command runs"``)."""
+
+    dead: int
+    live: int
+    why: str
+
+
+@dataclass(frozen=True)
+class PathFacts:
+    """What a host knows, at one value's place, about the paths the value may name (for
+    TL402/TL403/TL406, judged by :mod:`~..paths`). The defaults say nothing.
+
+    ``runs_elsewhere``: why the document runs on another machine (``"a SLURM batch script
+    (#SBATCH)"``), so no path in it can be judged here; ``None`` when it runs here.
+    ``created``: directories an earlier command creates (each normalised, absolute or
+    relative to the directory the document starts in; their parents count as created
+    too). ``created_unknown``: an earlier command creates a directory that cannot be
+    named (``mkdir "$DIR"``), so no missing directory can be claimed. ``cwd``: the working
+    directory at the value: ``""`` the one the document starts in, an absolute path, or
+    ``None`` when unknown (a relative path is then not judged)."""
+
+    runs_elsewhere: str | None = None
+    created: tuple[str, ...] = ()
+    created_unknown: bool = False
+    cwd: str | None = ""
+
+
+class Host(Protocol):
+    """The names a host module defines (checked by mypy against every module in the
+    table; ``self`` is the module)."""
+
+    #: The host kind: the module's name, and :attr:`ValueSpan.host` of its spans.
+    HOST: str
+    #: The files this host reads, as a plural noun phrase for the CLI's messages
+    #: (``".env files"``); :func:`~torch_logs_lsp.hosts.describe_kinds` lists them all.
+    DESCRIPTION: str
+    #: Editor languageIds of this host's documents (LSP ``TextDocumentItem.languageId``),
+    #: used only for a document whose URI and content say nothing (an untitled one).
+    LANGUAGE_IDS: tuple[str, ...]
+    #: What starts a comment to the end of the line (``"#"``, ``"//"``): pin comments
+    #: (``# torch-logs: torch=2.4``) are written with it.
+    COMMENT: str
+    #: Why a quote left open to the end of a saved file means the variable is never set
+    #: (the CLI's TL108), or ``None`` when that is not certain for this host.
+    NEVER_SET: str | None
+    #: Whether the reader strips blanks after an unquoted value (so a cursor after
+    #: ``TORCH_LOGS=+dynamo, `` is still in the value, for completion).
+    STRIPS_TRAILING_BLANKS: bool
+    #: Where the process that reads the value runs, which decides torch's reading of a
+    #: value wrapped in one pair of quotes (torch 2.9+ strips them on Windows only,
+    #: ``process_env_var_string_for_windows`` in ``torch/_logging/_internal.py``):
+    #: ``"windows"`` (a batch file), ``"any"`` (PowerShell: Windows, Linux or macOS) or
+    #: ``"posix"`` (judged as on Linux/macOS; every host that runs on either and has no
+    #: Windows-only syntax is judged so, as torch mostly runs there).
+    RUNS_ON: str
+    #: The tree-sitter grammar (a key of ``_ts.GRAMMARS``) whose ``comment`` nodes are this
+    #: host's comments, or ``None`` for a host read line by line: a suppression comment
+    #: (:mod:`~torch_logs_lsp.lint.suppressions`) counts only where that grammar sees a
+    #: comment, so text inside a string never does.
+    COMMENT_GRAMMAR: str | None
+    #: Whether a comment alone on its line counts without the grammar (YAML: a ``#`` line in
+    #: a ``run: |`` block is a comment of the shell code, not of the YAML); always for a host
+    #: without a grammar, where a comment after code never counts (an INI value or a batch
+    #: ``echo`` keeps it as text).
+    LINE_COMMENTS: bool
+
+    def detect_name(self, name: str) -> bool:
+        """Whether a file named ``name`` (a base name, any case) is of this host."""
+        ...
+
+    def detect_content(self, name: str, head: str) -> bool:
+        """Whether a file named ``name`` that no host claims by name is of this host by
+        its first characters ``head`` (a shebang)."""
+        ...
+
+    def may_hold_values(self, text: str) -> bool:
+        """A cheap test (substring searches): ``False`` only when ``text`` certainly has
+        no value span, so it need not be parsed."""
+        ...
+
+    def extract(self, text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+        """The value spans of ``text`` in document order (see :class:`ValueSpan`), reusing
+        ``cache`` (one per open document) when given with the same result. Never raises."""
+        ...
+
+    def encode_part(self, quote: str, value: str) -> str | None:
+        """``value`` written as the body of a part quoted with ``quote`` (a span's
+        :attr:`~ValueSpan.quote`), without the quotes; ``None`` when it cannot be."""
+        ...
+
+    def removal(self, text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+        """A titled edit that removes ``span``'s assignment (verified by the caller), or
+        ``None`` when there is no safe one."""
+        ...
+
+    def notes(self, text: str, spans: list[ValueSpan]) -> list[Note]:
+        """Warnings that follow from where the spans (``extract(text)``) sit in the
+        document (the Python host: a value set after ``import torch``); ``[]`` for most."""
+        ...
+
+    def overwritten(self, text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+        """The spans (``extract(text)``) whose value is certainly replaced by a later span
+        of the same variable before any process or reader sees it (only when certain: a
+        branch, a loop or a command between them keeps both). Never raises."""
+        ...
+
+    def stops(self, text: str) -> list[Stopped]:
+        """Where the program that reads ``text`` certainly stops before any process sees
+        a family value of it (pytest-env 1.8.7 rejecting an entry: the TOML and INI
+        hosts), only when the document has such a value; ``[]`` for most. Never raises."""
+        ...
+
+    def set_logs_calls(self, text: str) -> list[SetLogsCall]:
+        """The ``torch._logging.set_logs(...)`` calls of ``text`` (the Python host; checked
+        by :func:`~..set_logs.check_set_logs`); ``[]`` for most. Never raises."""
+        ...
+
+    def set_logs_source(self, text: str) -> SetLogsSource | None:
+        """How ``text`` spells what a ``set_logs`` fix writes (the Python host; see
+        :class:`~..set_logs_source.SetLogsSource`); ``None`` for most. Never raises."""
+        ...
+
+    def quote_findings(self, text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
+        """The typographic quotes (TL109) of ``text`` whose spans are ``spans``
+        (``extract(text)``), with what this host does with them: one of the functions of
+        :mod:`.typographic`. Never raises."""
+        ...
+
+    def path_facts(self, text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+        """One :class:`PathFacts` per span of ``spans`` (``extract(text)``), in order;
+        ``[PathFacts()] * len(spans)`` for a host that knows nothing. Never raises."""
+        ...
+
+    def set_logs_site(self, text: str, offset: int) -> SetLogsSite | None:
+        """Where ``offset`` (code points) stands in a ``torch._logging.set_logs(...)`` call
+        of ``text``, half-typed ones too (a keyword position, or the value after
+        ``keyword=``; the Python host), else ``None``. Never raises."""
+        ...
+
+    def typed_name(self, text: str, offset: int) -> str | None:
+        """The start of a variable name being typed at ``offset`` (``""`` when none is
+        typed yet) where the name of a family variable may go, else ``None``."""
+        ...
+
+
+def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
+    """:meth:`Host.notes` of a host that has none."""
+    return []
+
+
+def no_stops(text: str) -> list[Stopped]:
+    """:meth:`Host.stops` of a host whose reader never stops on a whole document."""
+    return []
+
+
+def no_overwrites(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+    """:meth:`Host.overwritten` of a host that never knows a value to be overwritten."""
+    return []
+
+
+def no_set_logs_calls(text: str) -> list[SetLogsCall]:
+    """:meth:`Host.set_logs_calls` of a host that has none."""
+    return []
+
+
+def no_set_logs_source(text: str) -> SetLogsSource | None:
+    """:meth:`Host.set_logs_source` of a host that has no ``set_logs`` calls."""
+    return None
+
+
+def no_path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+    """:meth:`Host.path_facts` of a host that knows nothing of its paths."""
+    return [PathFacts()] * len(spans)
+
+
+def runs_elsewhere(reason: str) -> Callable[[str, list[ValueSpan]], list[PathFacts]]:
+    """:meth:`Host.path_facts` of a host whose documents always run on another machine
+    (``reason``, e.g. ``"a Dockerfile (runs in the image)"``): a host module declares
+    ``path_facts = runs_elsewhere("...")`` and none of its paths is judged here."""
+
+    def facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+        return [PathFacts(runs_elsewhere=reason)] * len(spans)
+
+    return facts
+
+
+def no_set_logs_site(text: str, offset: int) -> SetLogsSite | None:
+    """:meth:`Host.set_logs_site` of a host that has no ``set_logs`` calls."""
+    return None
+
+
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")
+
+
+def line_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
+    """(start of the line holding ``start``, end of the line holding ``end`` before its
+    line break, end after the line break)."""
+    ls = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    m = _LINE_BREAK.search(text, end)
+    return (ls, m.start(), m.end()) if m else (ls, len(text), len(text))
+
+
+def line_break(text: str) -> str:
+    """The document's line break: CRLF when it has one, else a lone CR when it has one
+    (Python's tokenizer and the LSP end a line there too), else LF."""
+    return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
+
+
+def lines_back(text: str, line_start: int, comment: str = "#") -> Iterator[str]:
+    """The lines before the line starting at ``line_start``, nearest first, without their
+    line break; blank lines and lines starting with ``comment`` are skipped (for finding
+    an indented line's parent)."""
+    pos = line_start - 1
+    while pos > 0:
+        start = text.rfind("\n", 0, pos) + 1
+        line = text[start:pos].rstrip("\r")
+        pos = start - 1
+        stripped = line.strip()
+        if stripped and not stripped.startswith(comment):
+            yield line
+
+
+def line_before(text: str, offset: int) -> str:
+    """The text of ``offset``'s line before it (up to the previous ``\\n``)."""
+    return text[text.rfind("\n", 0, offset) + 1 : offset]
+
+
+__all__ = [
+    "Host",
+    "Note",
+    "Overwrite",
+    "PathFacts",
+    "Stopped",
+    "TextEdit",
+    "line_before",
+    "line_bounds",
+    "line_break",
+    "lines_back",
+    "no_notes",
+    "no_overwrites",
+    "no_path_facts",
+    "no_set_logs_calls",
+    "no_set_logs_site",
+    "no_set_logs_source",
+    "no_stops",
+    "runs_elsewhere",
+]

@@ -1,0 +1,412 @@
+"""The import-order trap of the Python host: a value set in this process after
+``import torch`` has no effect (diagnostic code :data:`LATE`).
+
+torch reads ``TORCH_LOGS``, ``TORCH_LOGS_OUT``, ``TORCH_LOGS_FORMAT``, ``TORCH_TRACE`` and
+``TORCH_LOGS_TRACE_ID_FILTER`` once, in ``torch._logging._init_logs()``, which ``import
+torch`` runs (torch 2.13 ``torch/__init__.py``; ``_internal.py`` reads them nowhere
+else). ``TORCH_COMPILE_DEBUG`` is left out: the compiler's config modules, imported later,
+read it too.
+
+A finding needs all of these, so that it is never a guess:
+
+- the write changes this process's environment: ``os.environ[K] = v`` / ``environ[K] =
+  v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)`` (not ``os.putenv``,
+  which ``os.environ`` never sees, nor a child process's ``env``, nor a test fixture);
+- it runs at module level (statements in module-level ``if``/``for``/``while``/``try``/
+  ``with`` blocks and ``class`` bodies count; not in a lambda or a region tree-sitter could
+  not parse), or in a function of the module (not a method, not nested) whose name the text
+  mentions only in its ``def`` and in calls ``f(...)`` of module-level code after the
+  import (then the function can only run after torch was imported);
+- an unconditional ``import torch`` / ``import torch.x`` / ``from torch... import ...`` (a
+  direct statement of the module) comes before it;
+- nothing after it can re-read the variable: no ``_init_logs`` in the rest of the text,
+  and for the variables other than ``TORCH_LOGS`` no ``set_logs`` either (for a write in a
+  function: in the whole text). A ``set_logs`` call returns at once while ``TORCH_LOGS``
+  is set, so it never re-reads ``TORCH_LOGS`` itself.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import TYPE_CHECKING
+
+from torch_logs_lsp.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.hosts.interface import Note
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from torch_logs_lsp.model.spans import ValueSpan
+
+#: The code of the finding.
+LATE = "TL501"
+#: The variables torch reads only at import.
+READ_AT_IMPORT = frozenset(
+    {"TORCH_LOGS", "TORCH_LOGS_OUT", "TORCH_LOGS_FORMAT", "TORCH_TRACE"}
+    | {"TORCH_LOGS_TRACE_ID_FILTER"}
+)
+# (a line starts after LF, CRLF or a lone CR, as in Python's tokenizer)
+#: At a line start (see :func:`_imports_torch`): ``import torch``, ``import os, torch``,
+#: ``import os; import torch``, ``from torch...``; the tree then confirms the statement.
+_IMPORT_LINE = re.compile(r"(?:import|from)[ \t]+[^\r\n]*?\btorch\b")
+_REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
+#: What re-reads ``TORCH_LOGS``: only ``_init_logs`` (``set_logs`` returns at once when
+#: ``TORCH_LOGS`` is in ``os.environ``, torch 2.13.0 ``_internal.py`` line 491; it runs
+#: ``_init_logs``, which reads the other variables again, only without it).
+_REREAD_TORCH_LOGS = re.compile(r"\b_init_logs\b")
+_FROM_OS_ENVIRON = re.compile(r"from[ \t]+os[ \t]+import[^\r\n]*\benviron\b")  # at a line start
+_ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|def\s+environ\b")
+
+
+def _imports_torch(text: str) -> bool:
+    """Whether a line of ``text`` starts with an import that names torch (a cheap
+    test before any parse; a pattern starting with a literal is searched ~20x faster
+    than one anchored with ``^``)."""
+    return any(m.start() == 0 or text[m.start() - 1] in "\r\n" for m in _IMPORT_LINE.finditer(text))
+
+
+def _environ_names(text: str) -> frozenset[str]:
+    """How the text names this process's ``os.environ``: ``os.environ``, and ``environ``
+    when ``from os import environ`` is there and no other binding of that name is (a local
+    ``environ = os.environ.copy()`` is a copy, not the process's environment)."""
+    at_start = (
+        m
+        for m in _FROM_OS_ENVIRON.finditer(text)
+        if m.start() == 0 or text[m.start() - 1] in "\r\n"
+    )  # (a pattern starting with the literal is searched ~20x faster than one with `^`)
+    if next(at_start, None) is not None and not _ENVIRON_BOUND.search(text):
+        return frozenset({"os.environ", "environ"})
+    return frozenset({"os.environ"})
+
+
+#: Nodes whose contents do not run where they stand (a class body does: it runs when its
+#: class statement runs, so a class is no scope here).
+_SCOPES = frozenset({"function_definition", "lambda", "ERROR"})
+
+
+def _text(data: bytes, node: tree_sitter.Node | None) -> str:
+    """A node's text, from the document's bytes (``node.text`` would be the text of the
+    tree's last parse: a tree told about an edit but not parsed again keeps the old)."""
+    if node is None:
+        return ""
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _torch_import(data: bytes, root: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The first statement of the module that imports torch unconditionally."""
+    for stmt in root.named_children:
+        names: list[tree_sitter.Node | None]
+        if stmt.type == "import_statement":
+            names = [c.child_by_field_name("name") or c for c in stmt.named_children]
+        elif stmt.type == "import_from_statement":
+            names = [stmt.child_by_field_name("module_name")]
+        else:
+            continue
+        for name in names:
+            dotted = name is not None and name.type == "dotted_name"
+            if dotted and _text(data, name).split(".")[0].strip() == "torch":
+                return stmt
+    return None
+
+
+def _writes_environ(data: bytes, key: tree_sitter.Node, environ: frozenset[str]) -> bool:
+    """Whether the family name ``key`` (its string or keyword node) is written to this
+    process's ``os.environ`` (named as in ``environ``, see :func:`_environ_names`)."""
+    parent = key.parent
+    if parent is None:
+        return False
+    if parent.type == "subscript":
+        target = parent.child_by_field_name("value")
+        return _text(data, target) in environ and parent.parent is not None
+    if parent.type == "pair":  # os.environ.update({K: v})
+        args = parent.parent.parent if parent.parent is not None else None
+        call = args.parent if args is not None and args.type == "argument_list" else None
+        return call is not None and _method(data, call, environ) == "update"
+    args = parent.parent if parent.type == "keyword_argument" else parent
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    if call is None:
+        return False
+    method = _method(data, call, environ)
+    return method == "update" or (method == "setdefault" and parent.type == "argument_list")
+
+
+def _method(data: bytes, call: tree_sitter.Node, environ: frozenset[str]) -> str | None:
+    """``"update"`` for ``os.environ.update(...)`` (any method of ``os.environ``/``environ``)."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "attribute":
+        return None
+    if _text(data, fn.child_by_field_name("object")) not in environ:
+        return None
+    return _text(data, fn.child_by_field_name("attribute"))
+
+
+def _at_module_level(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The statement of the module holding ``node``, or ``None`` when ``node`` is inside a
+    function, lambda or a region that did not parse (a class body runs in place)."""
+    while node.parent is not None:
+        if node.type in _SCOPES:
+            return None
+        if node.parent.type == "module":
+            return node
+        node = node.parent
+    return None
+
+
+def _module_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The ``def`` holding ``node`` when it is a function of the module itself (not a
+    method, not nested, not inside a lambda or a region that did not parse)."""
+    while node.parent is not None:
+        if node.type == "function_definition":
+            outer: tree_sitter.Node | None = node.parent
+            if outer is not None and outer.type == "decorated_definition":
+                outer = outer.parent
+            return node if outer is not None and outer.type == "module" else None
+        if node.type in _SCOPES:
+            return None
+        node = node.parent
+    return None
+
+
+#: A run of identifier bytes (ASCII word characters and any UTF-8 lead/continuation byte).
+_WORD_RUN = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
+
+
+#: Up to this many names are searched one by one; more in one pass over the words.
+_FIND_EACH = 200
+_ASCII_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _mentions(data: bytes, names: set[str]) -> dict[str, list[int]]:
+    r"""The start bytes of every mention of each of ``names`` in ``data`` (code, strings,
+    comments alike), in one pass over the text: a name is mentioned where it stands
+    between bytes that are not ``\w`` (the ``(?<!\w)name(?!\w)`` of each name; a name with
+    non-ASCII characters is searched on its own, like that)."""
+    out: dict[str, list[int]] = {name: [] for name in names}
+    ascii_names = {n.encode(): n for n in names if n.isascii()}
+    if 0 < len(ascii_names) <= _FIND_EACH:  # a C-speed search per name
+        for encoded, name in ascii_names.items():
+            at = data.find(encoded)
+            while at >= 0:
+                end = at + len(encoded)
+                if (at == 0 or data[at - 1] not in _ASCII_WORD) and (
+                    end == len(data) or data[end] not in _ASCII_WORD
+                ):
+                    out[name].append(at)
+                at = data.find(encoded, at + 1)
+        ascii_names = {}
+    if ascii_names:
+        for m in _WORD_RUN.finditer(data):
+            found = ascii_names.get(m.group())
+            if found is not None:
+                out[found].append(m.start())
+            elif not m.group().isascii():  # ASCII names inside a run with UTF-8 bytes
+                for inner in re.finditer(rb"[A-Za-z0-9_]+", m.group()):
+                    found = ascii_names.get(inner.group())
+                    if found is not None:
+                        out[found].append(m.start() + inner.start())
+    for name in names:
+        if not name.isascii():
+            pattern = rb"(?<!\w)" + re.escape(name.encode()) + rb"(?!\w)"
+            out[name] = [m.start() for m in re.finditer(pattern, data)]
+    return out
+
+
+def _called_only_after(
+    src: Source,
+    root: tree_sitter.Node,
+    function: tree_sitter.Node,
+    after: int,
+    mentions: dict[str, list[int]],
+) -> int | None:
+    """The line (1-based) of the first call of ``function`` when every mention of its
+    name in the text (``mentions``: :func:`_mentions`) is the ``def`` itself or a call
+    ``name(...)`` in module-level code after byte ``after``; else ``None``."""
+    name_node = function.child_by_field_name("name")
+    name = _text(src.data, name_node)
+    if name_node is None or not name.isidentifier():
+        return None
+    size = len(name.encode())
+    first: int | None = None
+    for start in mentions.get(name, ()):
+        if start == name_node.start_byte:
+            continue
+        node = root.named_descendant_for_byte_range(start, start + size)
+        call = node.parent if node is not None and node.type == "identifier" else None
+        if (
+            call is None
+            or call.type != "call"
+            or call.child_by_field_name("function") != node
+            or start < after
+            or _at_module_level(call) is None
+        ):
+            return None
+        row = call.start_point[0] + 1
+        first = row if first is None else min(first, row)
+    return first
+
+
+def _key_node(src: Source, root: tree_sitter.Node, span: ValueSpan) -> tree_sitter.Node | None:
+    start = src.byte(span.name_start)
+    node = root.named_descendant_for_byte_range(start, start)
+    while node is not None and node.type not in ("string", "identifier"):
+        node = node.parent
+    return node
+
+
+def _read_again(rereads: list[int], span: ValueSpan) -> bool:
+    """Whether a re-read (code point offsets, in order) comes after ``span``."""
+    return bool(rereads) and rereads[-1] >= span.raw_end
+
+
+def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None) -> list[Note]:
+    """The :data:`LATE` notes of a Python document whose spans are ``spans`` (``tree``:
+    its tree, when the caller has it; else it is parsed). Never raises."""
+    candidates = [i for i, s in enumerate(spans) if s.variable in READ_AT_IMPORT]
+    if not candidates or not _imports_torch(text):
+        return []
+    src = Source(text, lone_cr_is_lf=True)
+    environ = _environ_names(text)
+    root = (tree or src.parse("python")).root_node
+    imported = _torch_import(src.data, root)
+    if imported is None:
+        return []
+    line = imported.start_point[0] + 1
+    any_reread = [m.start() for m in _REREAD.finditer(text)]
+    init_logs = [m.start() for m in _REREAD_TORCH_LOGS.finditer(text)] if any_reread else []
+
+    def rereads(variable: str) -> list[int]:
+        return init_logs if variable == "TORCH_LOGS" else any_reread
+
+    writes: list[tuple[int, ValueSpan, tree_sitter.Node]] = []
+    for i in candidates:
+        key = _key_node(src, root, spans[i])
+        if key is not None and _writes_environ(src.data, key, environ):
+            writes.append((i, spans[i], key))
+    # a write in a function: its function (whose name's mentions are found in one pass)
+    functions: dict[int, tree_sitter.Node] = {}
+    for _, span, key in writes:
+        if not rereads(span.variable) and _at_module_level(key) is None:
+            function = _module_function(key)
+            if function is not None:
+                functions[key.start_byte] = function
+    mentions = _mentions(
+        src.data, {_text(src.data, f.child_by_field_name("name")) for f in functions.values()}
+    )
+    called_at: dict[int, int | None] = {}  # function start byte -> its first call's line
+    out: list[Note] = []
+    for i, span, key in writes:
+        where = ""
+        stmt = _at_module_level(key)
+        if stmt is None:  # in a function: only when it is called after the import
+            function = functions.get(key.start_byte)
+            if function is None:
+                continue
+            if function.start_byte not in called_at:
+                called_at[function.start_byte] = _called_only_after(
+                    src, root, function, imported.end_byte, mentions
+                )
+            called = called_at[function.start_byte]
+            if called is None:
+                continue
+            name = _text(src.data, function.child_by_field_name("name"))
+            where = f" (in `{name}`, called at line {called})"
+        elif stmt.start_byte < imported.end_byte or _read_again(rereads(span.variable), span):
+            continue
+        effect = "this has no effect in this process"
+        if span.variable == "TORCH_LOGS" and (
+            _read_again(any_reread, span) or (where and any_reread)
+        ):  # (only set_logs is left there: an _init_logs after it would re-read it)
+            effect = (
+                "this configures no logging in this process, and a set_logs(...) call that "
+                "runs after it finds it in os.environ and is ignored"
+            )
+        out.append(
+            Note(
+                i,
+                LATE,
+                f"{span.variable} is set after `import torch` (line {line}){where}: torch"
+                f" reads it once, at import, so {effect}; set it before the import",
+            )
+        )
+    return out
+
+
+# -- set_logs() after TORCH_LOGS was set in this process (TL631, set_logs/checks.py) -------
+
+#: Node types a certain write may sit in, from its key up to its module-level statement
+#: (anything else, ``a and os.environ.update(...)``, ``x if c else ...``, may not run).
+_PLAIN = frozenset(
+    {"string", "concatenated_string", "identifier", "subscript", "assignment", "call"}
+    | {"argument_list", "keyword_argument", "pair", "dictionary", "attribute"}
+)
+#: Text between the write and the call that could take the variable away again.
+_UNSET = re.compile(r"\bdel\b|\.pop(?:item)?\(|\.clear\(|\bunsetenv\b|\benviron\s*=")
+
+
+def _unconditional_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The module-level expression statement that always runs ``node``, or ``None``."""
+    while node.parent is not None and node.parent.type != "module":
+        if node.parent.type == "expression_statement":
+            if node.parent.parent is not None and node.parent.parent.type == "module":
+                return node.parent
+            return None
+        if node.type not in _PLAIN:
+            return None
+        node = node.parent
+    return None
+
+
+def torch_logs_set_before(
+    text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None, calls: list[int]
+) -> dict[int, int]:
+    """For each ``set_logs(...)`` call starting at code point ``calls[i]`` that certainly
+    runs with ``TORCH_LOGS`` in this process's ``os.environ``: its start -> the 1-based
+    line of the write. Certain means: the call is a module-level expression statement, an
+    unconditional module-level statement before it writes ``TORCH_LOGS`` to
+    ``os.environ`` (``[K] = v``, ``setdefault``, ``update``; see :func:`_writes_environ`),
+    and nothing between them could remove it: no call at all (a function may ``pop`` it, a
+    patcher may clear the environment), no ``del``, no rebinding of ``environ``. Then
+    torch's ``set_logs`` only logs a warning (torch 2.13.0 ``_internal.py`` line 492).
+    Never raises."""
+    writes = [s for s in spans if s.variable == "TORCH_LOGS"]
+    if not writes or not calls:
+        return {}
+    src = Source(text, lone_cr_is_lf=True)
+    environ = _environ_names(text)
+    root = (tree or src.parse("python")).root_node
+    set_at: list[tuple[int, int]] = []  # (end of the writing statement, its line)
+    for span in writes:
+        key = _key_node(src, root, span)
+        if key is None or not _writes_environ(src.data, key, environ):
+            continue
+        stmt = _unconditional_statement(key)
+        if stmt is not None:
+            set_at.append((src.cp(stmt.end_byte), stmt.start_point[0] + 1))
+    if not set_at:
+        return {}
+    set_at.sort()
+    # anything between the write and the call that could undo it: a call (a function may
+    # pop the variable, a patcher may clear the environment), `del`, a rebinding
+    cursor = query_cursor(query("python", "(call) @c"))
+    between = sorted(src.cp(n.start_byte) for n in cursor.captures(root).get("c", []))
+    between += [m.start() for m in _UNSET.finditer(text)]
+    between.sort()
+    out: dict[int, int] = {}
+    for start in calls:
+        node = root.named_descendant_for_byte_range(src.byte(start), src.byte(start))
+        while node is not None and node.type != "call":
+            node = node.parent
+        if node is None or _unconditional_statement(node) is None:
+            continue
+        i = bisect_right(set_at, (start, 1 << 62)) - 1
+        if i < 0:
+            continue
+        end, line = set_at[i]
+        j = bisect_right(between, end)  # the first thing after the write ...
+        if j == len(between) or between[j] >= start:  # ... is the call itself, or later
+            out[start] = line
+    return out
+
+
+__all__ = ["LATE", "READ_AT_IMPORT", "late_writes", "torch_logs_set_before"]

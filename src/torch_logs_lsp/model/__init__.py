@@ -1,0 +1,1 @@
+"""Shared types: value spans in a document, diagnostics with stable codes."""
