@@ -52,12 +52,27 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_WORK_DIR, ignore_errors=True)
 
 
+def _builds(item: pytest.Item) -> bool:
+    return "release_build" in getattr(item, "fixturenames", ())
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the slow tier; run one test file of the release build first and the others
+    last, so that under pytest-xdist one worker builds while the other runs the rest
+    (the build is the longest single piece of the suite) and no worker waits for it."""
     for item in items:
         where = item.nodeid.removeprefix("tests/")
         slow = where.startswith(SLOW) or where.split("[")[0] in SLOW
-        if slow or "release_build" in getattr(item, "fixturenames", ()):
+        if slow or _builds(item):
             item.add_marker(pytest.mark.slow)
+    first = next((item.nodeid.split("::")[0] for item in items if _builds(item)), None)
+
+    def place(item: pytest.Item) -> int:
+        if not _builds(item):
+            return 1
+        return 0 if item.nodeid.split("::")[0] == first else 2
+
+    items.sort(key=place)
 
 
 @pytest.fixture(autouse=True, scope="session")
