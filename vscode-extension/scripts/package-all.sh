@@ -41,9 +41,21 @@ run_bundle() {
     bash scripts/bundle-server.sh 2>&1 | grep -v '^WARNING: Location'
 }
 run_bundle linux-x64
+# The other five at once: most of their time is fetching wheels (a cold cache), each into
+# its own folder.
+jobs=()
 for t in "${TARGETS[@]}"; do
-  [ "$t" = linux-x64 ] || run_bundle "$t"
+  [ "$t" = linux-x64 ] && continue
+  run_bundle "$t" > "$WORK/bundle-$t.log" 2>&1 &
+  jobs+=("$!:$t")
 done
+failed=0
+for job in "${jobs[@]}"; do
+  t=${job#*:}
+  wait "${job%%:*}" || { echo "the $t bundle failed:" >&2; failed=1; }
+  cat "$WORK/bundle-$t.log"
+done
+[ $failed -eq 0 ] || exit 1
 
 vsce --ignoreFile scripts/universal.vscodeignore --out "$DIST/torch-logs-universal.vsix"
 for t in "${TARGETS[@]}"; do
