@@ -341,7 +341,7 @@ def test_pytest_ini_and_native_modes_together_set_nothing() -> None:
     ],
 )
 def test_where_pytest_env_stops(text: str, cause: str | None) -> None:
-    """TL504's place (:mod:`.toml_stops`): the first cause of a ``UsageError`` of
+    """TL504's place (:mod:`.usage_errors`): the first cause of a ``UsageError`` of
     pytest-env 1.8.7 in the reading it uses (table checks before any entry is applied),
     only when that reading names a family variable; nothing for what depends on the
     environment. (Each kind is checked against real pytest in test_pytest_env_oracle.py.)"""

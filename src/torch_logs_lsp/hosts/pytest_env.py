@@ -25,7 +25,7 @@ hold (a NUL character, an empty name, ``=`` in a name), is a ``UsageError``. A
 file. An entry without ``=`` sets the variable to ``""``. The table form
 ``[tool.pytest_env]`` (``NAME = "value"`` or ``NAME = {value = ..., transform = ...,
 skip_if_set = ..., unset = ...}``) has no entry string: its value is :func:`formatted`
-when ``transform`` is true (its own checks: :mod:`.toml_stops`).
+when ``transform`` is true (its own checks: :mod:`.usage_errors`).
 
 Earlier releases (read in 1.8.5 and 1.7.1, and checked against real runs of both:
 ``tests/hosts/test_pytest_env_oracle.py``) differ: they ignored an unknown flag; they

@@ -1,7 +1,7 @@
 """The PowerShell host: ``*.ps1`` and ``*.psm1`` scripts (Windows PowerShell 5.1 and
 PowerShell 7 on Windows, Linux and macOS).
 
-Read with tree-sitter-powershell for the statements (:mod:`.powershell_read`: ``$env:NAME =
+Read with tree-sitter-powershell for the statements (:mod:`.powershell.reader`: ``$env:NAME =
 ...``, ``${env:NAME} = ...``, ``Set-Item``/``New-Item`` on the ``Env:`` drive,
 ``[Environment]::SetEnvironmentVariable(...)``) and the tokenizer's own string rules for
 the values (:mod:`.powershell_strings`; tree-sitter does not know typographic quotes,
@@ -46,7 +46,7 @@ from torch_logs_lsp.hosts.interface import (
     no_set_logs_source,
     no_stops,
 )
-from torch_logs_lsp.hosts.powershell.read import NAME, Found, read
+from torch_logs_lsp.hosts.powershell.reader import NAME, Found, read
 from torch_logs_lsp.hosts.powershell.strings import DOUBLE_QUOTES, SINGLE_QUOTES
 from torch_logs_lsp.hosts.powershell.strings import encode_part as encode_part
 from torch_logs_lsp.hosts.typographic import QuoteFinding, kept_findings

@@ -7,7 +7,7 @@ Values are read where pytest-env, pytest 9 and tox 4 read them (:mod:`.toml_plac
 ERROR nodes for a document being typed); each string is decoded from the document text
 (:mod:`.toml_strings`, tomllib's rules) with a map from every decoded code point to its
 source, and a pytest-env entry is then read as pytest-env 1.8.7 reads it
-(:mod:`.pytest_env`; where it stops pytest: :mod:`.toml_stops`).
+(:mod:`.pytest_env`; where it stops pytest: :mod:`.usage_errors`).
 Only these file names are claimed (a random ``*.toml`` is not); an untitled document
 with the editor's ``toml`` language is read too (the server claims no titled one by its
 language: ``server/documents.py``), and only tables that name pytest, pytest-env or
@@ -77,8 +77,8 @@ quote_findings = kept_findings(False)
 
 def stops(text: str) -> list[Stopped]:
     """Where pytest-env 1.8.7 (or pytest 9) stops pytest before any test runs, in a
-    reading that names a family variable (:mod:`.toml_stops`). Never raises."""
-    from torch_logs_lsp.hosts.toml.stops import stops as found
+    reading that names a family variable (:mod:`.usage_errors`). Never raises."""
+    from torch_logs_lsp.hosts.toml.usage_errors import stops as found
 
     return found(text)
 

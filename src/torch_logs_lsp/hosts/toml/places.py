@@ -13,11 +13,11 @@ Read by pytest and pytest-env (pytest 9.2 ``_pytest/config/findpaths.py``, pytes
   is no table is not one: :func:`env_table`);
 - a pyproject.toml with both ``[tool.pytest.ini_options]`` and native ``[tool.pytest]``
   keys makes pytest stop with a UsageError: nothing of pytest's or pytest-env's is read
-  (:mod:`.toml_stops` reports it);
+  (:mod:`.usage_errors` reports it);
 - ``[tool.pytest_env]`` / ``[pytest_env]``: ``NAME = "value"`` (raw: no ``{VAR}``
   expansion) or ``NAME = {value = "...", transform = true, skip_if_set = true, unset =
   true}`` (``unset`` removes: no span). pytest-env 1.8.7 stops pytest on a flag that is
-  not a boolean, an unknown key or an entry without ``value`` (:mod:`.toml_stops`); the
+  not a boolean, an unknown key or an entry without ``value`` (:mod:`.usage_errors`); the
   value is still read here, with a flag's Python truth (as 1.8.5 took it).
 
 Read by tox 4 (4.67, ``tox/config/set_env.py``, ``tox/config/loader/toml/``): ``set_env``
