@@ -5,7 +5,8 @@
 - The tests run in a temporary working directory: a subprocess started without ``cwd``, or
   code run in-process that writes to a relative path (IPython's ``%%writefile``), writes
   there, never into the checkout.
-- Hypothesis profiles: ``ci`` (the default; each test's own example count) and ``dev``
+- Hypothesis profiles (failing examples kept in ``~/.cache/torch-logs-lsp/hypothesis``):
+  ``ci`` (the default; each test's own example count) and ``dev``
   (``--hypothesis-profile dev``: at most ten examples a test, for the edit-test loop).
 - The slow tier (``-m slow``, left out by ``./dev test --quick``): packaging, real
   editors, pre-commit, whole-installation scans of torch; listed in :data:`SLOW`.
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from tests.release_build import ReleaseBuild, release_build
 
@@ -38,8 +40,17 @@ SLOW = (
     "test_misspelled.py::test_packaged_2_13_equals_a_scan_of_the_installed_torch",
 )
 
-settings.register_profile("ci", deadline=None)
-settings.register_profile("dev", deadline=None, max_examples=10)
+#: Hypothesis keeps the examples it found failing in the user's cache (replayed first on
+#: the next run), never in a ``.hypothesis`` folder of the working directory at import.
+_EXAMPLES = DirectoryBasedExampleDatabase(
+    os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+        "torch-logs-lsp",
+        "hypothesis",
+    )
+)
+settings.register_profile("ci", deadline=None, database=_EXAMPLES)
+settings.register_profile("dev", deadline=None, max_examples=10, database=_EXAMPLES)
 settings.load_profile("ci")
 
 

@@ -18,6 +18,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from typing import Any
 
@@ -35,6 +36,22 @@ def scratch_dir() -> str:
     whatever it writes by a relative path (a script's ``> file``, IPython's
     ``%%writefile``) lands there, never in the checkout or another test's folder."""
     return tempfile.mkdtemp(dir=_SCRATCH)
+
+
+def run_python(
+    code: str, env: dict[str, str] | None = None, timeout: float = 300, check: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` with this interpreter in a :func:`scratch_dir`, its output
+    captured as text."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=check,
+        cwd=scratch_dir(),
+    )
 
 
 def run_bash(script: str) -> str | None:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from typing import Any
 
-from tests.oracles import scratch_dir
+from tests.oracles import run_python, scratch_dir
 
 RUNNER = r"""
 import copy, json, logging, os, sys, warnings
@@ -95,13 +95,6 @@ def signature_of_installed() -> list[str]:
         "import torch._logging as tl; ps = inspect.signature(tl.set_logs).parameters; "
         "assert all(p.kind is p.KEYWORD_ONLY for p in ps.values()); print(json.dumps(list(ps)))"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-        cwd=scratch_dir(),
-    )
+    proc = run_python(code, check=True)
     names: list[str] = json.loads(proc.stdout.strip().splitlines()[-1])
     return names

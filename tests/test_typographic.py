@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from dotenv import dotenv_values
 
-from tests.oracles import scratch_dir
+from tests.oracles import run_python, scratch_dir
 from tests.set_logs_oracle import run_cases
 from torch_logs_lsp.hosts import typographic
 from torch_logs_lsp.knowledge.registry import load_registry
@@ -294,14 +294,7 @@ def test_torch_rejects_them_in_torch_logs():
 def test_torch_prints_them_in_every_log_line():
     code = "import logging, torch; logging.getLogger('torch._dynamo').debug('hello')"
     env = dict(os.environ, TORCH_LOGS="+dynamo", TORCH_LOGS_FORMAT="“%(levelname)s:%(message)s”")
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        cwd=scratch_dir(),
-    )
+    proc = run_python(code, env=env, timeout=600)
     assert "“DEBUG:hello”" in proc.stderr
 
 

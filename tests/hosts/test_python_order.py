@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from tests.oracles import scratch_dir
+from tests.oracles import run_python
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts import python
 from torch_logs_lsp.hosts.incremental import DocumentCache
@@ -152,14 +151,7 @@ def test_message_names_the_import_line() -> None:
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TORCH_")}
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        cwd=scratch_dir(),
-    )
+    return run_python(code, env=env)
 
 
 @pytest.mark.oracle
