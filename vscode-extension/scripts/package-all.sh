@@ -58,9 +58,15 @@ done
 [ $failed -eq 0 ] || exit 1
 
 vsce --ignoreFile scripts/universal.vscodeignore --out "$DIST/torch-logs-universal.vsix"
+# vsce scans every file for secrets (about 15 s of CPU for a bundle's 1,800 files). The
+# universal and linux-x64 packages are scanned: between them they hold every file of ours
+# and every pure-Python dependency. The other five differ from linux-x64 only in the
+# platform wheels' compiled files (sha256-pinned from PyPI), so their scan is skipped.
 for t in "${TARGETS[@]}"; do
   rm -rf bundled && mkdir bundled && mv "$WORK/$t" bundled/libs
-  vsce --target "$t" --out "$DIST/torch-logs-$t.vsix"
+  scan=()
+  [ "$t" = linux-x64 ] || scan=(--allow-package-all-secrets)
+  vsce --target "$t" "${scan[@]}" --out "$DIST/torch-logs-$t.vsix"
 done
 for f in universal "${TARGETS[@]}"; do
   [ -f "$DIST/torch-logs-$f.vsix" ] || { echo "missing $DIST/torch-logs-$f.vsix" >&2; exit 1; }
