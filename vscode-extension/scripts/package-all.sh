@@ -40,6 +40,10 @@ run_bundle() {
   TARGET=$1 OUT=$WORK/$1 CODE_CACHE_FROM=$WORK/linux-x64/torch_logs_lsp/server/code-cache \
     bash scripts/bundle-server.sh 2>&1 | grep -v '^WARNING: Location'
 }
+# The interpreter itself, not a pyenv shim: a shim's pip runs `pyenv rehash`, which fails
+# when two run at once.
+PYTHON=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
+export PYTHON
 run_bundle linux-x64
 # The other five at once: most of their time is fetching wheels (a cold cache), each into
 # its own folder.
