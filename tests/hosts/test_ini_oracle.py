@@ -220,6 +220,10 @@ def test_tox_lines_against_tox(
         if tox is None or "error" in tox:
             continue  # tox cannot load the file or the environment: nothing is set
         where = f"the set_env line {line!r}"
+        if not mine and "{" in line.partition("=")[0]:
+            # a substitution before the name ({0: TORCH_LOGS=}...): tox expands it first,
+            # and what it gives is not known statically, so the host reads no value
+            continue
         if "TORCH_LOGS" in tox:
             assert mine, f"tox sets TORCH_LOGS={tox['TORCH_LOGS']!r} from {where}, we read none"
             value = mine[-1].span.value
