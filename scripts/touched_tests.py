@@ -39,7 +39,7 @@ def touched() -> list[str]:
 
 
 def module_of(path: str) -> str | None:
-    """``src/torch_logs_lsp/hosts/toml/__init__.py`` -> ``torch_logs_lsp.hosts.toml``;
+    """``src/torch_logs_lsp/hosts/toml/__init__.py`` -> ``torch_logs_lsp.hosts.toml.host``;
     None outside a package."""
     p = Path(path)
     if p.suffix != ".py" or p.parts[0] not in PACKAGES:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.hosts import batch
+from torch_logs_lsp.hosts.batch import host as batch
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "windows" / "run.bat"
 

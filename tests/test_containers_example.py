@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.hosts import shell
+from torch_logs_lsp.hosts.shell import host as shell
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "containers" / "run.sh"
 

@@ -242,7 +242,7 @@ def test_cli_reports_no_tl402_for_the_created_directory(tmp_path: Path):
 def test_a_host_declares_that_it_runs_elsewhere(monkeypatch: pytest.MonkeyPatch, ws: Path):
     """A future host (a Dockerfile, a CI workflow) only declares it: here the dotenv host
     made to, through the same table the checker uses."""
-    from torch_logs_lsp.hosts import dotenv
+    from torch_logs_lsp.hosts.dotenv import host as dotenv
     from torch_logs_lsp.hosts.interface import runs_elsewhere
 
     text = f"TORCH_LOGS_OUT={ws}/nope/t.txt\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_logs_lsp.hosts import powershell
+from torch_logs_lsp.hosts.powershell import host as powershell
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "windows" / "run.ps1"
 

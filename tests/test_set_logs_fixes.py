@@ -476,7 +476,7 @@ def test_one_request_fixes_at_most_the_first_calls_of_its_range():
 
 
 def test_a_repeated_keyword_is_capped_and_has_no_equivalent():
-    from torch_logs_lsp.hosts import python
+    from torch_logs_lsp.hosts.python import host as python
     from torch_logs_lsp.set_logs.checks import check_set_logs
     from torch_logs_lsp.set_logs.equivalent import call_equivalent
     from torch_logs_lsp.set_logs.keywords import set_logs_signature

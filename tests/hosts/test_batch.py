@@ -39,7 +39,8 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_span, check_spans
-from torch_logs_lsp.hosts import batch, detect_host
+from torch_logs_lsp.hosts import detect_host
+from torch_logs_lsp.hosts.batch import host as batch
 from torch_logs_lsp.hosts.edits import apply_text_edits, value_edit
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.lint.checker import findings

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.growth import growth
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import batch, extract
+from torch_logs_lsp.hosts import extract
+from torch_logs_lsp.hosts.batch import host as batch
 from torch_logs_lsp.hosts.batch import parse as batch_parse
 
 # -- robustness ----------------------------------------------------------------------

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from tests.hosts.test_jsonc import _VALUE_CHARS, _combine_surrogates, _Renderer
-from torch_logs_lsp.hosts import detect_host, jsonc
+from torch_logs_lsp.hosts import detect_host
 from torch_logs_lsp.hosts.interface import PathFacts
+from torch_logs_lsp.hosts.jsonc import host as jsonc
 from torch_logs_lsp.lint.checker import findings
 
 DEVCONTAINER = """{

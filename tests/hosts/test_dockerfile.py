@@ -10,7 +10,7 @@ import pytest
 
 from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.hosts import detect_host, extract
-from torch_logs_lsp.hosts import dockerfile as host
+from torch_logs_lsp.hosts.dockerfile import host as host
 from torch_logs_lsp.hosts.edits import apply_text_edits, removal_edit, value_edit
 from torch_logs_lsp.hosts.embedded import LAYER
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import dockerfile as host
+from torch_logs_lsp.hosts.dockerfile import host as host
 from torch_logs_lsp.hosts.dockerfile import lines, words
 
 pytestmark = pytest.mark.oracle
@@ -202,7 +202,7 @@ def test_heredoc_and_json_form_agree() -> None:
 def run_lines(draw: st.DrawFn) -> str:
     """A Dockerfile of RUN lines (shell form) whose shell words are quoted in random
     ways, with line continuations inside the words."""
-    from torch_logs_lsp.hosts import shell
+    from torch_logs_lsp.hosts.shell import host as shell
 
     escape = draw(st.sampled_from(["\\", "`"]))
     out = ["# escape=`\n" if escape == "`" else "", "FROM x\n"]
@@ -224,7 +224,7 @@ def run_lines(draw: st.DrawFn) -> str:
 def test_run_code_is_what_buildkit_passes_to_the_shell(text: str) -> None:
     """The code of each RUN is BuildKit's (continuations removed), and its values are
     the shell host's reading of that code, mapped back into the document."""
-    from torch_logs_lsp.hosts import shell
+    from torch_logs_lsp.hosts.shell import host as shell
 
     commands = [c for c in dockerfile.parse_string(text) if c.cmd.lower() == "run"]
     ours = lines.read(text)

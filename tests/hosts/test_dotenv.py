@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import dotenv
+from torch_logs_lsp.hosts.dotenv import host as dotenv
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 # (document, [(variable, value, quote, terminated)])

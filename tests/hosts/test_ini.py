@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import detect_host, extract, host_for_language, ini
+from torch_logs_lsp.hosts import detect_host, extract, host_for_language
 from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.hosts.ini import host as ini
 
 Want = list[tuple[str, str | None]]
 

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.pytest_oracle import USAGE_ERROR, pytest_run
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import ini
+from torch_logs_lsp.hosts.ini import host as ini
 from torch_logs_lsp.hosts.ini import tox as ini_tox
 from torch_logs_lsp.hosts.ini.lines import configparser_options, iniconfig_options
 from torch_logs_lsp.model.spans import FAMILY_ORDER

@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.ipython_oracle import FAMILY, run_cells, transform_cells
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import detect_host, extract, host_for_language, ipython, python
+from torch_logs_lsp.hosts import detect_host, extract, host_for_language
 from torch_logs_lsp.hosts.edits import apply_text_edits, removal_edit, value_edit
 from torch_logs_lsp.hosts.embedded import LAYER
+from torch_logs_lsp.hosts.ipython import host as ipython
 from torch_logs_lsp.hosts.ipython.values import EXPANDS
+from torch_logs_lsp.hosts.python import host as python
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.lint.checker import call_diagnostics, check_text
 from torch_logs_lsp.value.analysis import Diagnostic

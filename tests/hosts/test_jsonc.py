@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import jsonc
+from torch_logs_lsp.hosts.jsonc import host as jsonc
 
 LAUNCH = """{
   // A comment with "TORCH_LOGS": "no" inside

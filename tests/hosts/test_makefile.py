@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from torch_logs_lsp.hosts import detect_host, extract
-from torch_logs_lsp.hosts import makefile as host
 from torch_logs_lsp.hosts.edits import apply_text_edits, removal_edit, value_edit
 from torch_logs_lsp.hosts.embedded import LAYER
+from torch_logs_lsp.hosts.makefile import host as host
 
 R = "\t"  # the recipe layer's outer quote
 # (makefile, [(variable, value, quote)])

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import makefile as host
+from torch_logs_lsp.hosts.makefile import host as host
 
 pytestmark = [
     pytest.mark.oracle,

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from torch_logs_lsp import hosts
-from torch_logs_lsp.hosts import powershell as ps
 from torch_logs_lsp.hosts.edits import apply_text_edits
 from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.hosts.powershell import host as ps
 
 
 def _spans(text: str) -> list[tuple[str, str | None]]:

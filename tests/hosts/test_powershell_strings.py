@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import powershell as ps
+from torch_logs_lsp.hosts.powershell import host as ps
 from torch_logs_lsp.hosts.powershell.strings import read_string
 
 _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_powershell.language()))

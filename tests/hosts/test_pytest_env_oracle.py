@@ -21,10 +21,12 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.pytest_oracle import PYTEST_ENV, USAGE_ERROR, Run, pytest_run
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import ini, pytest_env, toml
+from torch_logs_lsp.hosts import pytest_env
+from torch_logs_lsp.hosts.ini import host as ini
 from torch_logs_lsp.hosts.ini import pytest_env as ini_pytest_env
 from torch_logs_lsp.hosts.ini.lines import iniconfig_options
 from torch_logs_lsp.hosts.ini.pytest_env import SECTIONS
+from torch_logs_lsp.hosts.toml import host as toml
 from torch_logs_lsp.model.spans import FAMILY_ORDER
 
 pytestmark = pytest.mark.oracle

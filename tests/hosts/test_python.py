@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import extract, python
+from torch_logs_lsp.hosts import extract
 from torch_logs_lsp.hosts.edits import apply_text_edits, value_edit
+from torch_logs_lsp.hosts.python import host as python
 from torch_logs_lsp.hosts.python.strings import decode_literal
 
 
@@ -358,7 +359,7 @@ def test_no_open_value(text: str) -> None:
     ],
 )
 def test_typed_name(line: str, typed: str | None) -> None:
-    from torch_logs_lsp.hosts import python
+    from torch_logs_lsp.hosts.python import host as python
 
     text = "import os\n" + line
     assert python.typed_name(text, len(text)) == typed
@@ -373,7 +374,8 @@ def test_a_module_nested_deeper_than_python_allows_is_not_parsed(levels: int) ->
     body += "torch._logging.set_logs(dynamo=True)\n"
     prog = (
         "import sys\n"
-        "from torch_logs_lsp.hosts import extract, python\n"
+        "from torch_logs_lsp.hosts import extract\n"
+        "from torch_logs_lsp.hosts.python import host as python\n"
         "text = sys.stdin.read()\n"
         "print(len(extract('python', text)), len(python.set_logs_calls(text)))\n"
     )

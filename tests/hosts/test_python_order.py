@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.oracles import run_python
 from torch_logs_lsp import hosts
-from torch_logs_lsp.hosts import python
 from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.hosts.python import host as python
 from torch_logs_lsp.lint.checker import findings
 
 

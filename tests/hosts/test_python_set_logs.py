@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.oracles import scratch_dir
-from torch_logs_lsp.hosts import python
+from torch_logs_lsp.hosts.python import host as python
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.set_logs.call import (
     BoolValue,

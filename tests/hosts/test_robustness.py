@@ -10,7 +10,10 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import dotenv, jsonc, python, shell
+from torch_logs_lsp.hosts.dotenv import host as dotenv
+from torch_logs_lsp.hosts.jsonc import host as jsonc
+from torch_logs_lsp.hosts.python import host as python
+from torch_logs_lsp.hosts.shell import host as shell
 from torch_logs_lsp.model.spans import ValueSpan
 
 Extractor = Callable[[str], list[ValueSpan]]

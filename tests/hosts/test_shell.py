@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
-from torch_logs_lsp.hosts import shell
+from torch_logs_lsp.hosts.shell import host as shell
 
 Row = tuple[str, str | None, str | None, bool]
 CASES: list[tuple[str, list[Row]]] = [
@@ -252,8 +252,8 @@ def test_byte_search_finds_what_a_tree_query_finds(text: str) -> None:
     tree-sitter query it replaced (family variable names, env commands)."""
     import tree_sitter
 
-    from torch_logs_lsp.hosts import shell
     from torch_logs_lsp.hosts._ts import Source, query
+    from torch_logs_lsp.hosts.shell import host as shell
 
     src = Source(text)
     root = src.parse("bash").root_node

@@ -11,7 +11,7 @@ import pytest
 
 from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
-from torch_logs_lsp.hosts import shell
+from torch_logs_lsp.hosts.shell import host as shell
 
 # (script, the TORCH_LOGS values the shell host reports, in order)
 CASES: list[tuple[str, list[str]]] = [

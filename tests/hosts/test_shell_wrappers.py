@@ -18,9 +18,9 @@ from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from tests.hosts.test_shell import _word
 from tests.oracles import scratch_dir
-from torch_logs_lsp.hosts import shell
 from torch_logs_lsp.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.hosts.embedded import LAYER
+from torch_logs_lsp.hosts.shell import host as shell
 
 E = "🙂 x; "  # an emoji before every case: offsets are code points
 L = LAYER

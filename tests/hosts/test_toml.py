@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.hosts.spancheck import check_spans
-from torch_logs_lsp.hosts import detect_host, pytest_env, toml
+from torch_logs_lsp.hosts import detect_host, pytest_env
 from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.hosts.toml import host as toml
 from torch_logs_lsp.hosts.toml.strings import STYLES
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.hosts.pytest_oracle import pytest_run
-from torch_logs_lsp.hosts import toml
+from torch_logs_lsp.hosts.toml import host as toml
 from torch_logs_lsp.hosts.toml.strings import STYLES, encode_part
 
 pytestmark = pytest.mark.oracle

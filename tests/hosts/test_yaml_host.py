@@ -22,10 +22,11 @@ from tests.budget import examples
 from tests.growth import growth
 from tests.hosts.spancheck import check_spans
 from tests.oracles import scratch_dir
-from torch_logs_lsp.hosts import FAMILY, detect_host, extract, yaml
+from torch_logs_lsp.hosts import FAMILY, detect_host, extract
 from torch_logs_lsp.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.hosts.embedded import LAYER
 from torch_logs_lsp.hosts.interface import TextEdit
+from torch_logs_lsp.hosts.yaml import host as yaml
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "containers"
 

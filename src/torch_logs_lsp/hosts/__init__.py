@@ -48,20 +48,18 @@ HOST_KINDS: tuple[str, ...] = (
 )
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
-    from torch_logs_lsp.hosts import (
-        batch,
-        dockerfile,
-        dotenv,
-        ini,
-        ipython,
-        jsonc,
-        makefile,
-        powershell,
-        python,
-        shell,
-        toml,
-        yaml,
-    )
+    from torch_logs_lsp.hosts.batch import host as batch
+    from torch_logs_lsp.hosts.dockerfile import host as dockerfile
+    from torch_logs_lsp.hosts.dotenv import host as dotenv
+    from torch_logs_lsp.hosts.ini import host as ini
+    from torch_logs_lsp.hosts.ipython import host as ipython
+    from torch_logs_lsp.hosts.jsonc import host as jsonc
+    from torch_logs_lsp.hosts.makefile import host as makefile
+    from torch_logs_lsp.hosts.powershell import host as powershell
+    from torch_logs_lsp.hosts.python import host as python
+    from torch_logs_lsp.hosts.shell import host as shell
+    from torch_logs_lsp.hosts.toml import host as toml
+    from torch_logs_lsp.hosts.yaml import host as yaml
 
     _SHELL: Host = shell
     _DOTENV: Host = dotenv
@@ -84,7 +82,7 @@ def host_module(kind: str) -> Host | None:
     first parse), or ``None`` for a kind not in :data:`HOST_KINDS`."""
     module = _modules.get(kind)
     if module is None and kind in HOST_KINDS:
-        module = _modules[kind] = cast(Host, importlib.import_module(f"{__name__}.{kind}"))
+        module = _modules[kind] = cast(Host, importlib.import_module(f"{__name__}.{kind}.host"))
     return module
 
 

@@ -124,10 +124,10 @@ def _inner_spans(text: str, level: int, inner: str = "shell") -> tuple[ValueSpan
     remembered: a document with hundreds of ``run:`` steps reads again only the steps an
     edit changed."""
     if inner == "powershell":
-        from torch_logs_lsp.hosts import powershell
+        from torch_logs_lsp.hosts.powershell import host as powershell
 
         return tuple(powershell.extract(text))
-    from torch_logs_lsp.hosts import shell
+    from torch_logs_lsp.hosts.shell import host as shell
 
     return tuple(shell.extract(text))
 

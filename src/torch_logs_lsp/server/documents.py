@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
 from torch_logs_lsp import hosts
-from torch_logs_lsp.hosts import ipython, typographic
+from torch_logs_lsp.hosts import typographic
 from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.hosts.ipython import host as ipython
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.checker import analyse_span, call_diagnostics, stop_diagnostics
 from torch_logs_lsp.lint.dead_values import with_document_hints

@@ -130,7 +130,7 @@ def env_set_before_calls(
     -> the 1-based line of that ``%env``. Decided by the Python host's rule
     (:func:`.python_order.torch_logs_set_before`) on the view with each such line written
     as ``os.environ['TORCH_LOGS'] = ''``. Never raises."""
-    from torch_logs_lsp.hosts import python
+    from torch_logs_lsp.hosts.python import host as python
     from torch_logs_lsp.hosts.python.order import torch_logs_set_before
 
     lines = [

@@ -146,7 +146,7 @@ def encode_part(quote: str, value: str) -> str | None:
         return encode_layers(quote, value, outer)
     if quote == ENV_QUOTE:  # (blanks around the whole value are stripped: the edit's
         return encode_verbatim(value, True)  # verification reads it back)
-    from torch_logs_lsp.hosts.python import encode_part as python_part
+    from torch_logs_lsp.hosts.python.host import encode_part as python_part
 
     return python_part(quote, value)
 

@@ -220,7 +220,7 @@ def _spellings(text: str) -> dict[str, Spelling]:
     :class:`Spelling`), from the same reading of the module as the quick fixes
     (:func:`.python.set_logs_source`: a name rebound anywhere, or imported only in a
     function, is not trusted); a level with no certain spelling is not offered."""
-    from torch_logs_lsp.hosts.python import set_logs_source
+    from torch_logs_lsp.hosts.python.host import set_logs_source
 
     source = set_logs_source(text)
     if source is None:

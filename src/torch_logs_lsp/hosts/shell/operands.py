@@ -23,7 +23,7 @@ def operand_span(text: str, word: ShellWord, off: int, *, comma: bool = False) -
     ``NAME=`` is read as an assignment's value (a tilde at its start is expanded: not
     static); a quoted one (``"NAME=value"``) from the decoded word. Offsets are code
     points into ``text``."""
-    from torch_logs_lsp.hosts.shell import HOST
+    from torch_logs_lsp.hosts.shell.host import HOST
 
     var = literal_assignment(ShellWord(word.start + off, word.end, word.raw[off:], None))
     if var is not None:
