@@ -39,7 +39,7 @@ def touched() -> list[str]:
 
 
 def module_of(path: str) -> str | None:
-    """``src/torch_logs_lsp/hosts/toml/__init__.py`` -> ``torch_logs_lsp.hosts.toml.host``;
+    """``src/torch_logs_lsp/hosts/toml/host.py`` -> ``torch_logs_lsp.hosts.toml.host``;
     None outside a package."""
     p = Path(path)
     if p.suffix != ".py" or p.parts[0] not in PACKAGES:
@@ -73,7 +73,9 @@ def area(paths: list[str]) -> list[str]:
     if any(p.startswith(EVERYTHING) for p in paths):
         return tests
     modules = {m for m in map(module_of, paths) if m}
-    names = {m.rsplit(".", 1)[-1] for m in modules} - {"tests"}
+    # a module is named by its last part; a host's host.py by its host's package (toml)
+    names = {m.split(".")[-2] if m.endswith(".host") else m.split(".")[-1] for m in modules}
+    names -= {"tests"}
     named = re.compile(rf"(^|_)({'|'.join(map(re.escape, sorted(names)))})(_|$)") if names else None
     chosen = {p for p in paths if p in tests}
     for test in tests:

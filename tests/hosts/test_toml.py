@@ -1,4 +1,4 @@
-"""The TOML host (hosts/toml/__init__.py): where values are read, their offsets, what is not
+"""The TOML host (hosts/toml/host.py): where values are read, their offsets, what is not
 static, edits (encode_part round trips through extract, removal), typed names, and
 hostile input. tomllib checks that every generated document is the TOML it claims."""
 
