@@ -31,7 +31,7 @@ if [ -z "${BUILD_PYTHON:-}" ]; then
   BUILD_PYTHON=python3
   [ -x "$ROOT/.venv/bin/python" ] && BUILD_PYTHON=$ROOT/.venv/bin/python
 fi
-"$BUILD_PYTHON" -c 'import build, setuptools' 2>/dev/null || {
+(cd / && "$BUILD_PYTHON" -c 'import build, setuptools') 2>/dev/null || {  # not a build/ folder here
   echo "$BUILD_PYTHON lacks build or setuptools (pip install -r requirements/dev.txt)" >&2
   exit 1
 }

@@ -1,13 +1,13 @@
 """Print the test files of the touched area, one per line, for ``./dev test --quick``.
 
 The touched files are those git shows as changed against ``HEAD`` (staged, unstaged and
-untracked); with none, those of the last commit. A test file belongs to the area when it
-is touched itself, imports (``import``/``from ... import``, read with ``ast``, never
-run) a touched module of the package (``src/torch_logs_lsp/...``) or a touched helper
-module under ``tests/``, or is named after a touched module (``.../hosts/toml.py``:
-``test_toml_cli.py``, ``lsp/test_toml_lsp.py``). A touched ``conftest.py``,
-``pyproject.toml`` or lock selects every test file. Prints nothing when no test file
-belongs to the area.
+untracked); with none, those of the last commit (none in a clone without its parent).
+A test file belongs to the area when it is touched itself, imports (``import``/``from
+... import``, read with ``ast``, never run) a touched module of the package
+(``src/torch_logs_lsp/...``) or a touched helper module under ``tests/``, or is named
+after a touched module (``.../hosts/toml/host.py``: ``test_toml_cli.py``,
+``lsp/test_toml_lsp.py``). A touched ``conftest.py``, ``pyproject.toml`` or lock selects
+every test file. Prints nothing when no test file belongs to the area.
 """
 
 from __future__ import annotations
@@ -35,7 +35,12 @@ def _git(*args: str) -> list[str]:
 def touched() -> list[str]:
     """Paths relative to the repository root, changed against HEAD (or in HEAD)."""
     paths = _git("diff", "--name-only", "HEAD") + _git("ls-files", "--others", "--exclude-standard")
-    return paths or _git("diff", "--name-only", "HEAD~1", "HEAD")
+    if paths:
+        return paths
+    try:  # a shallow clone has no parent commit: then nothing is touched
+        return _git("diff", "--name-only", "HEAD~1", "HEAD")
+    except subprocess.CalledProcessError:
+        return []
 
 
 def module_of(path: str) -> str | None:

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from tests.release_build import ReleaseBuild, release_build
 
@@ -40,17 +39,19 @@ SLOW = (
     "test_misspelled.py::test_packaged_2_13_equals_a_scan_of_the_installed_torch",
 )
 
-#: Hypothesis keeps the examples it found failing in the user's cache (replayed first on
-#: the next run), never in a ``.hypothesis`` folder of the working directory at import.
-_EXAMPLES = DirectoryBasedExampleDatabase(
+# Hypothesis keeps its files (the examples it found failing, replayed first on the next
+# run, and its caches) in the user's cache: its default is a ``.hypothesis`` folder of the
+# working directory, which is the checkout when pytest starts.
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY",
     os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
         "torch-logs-lsp",
         "hypothesis",
-    )
+    ),
 )
-settings.register_profile("ci", deadline=None, database=_EXAMPLES)
-settings.register_profile("dev", deadline=None, max_examples=10, database=_EXAMPLES)
+settings.register_profile("ci", deadline=None)
+settings.register_profile("dev", deadline=None, max_examples=10)
 settings.load_profile("ci")
 
 

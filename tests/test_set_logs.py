@@ -1,4 +1,4 @@
-"""``set_logs(...)`` checks, keywords and conversions (core/set_logs*.py): unit tests, and
+"""``set_logs(...)`` checks, keywords and conversions (set_logs/): unit tests, and
 oracle tests that measure each fact on the installed torch 2.13.0 in a subprocess."""
 
 from __future__ import annotations

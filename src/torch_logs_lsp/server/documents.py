@@ -111,7 +111,7 @@ def build_state(
     and ``analyses`` (shared) reuses analyses of values seen before; both give the same
     result as without them. ``base_dir``: where relative TORCH_LOGS_OUT / TORCH_TRACE
     paths are resolved (the first workspace folder; not checked without one); ``roots``:
-    the workspace folders, outside which no path is judged (:mod:`.core.paths`). Never
+    the workspace folders, outside which no path is judged (:mod:`torch_logs_lsp.lint.paths`). Never
     raises: a failing
     extractor is logged and yields no spans."""
     if context is not None:
