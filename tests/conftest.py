@@ -50,7 +50,13 @@ os.environ.setdefault(
         "hypothesis",
     ),
 )
-settings.register_profile("ci", deadline=None)
+# ``ci`` (the default): the same examples on every machine and every run, so a gate's
+# verdict depends on the commit only (a new hypothesis release, from a lock refresh, may
+# change them). ``explore`` draws new examples on each run, to look for new failures:
+# ``./dev test --hypothesis-profile explore``; a failure it finds becomes an ``@example``.
+# ``dev``: ``./dev test --quick``.
+settings.register_profile("ci", deadline=None, derandomize=True)
+settings.register_profile("explore", deadline=None)
 settings.register_profile("dev", deadline=None, max_examples=10)
 settings.load_profile("ci")
 
