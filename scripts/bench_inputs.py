@@ -384,8 +384,8 @@ def measure_notebook(name: str, rel: str, text: str, runs: int = 3) -> dict[str,
     import time
     from pathlib import Path
 
-    from torch_logs_lsp.cli.notebook import notebook_findings
     from torch_logs_lsp.knowledge.registry import load_registry
+    from torch_logs_lsp.notebook.cells import notebook_findings
     from torch_logs_lsp.notebook.reader import read_notebook
 
     def ms(fn: Any) -> float:

@@ -245,8 +245,8 @@ def test_sarif_links_into_the_repository_when_the_metadata_names_it(
 
 
 def test_notebook_file_places_count_the_raw_json(tmp_path: Path):
-    from torch_logs_lsp.cli.notebook import CellFinding
     from torch_logs_lsp.lint.checker import Finding
+    from torch_logs_lsp.notebook.cells import CellFinding
     from torch_logs_lsp.notebook.places import file_place, notebook_places
     from torch_logs_lsp.notebook.reader import read_notebook
     from torch_logs_lsp.value.analysis import Diagnostic

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.checker import LineIndex, findings
+from torch_logs_lsp.lint.checker import LineIndex
 from torch_logs_lsp.lint.dead_values import OVERWRITTEN
+from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.value.analysis import Severity
 
 REG = load_registry("2.13")

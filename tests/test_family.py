@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.value.family import (
     check_family_value,
     check_format,

@@ -14,8 +14,8 @@ from tests.oracles import BASH, read_torch_logs, run_bash
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.edits import apply_text_edits, encode_value, value_edit
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.checker import check_text, findings
 from torch_logs_lsp.lint.fixer import fix_document, span_fixes
+from torch_logs_lsp.lint.pipeline import check_text, findings
 
 REG = load_registry()
 needs_bash = pytest.mark.skipif(BASH is None, reason="bash not installed")

@@ -17,13 +17,13 @@ from torch_logs_lsp.knowledge.env_reads import names_read as scan_source
 from torch_logs_lsp.knowledge.env_reads import torch_names_read
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.knowledge.versions import holds
-from torch_logs_lsp.lint.checker import findings
 from torch_logs_lsp.lint.misspelled import (
     names_read,
     near_misses,
     packaged_releases,
     suggestion,
 )
+from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.model.spans import FAMILY
 from torch_logs_lsp.value.family import SINCE_FACT
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from torch_logs_lsp import hosts
-from torch_logs_lsp.lint.checker import iter_files
 from torch_logs_lsp.notebook.edits import apply_byte_edits, source_edits
 from torch_logs_lsp.notebook.order import cell_order_notes, imports_torch
 from torch_logs_lsp.notebook.reader import CELL_HOST, NOTEBOOK, NotNotebook, read_notebook
+from torch_logs_lsp.project.walk import iter_files
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PY = ["--python", sys.executable]  # torch 2.13.0 of the test environment

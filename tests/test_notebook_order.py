@@ -1,10 +1,10 @@
-"""The import-order rule across notebook cells (server/notebook_order.py): which cell's
+"""The import-order rule across notebook cells (notebook/cells.py): which cell's
 write is reported, naming which cell, and when nothing is reported."""
 
 from __future__ import annotations
 
+from torch_logs_lsp.notebook.cells import CellText, cross_cell_diagnostics
 from torch_logs_lsp.notebook.order import imports_torch
-from torch_logs_lsp.server.notebook_order import CellText, cross_cell_diagnostics
 
 WRITE = 'import os\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
 

@@ -14,7 +14,7 @@ import pytest
 from tests.set_logs_oracle import run_cases
 from torch_logs_lsp.hosts.edits import apply_text_edits
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.checker import check_text, findings
+from torch_logs_lsp.lint.pipeline import check_text, findings
 from torch_logs_lsp.set_logs.fixes import REFACTOR, CallFix, call_fixes, late_write_fixes
 
 R213 = load_registry("2.13")

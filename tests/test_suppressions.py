@@ -13,7 +13,7 @@ import pytest
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.edits import apply_text_edits
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.lint.suppressions import (
     UNUSED_SUPPRESSION,
     find_suppressions,

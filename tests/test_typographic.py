@@ -24,8 +24,8 @@ from tests.oracles import run_python, scratch_dir
 from tests.set_logs_oracle import run_cases
 from torch_logs_lsp.hosts import typographic
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.checker import findings
 from torch_logs_lsp.lint.fixer import fix_document, quote_fixes
+from torch_logs_lsp.lint.pipeline import findings
 
 BASH = shutil.which("bash")
 ISSUE = "TORCH_LOGS_FORMAT=“%(levelname)s:%(message)s” python t.py\n"
@@ -331,7 +331,7 @@ def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
 def test_an_overwritten_value_gets_tl502_not_tl109(host: str, text: str):
     # python-dotenv keeps the last value; bash sets the second before any command runs:
     # the curly-quoted value reaches nothing (fresh-user test)
-    from torch_logs_lsp.lint.checker import findings
+    from torch_logs_lsp.lint.pipeline import findings
 
     # (and no TL106 on the quote characters either: their advice is TL109's)
     got = [(f.line, f.diagnostic.code) for f in findings(text, host)]

@@ -25,7 +25,9 @@ from tests.budget import examples
 from torch_logs_lsp import hosts
 from torch_logs_lsp.cli.main import main
 from torch_logs_lsp.files import SkippedFile
-from torch_logs_lsp.lint.checker import findings, iter_files, may_find
+from torch_logs_lsp.lint.checker import may_find
+from torch_logs_lsp.lint.pipeline import findings
+from torch_logs_lsp.project.walk import iter_files
 
 DEPTH = 1000
 

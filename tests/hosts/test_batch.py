@@ -43,7 +43,7 @@ from torch_logs_lsp.hosts import detect_host
 from torch_logs_lsp.hosts.batch import host as batch
 from torch_logs_lsp.hosts.edits import apply_text_edits, value_edit
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.pipeline import findings
 
 Expected = list[tuple[str, str | None, str, bool]]
 

@@ -65,7 +65,7 @@ def test_unclosed_quote_is_not_terminated():
 
 
 def test_unclosed_quote_in_a_saved_file_is_tl108():
-    from torch_logs_lsp.lint.checker import check_text
+    from torch_logs_lsp.lint.pipeline import check_text
 
     text = "FROM x\nRUN TORCH_LOGS='+dyn python x.py\n"
     ((_, analysis),) = check_text(text, "dockerfile")
@@ -315,7 +315,7 @@ def test_bad_input_never_raises():
 
 
 def test_cli_reports_the_overwritten_env_as_tl502():
-    from torch_logs_lsp.lint.checker import check_text
+    from torch_logs_lsp.lint.pipeline import check_text
 
     text = "FROM x\nENV TORCH_LOGS=aot_g\nENV TORCH_LOGS=+dynamo\nRUN python x.py\n"
     found = check_text(text, "dockerfile")

@@ -72,7 +72,7 @@ def test_global_arg_default_is_not_read_unless_a_stage_declares_it() -> None:
     text = "ARG TORCH_LOGS=aot_g\nFROM python:3.12\nRUN python x.py\n"
     assert _values(text) == [None]  # kept for hover, never diagnosed
     assert fix_document(text, "dockerfile", REG) == (text, [])
-    from torch_logs_lsp.lint.checker import check_text
+    from torch_logs_lsp.lint.pipeline import check_text
 
     assert [a.diagnostics for _, a in check_text(text, "dockerfile", REG) if a] == []
     # `ARG TORCH_LOGS` in a stage inherits the global default: it reaches that RUN

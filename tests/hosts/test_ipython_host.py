@@ -22,7 +22,8 @@ from torch_logs_lsp.hosts.ipython import host as ipython
 from torch_logs_lsp.hosts.ipython.values import EXPANDS
 from torch_logs_lsp.hosts.python import host as python
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.checker import call_diagnostics, check_text
+from torch_logs_lsp.lint.checker import call_diagnostics
+from torch_logs_lsp.lint.pipeline import check_text
 from torch_logs_lsp.value.analysis import Diagnostic
 
 SLOW = settings(

@@ -331,7 +331,7 @@ def test_incremental_extraction_equals_a_fresh_one(edits: list[tuple[int, int, s
 
 
 def test_a_stored_target_gets_tl503_and_the_process_target_not() -> None:
-    from torch_logs_lsp.lint.checker import findings
+    from torch_logs_lsp.lint.pipeline import findings
 
     text = (
         "[Environment]::SetEnvironmentVariable('TORCH_LOGS', 'dynamo', 'User')\n"

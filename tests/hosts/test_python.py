@@ -419,7 +419,7 @@ def test_a_lone_cr_ends_a_line_as_in_python(end: str):
 
 
 def test_a_lone_cr_before_import_torch_still_gives_tl501():
-    from torch_logs_lsp.lint.checker import findings
+    from torch_logs_lsp.lint.pipeline import findings
 
     text = 'import os\r# c\rimport torch\ros.environ["TORCH_LOGS"] = "+dynamo"\r'
     assert [(f.diagnostic.code, f.line) for f in findings(text, "python")] == [("TL501", 3)]

@@ -15,7 +15,7 @@ from tests.oracles import run_python
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.python import host as python
-from torch_logs_lsp.lint.checker import findings
+from torch_logs_lsp.lint.pipeline import findings
 
 
 def codes(text: str) -> list[tuple[str, int]]:

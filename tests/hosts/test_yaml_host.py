@@ -595,8 +595,8 @@ def test_a_fix_never_leaves_a_yaml_1_2_number_bare(number: str) -> None:
     go-yaml (Compose, Kubernetes: YAML 1.2 core schema), so the fix quotes it; the single
     fix and fix-all write the same."""
     from torch_logs_lsp.knowledge.registry import load_registry
-    from torch_logs_lsp.lint.checker import check_text
     from torch_logs_lsp.lint.fixer import fix_document, span_fixes
+    from torch_logs_lsp.lint.pipeline import check_text
 
     reg = load_registry()
     text = f"services:\n  a:\n    environment:\n      TORCH_LOGS: {number},\n"

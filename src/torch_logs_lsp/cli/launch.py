@@ -1,5 +1,5 @@
 """``torch-logs check``'s side of :mod:`.launch_links` (``TL632``): which folders are
-workspace folders, and the findings for one Python file.
+workspace folders, and the pipeline's ``links`` for one file.
 
 The CLI's workspace folders are the directories named on the command line and the
 current directory (where the CLI already looks for ``.venv`` and resolves relative
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from torch_logs_lsp.launch.links import call_hints
-from torch_logs_lsp.lint.checker import Finding, LineIndex
+from torch_logs_lsp.lint.pipeline import Links
 
 
 def cli_roots(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
@@ -43,22 +43,14 @@ def cli_roots(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     return roots, names
 
 
-def link_findings(
-    path: Path, host: str, text: str, roots: Sequence[str], names: dict[str, str]
-) -> list[Finding]:
-    """The ``TL632`` findings of the file ``path`` of host kind ``host`` (its text
-    ``text``; only Python files have ``set_logs`` calls), placed in document coordinates
-    (0-based lines, columns in code points). Never raises."""
-    diags, _ = call_hints(os.path.abspath(path), text, roots, folders=names, host=host)
-    if not diags:
-        return []
-    index = LineIndex(text)
-    out: list[Finding] = []
-    for d in diags:
-        line, column = index.position(d.start)
-        end_line, end_column = index.position(d.end)
-        out.append(Finding(None, d, d.start, d.end, line, column, end_line, end_column))
-    return out
+def launch_links(path: Path, roots: Sequence[str], names: dict[str, str]) -> Links:
+    """The pipeline's ``links`` for the file ``path``
+    (:func:`torch_logs_lsp.lint.pipeline.check_document`): the ``TL632`` diagnostics of
+    its ``set_logs`` calls (only Python files have them) when a launch configuration of
+    one of the workspace folders ``roots`` (named ``names``) runs it with ``TORCH_LOGS``
+    set. Never raises."""
+    absolute = os.path.abspath(path)
+    return lambda host, text: call_hints(absolute, text, roots, folders=names, host=host)[0]
 
 
-__all__ = ["cli_roots", "link_findings"]
+__all__ = ["cli_roots", "launch_links"]

@@ -32,8 +32,8 @@ from torch_logs_lsp.cli.formats import (
     Row,
     utf16_units,
 )
-from torch_logs_lsp.cli.launch import cli_roots, link_findings
-from torch_logs_lsp.cli.notebook import CellFinding, check_notebook
+from torch_logs_lsp.cli.launch import cli_roots, launch_links
+from torch_logs_lsp.cli.notebook import check_notebook
 from torch_logs_lsp.cli.select import add_select_options, make_chooser
 from torch_logs_lsp.cli.torch_options import (
     add_registry_command,
@@ -45,11 +45,13 @@ from torch_logs_lsp.cli.torch_options import (
 )
 from torch_logs_lsp.files import SkippedFile
 from torch_logs_lsp.knowledge.registry import Registry
-from torch_logs_lsp.lint.checker import Finding, findings, iter_files, may_find, read_bytes
+from torch_logs_lsp.lint.checker import Finding, may_find, read_bytes
 from torch_logs_lsp.lint.fixer import fix_file
+from torch_logs_lsp.lint.pipeline import check_document
+from torch_logs_lsp.notebook.cells import CellFinding
 from torch_logs_lsp.notebook.places import FilePlace, notebook_places
 from torch_logs_lsp.notebook.reader import CELL_HOST, NOTEBOOK
-from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
+from torch_logs_lsp.project.walk import iter_files
 from torch_logs_lsp.value.analysis import LEVEL_NAMES, Analysis, Severity, analyse
 
 
@@ -183,15 +185,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.fix:
             text, n = _fix(path, host, registry, text, args.format, chooser.ignored(path))
             fixed += n
-        # the workspace for paths: the current directory and the file's project (TL402)
-        path_roots = (os.getcwd(), project_dir(path))
-        placed = findings(text, host, registry, context.finder, os.getcwd(), path_roots)
-        linked = link_findings(path, host, text, roots, names)  # TL632: a launch config
-        if linked:  # runs it with TORCH_LOGS set (not said of a call Python rejects)
-            placed = sorted(placed + linked, key=lambda f: (f.start, f.end, f.diagnostic.code))
-            kept = raising_calls_only_raise([f.diagnostic for f in placed if f.span is None])
-            placed = [f for f in placed if f.span is not None or f.diagnostic in kept]
-        for f in chooser.chosen(path, placed, lambda f: f.diagnostic.code):
+        document = check_document(
+            text,
+            host,
+            context=context,
+            # the workspace for paths: the current directory and the file's project (TL402)
+            base_dir=os.getcwd(),
+            roots=(os.getcwd(), project_dir(path)),
+            links=launch_links(path, roots, names),  # TL632: a launch config runs it
+        )
+        for f in chooser.chosen(path, document.findings(), lambda f: f.diagnostic.code):
             if f.diagnostic.severity <= minimum:
                 output.add(file_row(path, host, text, f))
     output.finish(checked)

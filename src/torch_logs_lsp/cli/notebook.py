@@ -1,7 +1,6 @@
-"""``torch-logs check`` on a Jupyter notebook (``.ipynb``): each code cell checked as a
-document of :data:`.notebook.CELL_HOST` (:func:`.checker.findings`), the cell order's
-TL501 added (:mod:`.notebook_order`), and ``--fix`` written back into the cells' JSON
-strings only (:func:`.notebook_edits.source_edits`).
+"""``torch-logs check`` on a Jupyter notebook (``.ipynb``): its cells checked as documents
+(:func:`torch_logs_lsp.notebook.cells.notebook_findings`), and ``--fix`` written back into
+the cells' JSON strings only (:func:`torch_logs_lsp.notebook.edits.source_edits`).
 
 Positions are printed as ruff prints them for notebooks, ``PATH:cell N:ROW:COL``: ``N``
 is the 1-based index of the cell among all cells, markdown and raw ones included (ruff's
@@ -16,7 +15,6 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from torch_logs_lsp.cli.torch_options import context_for, print_notes, project_dir
@@ -30,60 +28,20 @@ from torch_logs_lsp.files import (
     replace_file,
 )
 from torch_logs_lsp.knowledge.registry import Registry
-from torch_logs_lsp.lint.checker import Finding, findings, silence_findings
 from torch_logs_lsp.lint.fixer import fix_document, read_only
+from torch_logs_lsp.notebook.cells import CellFinding, notebook_findings
 from torch_logs_lsp.notebook.edits import ByteEdit, apply_byte_edits, source_edits
-from torch_logs_lsp.notebook.order import cell_order_notes, note_findings
-from torch_logs_lsp.notebook.reader import CELL_HOST, Notebook, NotNotebook, read_notebook
-from torch_logs_lsp.torch_env.modules import ModuleFinder
-from torch_logs_lsp.value.analysis import Diagnostic
+from torch_logs_lsp.notebook.reader import (
+    CELL_HOST,
+    MAX_NOTEBOOK_BYTES,
+    Notebook,
+    NotNotebook,
+    read_notebook,
+)
 
 #: One value changed by :func:`fix_notebook`: the 1-based cell number, the 0-based line
 #: in the cell, what was changed (a variable, or "set_logs"), the old and the new value.
 Fixed = tuple[int, int, str, str, str]
-
-#: Largest notebook read, bytes: outputs (base64 images) make notebooks far larger than
-#: the source files :data:`.files.MAX_FILE_BYTES` is meant for; they are skipped cheaply.
-MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class CellFinding:
-    """A finding in a notebook: ``cell`` the 1-based cell number (every cell counts),
-    ``finding`` placed in that cell's source text (offsets code points into it, 0-based
-    line and column)."""
-
-    cell: int
-    finding: Finding
-
-    @property
-    def diagnostic(self) -> Diagnostic:
-        """The finding's diagnostic."""
-        return self.finding.diagnostic
-
-
-def notebook_findings(
-    notebook: Notebook,
-    registry: Registry,
-    finder: ModuleFinder | None = None,
-    base_dir: str | None = None,
-    roots: tuple[str, ...] | None = None,
-) -> list[CellFinding]:
-    """Every finding of a notebook's code cells, in cell order, then by offset: each
-    cell's own (:func:`.checker.findings`) and the cell order's TL501. ``[]`` for a
-    notebook whose kernel is not Python. Never raises for any cell text."""
-    if not notebook.is_python:
-        return []
-    code = notebook.code_cells
-    order = cell_order_notes([c.text for c in code], CELL_HOST, [c.index + 1 for c in code])
-    out: list[CellFinding] = []
-    for i, cell in enumerate(code):
-        placed = findings(cell.text, CELL_HOST, registry, finder, base_dir, roots, silence=False)
-        placed += note_findings(cell.text, CELL_HOST, order.get(i, []))
-        placed.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
-        placed = silence_findings(cell.text, placed, host=CELL_HOST)
-        out += [CellFinding(cell.index + 1, f) for f in placed]
-    return out
 
 
 def check_notebook(
@@ -121,7 +79,9 @@ def check_notebook(
     if args.fix:
         notebook, fixed = _fix(path, notebook, context.registry, args.format, ignore)
     roots = (os.getcwd(), project_dir(path))
-    found = notebook_findings(notebook, context.registry, context.finder, os.getcwd(), roots)
+    found = notebook_findings(
+        notebook, context.registry, base_dir=os.getcwd(), roots=roots, context=context
+    )
     return found, fixed
 
 
@@ -194,10 +154,7 @@ def _fix(
 
 
 __all__ = [
-    "MAX_NOTEBOOK_BYTES",
-    "CellFinding",
     "Fixed",
     "check_notebook",
     "fix_notebook",
-    "notebook_findings",
 ]

@@ -1,5 +1,6 @@
-"""Check documents: host detection + extraction + analysis, the part shared by the CLI and
-the language server.
+"""The stages of checking a document (:mod:`.pipeline` runs them): analysing one value,
+the host's notes and hints across values, ``TL108``/``TL504``/``set_logs`` diagnostics,
+placing findings in lines and columns, reading files.
 
 Offsets in :class:`Finding` are code points into the document text; ``line`` and
 ``column`` are 0-based, the column counted in code points (the CLI prints them 1-based).
@@ -15,18 +16,10 @@ from pathlib import Path
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile, read_regular
-from torch_logs_lsp.hosts import typographic
 from torch_logs_lsp.hosts.embedded import LAYER, PWSH
-from torch_logs_lsp.knowledge.registry import Registry, load_registry
-from torch_logs_lsp.lint.misspelled import name_diagnostics
-from torch_logs_lsp.lint.paths import Where, places
-from torch_logs_lsp.lint.suppressions import Silencer
+from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint.paths import Where
 from torch_logs_lsp.model.spans import ValueSpan
-from torch_logs_lsp.project.walk import (  # the walk lived here: kept importable
-    SKIP_DIRS,
-    iter_files,
-    walk,
-)
 from torch_logs_lsp.set_logs.checks import check_set_logs
 from torch_logs_lsp.set_logs.keywords import set_logs_signature
 from torch_logs_lsp.torch_env.modules import ModuleFinder
@@ -197,44 +190,6 @@ def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
     return Analysis(span.value, release, parsed, (diag,), "ok", None)
 
 
-def check_text(
-    text: str,
-    host: str,
-    registry: Registry | None = None,
-    finder: ModuleFinder | None = None,
-    base_dir: str | None = None,
-    quotes: list[Diagnostic] | None = None,
-    roots: tuple[str, ...] | None = None,
-) -> list[tuple[ValueSpan, Analysis]]:
-    """Extract the spans of ``text`` (a whole file of ``host`` kind) and analyse each
-    (paths of TORCH_LOGS_OUT / TORCH_TRACE: relative ones against ``base_dir``, not
-    checked without one; only inside the workspace ``roots`` when given; see
-    :func:`places`). A quote left open to the end of the file is a finding here
-    (:func:`unterminated_analysis`), unlike in an editor. ``quotes``: when given, the
-    TL109 diagnostics (typographic quotes, document offsets) are appended to it.
-
-    Never raises for any input text.
-    """
-    reg = registry or load_registry()
-    spans = hosts.extract(host, text)
-    wheres = places(host, text, spans, base_dir, roots)
-    entries: list[tuple[ValueSpan, Analysis | None]] = [
-        (
-            span,
-            unterminated_analysis(span, reg.release)
-            or analyse_span(span, reg, finder, base_dir=where),
-        )
-        for span, where in zip(spans, wheres, strict=True)
-    ]
-    from torch_logs_lsp.lint.dead_values import with_document_hints  # it imports this module
-
-    entries = with_document_hints(host, text, entries)
-    entries, found = typographic.apply(host, text, entries)  # TL109
-    if quotes is not None:
-        quotes += [q.diagnostic() for q in found]
-    return [(s, a) for s, a in entries if a is not None]
-
-
 #: The code of a place where the program that reads a file stops before any process
 #: sees its values (:meth:`.hosts.interface.Host.stops`: pytest-env rejecting an entry).
 STOPPED = "TL504"
@@ -269,62 +224,6 @@ def call_diagnostics(
     for call in calls:
         out += check_set_logs(call, registry, signature=signature, finder=finder)
     return out
-
-
-def findings(
-    text: str,
-    host: str,
-    registry: Registry | None = None,
-    finder: ModuleFinder | None = None,
-    base_dir: str | None = None,
-    roots: tuple[str, ...] | None = None,
-    silence: bool = True,
-) -> list[Finding]:
-    """Every diagnostic of a document, placed in document coordinates, in order (values,
-    ``set_logs`` calls, misspelled variable names: :mod:`.misspelled`; paths judged as by
-    :func:`check_text`); with ``silence``, filtered by the document's suppression
-    comments (:func:`silence_findings`)."""
-    index = LazyLineIndex(text)  # built on the first finding: most files have none
-    out: list[Finding] = []
-    quotes: list[Diagnostic] = []  # TL109, document offsets
-    for span, result in check_text(text, host, registry, finder, base_dir, quotes, roots):
-        for diag in result.diagnostics:
-            start, end = span.document_range(diag.start, diag.end)
-            line, column = index.position(start)
-            end_line, end_column = index.position(end)
-            out.append(Finding(span, diag, start, end, line, column, end_line, end_column))
-    reg = registry or load_registry()
-    document_wide = quotes + call_diagnostics(host, text, reg, finder)
-    document_wide += stop_diagnostics(host, text)
-    for diag in document_wide + name_diagnostics(host, text, reg.release):
-        out.append(_placed(index, diag))
-    out.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
-    return silence_findings(text, out, index, host) if silence else out
-
-
-def _placed(index: LineIndex | LazyLineIndex, diag: Diagnostic) -> Finding:
-    line, column = index.position(diag.start)
-    end_line, end_column = index.position(diag.end)
-    return Finding(None, diag, diag.start, diag.end, line, column, end_line, end_column)
-
-
-def silence_findings(
-    text: str,
-    found: list[Finding],
-    index: LineIndex | LazyLineIndex | None = None,
-    host: str | None = None,
-) -> list[Finding]:
-    """``found`` (the findings of ``text``, a document of host kind ``host``, in order)
-    without those its suppression comments silence, plus a TL903 hint for each
-    suppression that silences nothing (:mod:`.suppressions`), in order."""
-    silencer = Silencer(text, host)
-    if not silencer:
-        return found
-    kept = [f for f in found if not silencer.silenced(f.diagnostic.code, f.start)]
-    index = index or LineIndex(text)
-    kept += [_placed(index, d) for d in silencer.unused()]
-    kept.sort(key=lambda f: (f.start, f.end, f.diagnostic.code))
-    return kept
 
 
 #: What every finding of a document needs in its text (any case): a family name or a near
@@ -371,22 +270,19 @@ def read_document(path: Path) -> str:
 
 
 __all__ = [
-    "SKIP_DIRS",
     "STOPPED",
     "UNTERMINATED",
     "Finding",
+    "LazyLineIndex",
     "LineIndex",
     "Severity",
     "analyse_span",
     "call_diagnostics",
-    "check_text",
-    "findings",
-    "iter_files",
     "may_find",
     "read_bytes",
     "read_document",
     "stop_diagnostics",
-    "walk",
+    "unterminated_analysis",
     "with_cross_hints",
     "with_host_notes",
 ]

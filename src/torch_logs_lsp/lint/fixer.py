@@ -35,7 +35,8 @@ from torch_logs_lsp.hosts.edits import (
 )
 from torch_logs_lsp.hosts.typographic import QuoteFinding
 from torch_logs_lsp.knowledge.registry import Registry
-from torch_logs_lsp.lint.checker import LineIndex, check_text
+from torch_logs_lsp.lint.checker import LineIndex
+from torch_logs_lsp.lint.pipeline import check_text
 from torch_logs_lsp.lint.suppressions import Silencer
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.value.analysis import EMPTY_VALUE, HELP, Analysis, Diagnostic

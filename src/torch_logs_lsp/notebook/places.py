@@ -13,9 +13,15 @@ import os
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from torch_logs_lsp.cli.notebook import MAX_NOTEBOOK_BYTES, CellFinding
 from torch_logs_lsp.files import SkippedFile, read_regular
-from torch_logs_lsp.notebook.reader import Cell, NotNotebook, SourcePart, read_notebook
+from torch_logs_lsp.notebook.cells import CellFinding
+from torch_logs_lsp.notebook.reader import (
+    MAX_NOTEBOOK_BYTES,
+    Cell,
+    NotNotebook,
+    SourcePart,
+    read_notebook,
+)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,10 @@ from torch_logs_lsp.hosts.jsonc.strings import ScannedString, scan_string
 #: The host kind each code cell is checked as: the IPython cell host (magics, ``!``
 #: lines, ``%%bash`` cells, and the rest as Python).
 CELL_HOST = "ipython"
+#: Largest notebook read, bytes: outputs (base64 images) make notebooks far larger than
+#: the source files :data:`torch_logs_lsp.files.MAX_FILE_BYTES` is meant for; they are
+#: skipped cheaply.
+MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 
 #: The kind of a ``.ipynb`` file in :func:`.checker.iter_files` (not a host kind).
 NOTEBOOK = "notebook"
@@ -363,6 +367,7 @@ def read_notebook(data: bytes) -> Notebook:
 
 __all__ = [
     "CELL_HOST",
+    "MAX_NOTEBOOK_BYTES",
     "NOTEBOOK",
     "PYTHON_LANGUAGES",
     "Cell",

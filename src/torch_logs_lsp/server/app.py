@@ -70,6 +70,9 @@ class TorchLogsServer(LanguageServer):
         #: Open documents that went over :data:`MAX_FILE_BYTES` (the user has been told;
         #: kept until the document is closed).
         self.too_large: set[str] = set()
+        #: Open documents edited since they were opened or last saved: a quote left open
+        #: there may just not be closed yet (no TL108 until the file is saved).
+        self.unsaved: set[str] = set()
         #: Per open document: the previous version's tree and spans (incremental parsing).
         self.doc_caches: dict[str, DocumentCache] = {}
         #: Analyses of values, shared by every document.
@@ -186,8 +189,9 @@ class TorchLogsServer(LanguageServer):
             self.analyses,
             self.workspace_root,
             self.workspace_roots,
+            saved=uri not in self.unsaved,
+            links=launch_links_feature.links_of(self, uri),  # TL632: a launch.json runs it
         )
-        launch_links_feature.attach(self, state)  # TL632: a launch.json runs it (server/)
         if opened:
             self.states[uri] = state
         return state
@@ -246,6 +250,7 @@ class TorchLogsServer(LanguageServer):
         self.doc_caches.pop(uri, None)
         self.language_ids.pop(uri, None)
         self.too_large.discard(uri)
+        self.unsaved.discard(uri)
 
     def publish(self, uri: str) -> None:
         """Publish the diagnostics of the current version of ``uri`` (now)."""
@@ -262,9 +267,9 @@ class TorchLogsServer(LanguageServer):
                 )
             return
         try:
-            shown = notebooks.with_cells(self, uri, state)  # + the notes across cells
+            extra = notebooks.cross_cell(self, uri)  # the notes across a notebook's cells
             diags = diagnostics_feature.diagnostic_json(  # + [tool.torch-logs] code choices
-                shown, self.settings, self.diagnostic_memo, project_selection(uri)
+                state, self.settings, self.diagnostic_memo, project_selection(uri), extra
             )
         except Exception:
             log.exception("diagnostics failed for %s", uri)
@@ -336,8 +341,18 @@ def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> No
 
 
 def did_change(ls: TorchLogsServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.unsaved.add(params.text_document.uri)
     ls.schedule_publish(params.text_document.uri)
     launch_links_feature.refresh(ls, params.text_document.uri)
+
+
+def did_save(ls: TorchLogsServer, params: types.DidSaveTextDocumentParams) -> None:
+    """The document's text is the file's now: what only a saved file has (TL108) shows."""
+    uri = params.text_document.uri
+    if uri in ls.unsaved:
+        ls.unsaved.discard(uri)
+        ls.states.pop(uri, None)  # checked as unsaved text
+        ls.publish(uri)
 
 
 def did_close(ls: TorchLogsServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -381,6 +396,7 @@ def create_server() -> TorchLogsServer:
     server.feature(types.SHUTDOWN)(shutdown)
     server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
     server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE)(did_save)
     server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
     server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)(notebooks.did_open)

@@ -1,4 +1,4 @@
-"""Per-document state: host kind, value spans and analyses of one document version.
+"""Per-document state: one document version as the checking pipeline found it.
 
 Computed once per version and shared by every feature (diagnostics, completion, hover).
 """
@@ -6,21 +6,17 @@ Computed once per version and shared by every feature (diagnostics, completion, 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
 from torch_logs_lsp import hosts
-from torch_logs_lsp.hosts import typographic
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.ipython import host as ipython
 from torch_logs_lsp.knowledge.registry import Registry
-from torch_logs_lsp.lint.checker import analyse_span, call_diagnostics, stop_diagnostics
-from torch_logs_lsp.lint.dead_values import with_document_hints
-from torch_logs_lsp.lint.misspelled import name_diagnostics
-from torch_logs_lsp.lint.paths import places
+from torch_logs_lsp.lint.pipeline import CheckedDocument, Links, check_document
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.positions import PositionMapper
-from torch_logs_lsp.torch_env.context import TorchContext, pin_diagnostics
+from torch_logs_lsp.torch_env.context import TorchContext
 from torch_logs_lsp.value.analysis import Analysis, Diagnostic
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
@@ -60,21 +56,38 @@ def detect(uri: str, text: str, language_id: str | None) -> str | None:
 
 @dataclass
 class DocumentState:
-    """One analysed document version. ``entries`` pairs every span with its analysis
-    (``None`` for spans that are not analysed: other variables, non-static values)."""
+    """One checked document version: ``checked`` (what the pipeline found), the
+    ``mapper`` between document offsets and LSP positions, and the user's torch it was
+    checked against (``context``, when resolved)."""
 
     uri: str
     version: int | None
-    host: str | None
-    text: str
+    checked: CheckedDocument
     mapper: PositionMapper
-    entries: list[tuple[ValueSpan, Analysis | None]]
     #: The user's torch for this document (registry + module finder), when resolved.
     context: TorchContext | None = None
-    #: Diagnostics not tied to a value, offsets in the document: of the ``set_logs(...)``
-    #: calls, misspelled variable names (TL408), where the reader stops (TL504) and the
-    #: pin comment (``TL902``).
-    calls: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def host(self) -> str | None:
+        """The host kind the document was read as (``None``: not read)."""
+        return self.checked.host
+
+    @property
+    def text(self) -> str:
+        """The document version's text."""
+        return self.checked.text
+
+    @property
+    def entries(self) -> list[tuple[ValueSpan, Analysis | None]]:
+        """Every span with its analysis (``None``: not analysed), in document order."""
+        return self.checked.entries
+
+    @property
+    def calls(self) -> list[Diagnostic]:
+        """Diagnostics not tied to a value (document offsets): ``set_logs(...)`` calls,
+        typographic quotes, misspelled names, where the reader stops, the pin comment,
+        launch configurations."""
+        return self.checked.document
 
     def span_at(self, offset: int) -> ValueSpan | None:
         """The span whose name or value contains the document offset, if any."""
@@ -86,6 +99,7 @@ class DocumentState:
         return None
 
     def analysis_of(self, span: ValueSpan) -> Analysis | None:
+        """The analysis of one of :attr:`entries`' spans (by identity)."""
         for s, a in self.entries:
             if s is span:
                 return a
@@ -104,50 +118,35 @@ def build_state(
     analyses: AnalysisCache | None = None,
     base_dir: str | None = None,
     roots: tuple[str, ...] = (),
+    saved: bool = True,
+    links: Links | None = None,
 ) -> DocumentState:
-    """Analyse a document (with ``context``'s registry and module finder when given).
+    """Check a document version (:func:`torch_logs_lsp.lint.pipeline.check_document`, with
+    ``context``'s registry and module finder when given, else ``registry``).
 
     ``cache`` (the document's own, kept across its versions) makes extraction incremental
     and ``analyses`` (shared) reuses analyses of values seen before; both give the same
     result as without them. ``base_dir``: where relative TORCH_LOGS_OUT / TORCH_TRACE
     paths are resolved (the first workspace folder; not checked without one); ``roots``:
-    the workspace folders, outside which no path is judged (:mod:`torch_logs_lsp.lint.paths`). Never
-    raises: a failing
-    extractor is logged and yields no spans."""
-    if context is not None:
-        registry = context.registry
-    finder = context.finder if context is not None else None
-    host = detect(uri, text, language_id)
-    entries: list[tuple[ValueSpan, Analysis | None]] = []
-    quotes: list[typographic.QuoteFinding] = []
-    if host is not None:
-        try:
-            spans = hosts.extract(host, text, cache)
-        except Exception:  # an extractor bug must not take the server down
-            log.exception("extracting %s values from %s failed", host, uri)
-            spans = []
-        if analyses is not None:
-            analyses.refresh(finder)
-        for span, where in zip(spans, places(host, text, spans, base_dir, roots), strict=True):
-            entries.append((span, analyse_span(span, registry, finder, analyses, where)))
-        entries = with_document_hints(host, text, entries, analyses)
-        entries, quotes = typographic.apply(host, text, entries)  # TL109
-    calls: list[Diagnostic] = []
-    if host is not None:
-        calls += [q.diagnostic() for q in quotes]  # typographic quotes (TL109)
-        try:
-            calls += call_diagnostics(host, text, registry, finder)
-        except Exception:  # a bug must not take the server down
-            log.exception("checking the set_logs calls of %s failed", uri)
-        try:  # TL504: the file's reader stops before any process sees a value
-            calls += stop_diagnostics(host, text)
-        except Exception:  # a bug must not take the server down
-            log.exception("reading where the reader of %s stops failed", uri)
-        try:  # TL408, placed like the calls' diagnostics (document offsets)
-            calls += name_diagnostics(host, text, registry.release)
-        except Exception:  # a bug must not take the server down
-            log.exception("checking the variable names of %s failed", uri)
-    if host is not None and context is not None:
-        calls += pin_diagnostics(text, context)  # a pin to a release that is not packaged
+    the workspace folders, outside which no path is judged; ``saved``: whether the text is
+    the file's saved text (a quote left open is ``TL108`` only then); ``links``: the
+    launch configurations' ``TL632``. Never raises: a failing stage is logged and skipped."""
+
+    def failed(stage: str, exc: Exception) -> None:
+        log.error("%s of %s failed", stage, uri, exc_info=exc)
+
+    checked = check_document(
+        text,
+        detect(uri, text, language_id),
+        registry,
+        context=context,
+        saved=saved,
+        base_dir=base_dir,
+        roots=roots,
+        links=links,
+        extraction=cache,
+        analyses=analyses,
+        failed=failed,
+    )
     mapper = PositionMapper(text, encoding)
-    return DocumentState(uri, version, host, text, mapper, entries, context, calls)
+    return DocumentState(uri, version, checked, mapper, context)

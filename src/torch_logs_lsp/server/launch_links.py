@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from torch_logs_lsp.launch.links import LINKED_CALL, LaunchLink, call_hints, read_file
+from torch_logs_lsp.lint.pipeline import Links
 from torch_logs_lsp.model.diagnostic import Diagnostic
-from torch_logs_lsp.server.documents import DocumentState, uri_path
+from torch_logs_lsp.server.documents import uri_path
 from torch_logs_lsp.server.positions import PositionMapper
 from torch_logs_lsp.server.workspace import open_uris
-from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
 
 if TYPE_CHECKING:
     from torch_logs_lsp.server.app import TorchLogsServer
@@ -79,12 +79,13 @@ def _reader(ls: TorchLogsServer) -> dict[str, str]:
     return out
 
 
-def hints(ls: TorchLogsServer, state: DocumentState) -> list[Diagnostic]:
-    """The ``TL632`` diagnostics of a document (``[]`` unless it is a file on disk whose
-    host finds ``set_logs`` calls: a Python file). Never raises."""
-    if state.host is None or "set_logs" not in state.text:
+def hints(ls: TorchLogsServer, uri: str, host: str | None, text: str) -> list[Diagnostic]:
+    """The ``TL632`` diagnostics of the document ``uri`` (its ``text``, read as ``host``;
+    ``[]`` unless it is a file on disk whose host finds ``set_logs`` calls: a Python
+    file). Never raises."""
+    if host is None or "set_logs" not in text:
         return []
-    if not state.uri.startswith("file:"):
+    if not uri.startswith("file:"):
         return []
     roots, names = folders(ls)
     if not roots:
@@ -101,11 +102,9 @@ def hints(ls: TorchLogsServer, state: DocumentState) -> list[Diagnostic]:
         return read_file(path)
 
     try:
-        found, links = call_hints(
-            uri_path(state.uri), state.text, roots, read, names, host=state.host
-        )
+        found, links = call_hints(uri_path(uri), text, roots, read, names, host=host)
     except Exception:
-        log.exception("launch configuration hints for %s failed", state.uri)
+        log.exception("launch configuration hints for %s failed", uri)
         return []
     caps = ls.client_capabilities.text_document
     publish = caps.publish_diagnostics if caps is not None else None
@@ -149,11 +148,10 @@ def _related(
     return out
 
 
-def attach(ls: TorchLogsServer, state: DocumentState) -> None:
-    """Put a freshly built document state's ``TL632`` diagnostics with its call
-    diagnostics (replacing earlier ones)."""
-    calls = [d for d in state.calls if d.code != LINKED_CALL] + hints(ls, state)
-    state.calls = raising_calls_only_raise(calls)
+def links_of(ls: TorchLogsServer, uri: str) -> Links:
+    """The pipeline's ``links`` parameter for the document ``uri``
+    (:func:`torch_logs_lsp.lint.pipeline.check_document`): :func:`hints`."""
+    return lambda host, text: hints(ls, uri, host, text)
 
 
 #: Documents that can be neither a launch configuration nor an env file (a refresh per
@@ -171,12 +169,10 @@ def refresh(ls: TorchLogsServer, changed: str | None = None) -> None:
         if uri == changed or state.host != "python" or "set_logs" not in state.text:
             continue
         old = [d for d in state.calls if d.code == LINKED_CALL]
-        new = hints(ls, state)
+        new = hints(ls, uri, state.host, state.text)
         if old == new:
             continue
-        state.calls = raising_calls_only_raise(
-            [d for d in state.calls if d.code != LINKED_CALL] + new
-        )
+        state.checked = state.checked.linked(new)
         ls.publish(uri)
 
 
@@ -229,11 +225,11 @@ __all__ = [
     "WATCHED",
     "WATCHERS_ID",
     "LinkedDiagnostic",
-    "attach",
     "did_change_watched_files",
     "did_change_workspace_folders",
     "folders",
     "hints",
+    "links_of",
     "refresh",
     "register_watchers",
 ]

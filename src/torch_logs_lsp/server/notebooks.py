@@ -5,8 +5,9 @@ The server asks for every cell of ``jupyter-notebook`` notebooks
 (:data:`SYNC_OPTIONS`): pygls keeps the notebook (its cells in order) and each cell's text
 document (``vscode-notebook-cell:`` URIs), so a cell gets every per-document feature
 (diagnostics, completion, hover, code actions) as an ordinary document, and its
-publication adds the notes that need the other cells (:mod:`.notebook_order`). Markdown
-and raw cells are synced only to know every cell's number; they are not analysed.
+publication adds the notes that need the other cells
+(:mod:`torch_logs_lsp.notebook.cells`). Markdown and raw cells are synced only to know
+every cell's number; they are not analysed.
 
 A client without notebook sync may open cells as plain text documents: each is then
 checked on its own (no cell order is known).
@@ -15,7 +16,6 @@ checked on its own (no cell order is known).
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -23,11 +23,11 @@ from lsprotocol import types
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.model.diagnostic import Diagnostic
-from torch_logs_lsp.server.documents import NOT_ANALYSED, DocumentState
+from torch_logs_lsp.server.documents import NOT_ANALYSED
 
 if TYPE_CHECKING:
+    from torch_logs_lsp.notebook.cells import CellText
     from torch_logs_lsp.server.app import TorchLogsServer
-    from torch_logs_lsp.server.notebook_order import CellText
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ SYNC_OPTIONS = types.NotebookDocumentSyncOptions(
             notebook=types.NotebookDocumentFilterNotebookType(notebook_type=NOTEBOOK_TYPE)
         )
     ],
-    save=False,
+    save=True,  # a saved cell's open quote is TL108 (see did_save)
 )
 #: The URI scheme of VS Code's notebook cells.
 CELL_SCHEME = "vscode-notebook-cell"
@@ -108,7 +108,7 @@ def _kinds(notebook: types.NotebookDocument) -> dict[str, types.NotebookCellKind
 
 
 def _cells(ls: TorchLogsServer, notebook: types.NotebookDocument) -> list[tuple[str, CellText]]:
-    from torch_logs_lsp.server.notebook_order import CellText
+    from torch_logs_lsp.notebook.cells import CellText
 
     out: list[tuple[str, CellText]] = []
     for number, cell in enumerate(notebook.cells, 1):
@@ -156,7 +156,7 @@ def _per_cell(ls: TorchLogsServer, notebook: types.NotebookDocument) -> dict[str
     if cached is not None and cached[0][1:] == key[1:]:
         cache[_decoded(notebook.uri)] = (key, cached[1])
         return cached[1]
-    from torch_logs_lsp.server.notebook_order import (
+    from torch_logs_lsp.notebook.cells import (
         cross_cell_diagnostics,  # (not at start-up: ~5 ms)
     )
 
@@ -169,13 +169,6 @@ def _per_cell(ls: TorchLogsServer, notebook: types.NotebookDocument) -> dict[str
     result = {cells[i][0]: diags for i, diags in found.items()}
     cache[_decoded(notebook.uri)] = (key, result)
     return result
-
-
-def with_cells(ls: TorchLogsServer, uri: str, state: DocumentState) -> DocumentState:
-    """``state`` with the notes across cells of ``uri`` added to its ``calls`` (the same
-    state for a document that is no cell of a synced notebook, or has none)."""
-    extra = cross_cell(ls, uri)
-    return replace(state, calls=[*state.calls, *extra]) if extra else state
 
 
 # -- handlers ------------------------------------------------------------------------
@@ -205,7 +198,9 @@ def did_change(ls: TorchLogsServer, params: types.DidChangeNotebookDocumentParam
                 touched.add(item.uri)
             for gone in structure.did_close or []:
                 forget_cell(ls, gone.uri)
-        touched.update(t.document.uri for t in cells.text_content or [])
+        edited = [t.document.uri for t in cells.text_content or []]
+        touched.update(edited)
+        ls.unsaved.update(edited)
         touched.update(d.document for d in cells.data or [])  # a cell's kind may change
     if notebook is None:
         return
@@ -230,7 +225,13 @@ def did_close(ls: TorchLogsServer, params: types.DidCloseNotebookDocumentParams)
 
 
 def did_save(ls: TorchLogsServer, params: types.DidSaveNotebookDocumentParams) -> None:
-    """Nothing to do (the cells' texts are already current)."""
+    """The cells' texts are the file's now: republish the cells edited since the notebook
+    was opened or saved (what only a saved file has, TL108, shows)."""
+    cells = ls.notebook_cells.get(params.notebook_document.uri, [])
+    for cell in [c for c in cells if c in ls.unsaved]:
+        ls.unsaved.discard(cell)
+        ls.states.pop(cell, None)  # checked as unsaved text
+        ls.publish(cell)
 
 
 def forget_cell(ls: TorchLogsServer, uri: str) -> None:
@@ -265,5 +266,4 @@ __all__ = [
     "is_cell",
     "notebook_of",
     "skip_cell",
-    "with_cells",
 ]

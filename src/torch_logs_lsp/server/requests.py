@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 
+from torch_logs_lsp.server import notebooks
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
@@ -73,6 +74,7 @@ def code_action(
     versioned = bool(edit_caps and edit_caps.document_changes)
     registry = ls.registry_of(state)
     project = project_selection(params.text_document.uri)
+    extra = notebooks.cross_cell(ls, params.text_document.uri)  # a notebook cell's notes
     return code_actions_feature.code_actions(
-        state, params, registry, ls.settings, versioned, project
+        state, params, registry, ls.settings, versioned, project, extra
     )

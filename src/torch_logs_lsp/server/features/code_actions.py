@@ -125,6 +125,7 @@ def code_actions(
     settings: Settings,
     versioned: bool = True,
     project: Selection | None = None,
+    extra: Sequence[Diagnostic] = (),
 ) -> list[types.CodeAction]:
     """Code actions for the requested range: quick fixes of the diagnostics that overlap
     it (``set_logs`` calls too: :mod:`.set_logs_actions`), refactors of the items it
@@ -191,7 +192,7 @@ def code_actions(
     if wanted(types.CodeActionKind.QuickFix, only):
         out += _quote_actions(state, quotes, params.range, sent, versioned)
     out += name_actions(state, params, versioned, off)  # TL408 renames
-    out += suppress_actions(state, params, versioned)  # `torch-logs: ignore[...]`
+    out += suppress_actions(state, params, versioned, extra)  # `torch-logs: ignore[...]`
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
         # the quote fixes first; a value they change is fixed by the next fix-all

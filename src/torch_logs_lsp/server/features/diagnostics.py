@@ -12,6 +12,7 @@ notification (sent by :class:`~..wire.JsonProtocol`). `scripts/bench.py` measure
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -64,26 +65,10 @@ def _encode(d: Diagnostic, key: tuple[Diagnostic, int, int, int, int, int]) -> s
     return text + "}"
 
 
-def _placed(state: DocumentState) -> list[tuple[Diagnostic, int, int]]:
-    """Every diagnostic of the document with its document range (code points)."""
-    placed = [
-        (d, *span.document_range(d.start, d.end))
-        for span, analysis in state.entries
-        if analysis is not None
-        for d in analysis.diagnostics
-    ]
-    placed += [(d, d.start, d.end) for d in state.calls]  # set_logs(...) calls
-    return placed
-
-
-def document_silencer(state: DocumentState) -> Silencer:
+def document_silencer(state: DocumentState, extra: Sequence[Diagnostic] = ()) -> Silencer:
     """The document's suppression comments, each marked with the codes that silence one
-    of its diagnostics (:attr:`~torch_logs_lsp.lint.suppressions.Suppression.used`)."""
-    silencer = Silencer(state.text, state.host)
-    if silencer:
-        for d, start, _ in _placed(state):
-            silencer.silenced(d.code, start)
-    return silencer
+    of its diagnostics (``extra``: the notes across a notebook's cells)."""
+    return state.checked.silencer(extra)
 
 
 def diagnostic_json(
@@ -91,6 +76,7 @@ def diagnostic_json(
     settings: Settings,
     memo: Memo | None = None,
     project: Selection | None = None,
+    extra: Sequence[Diagnostic] = (),
 ) -> list[str]:
     """Every diagnostic of a document version as the JSON text of an LSP ``Diagnostic``:
     ``range`` with ``line``/``character`` in the negotiated encoding, ``message``,
@@ -99,7 +85,8 @@ def diagnostic_json(
     code's severity or drops it (``"off"``); codes not chosen by the document's project
     configuration (``project``) and the settings' ``select``/``ignore`` are dropped.
     ``memo`` (kept by the caller across versions) returns the text already written for
-    the same diagnostic and position."""
+    the same diagnostic and position. ``extra``: diagnostics found across documents
+    (document offsets; a notebook cell's notes from the cells before it)."""
     out: list[str] = []
     at = state.mapper.line_character
     memo = {} if memo is None else memo
@@ -107,12 +94,8 @@ def diagnostic_json(
         memo.clear()
     overrides = settings.severity
     hidden = off_codes(settings, project)
-    placed = _placed(state)
-    silencer = Silencer(state.text, state.host)  # `torch-logs: ignore[...]` comments
-    if silencer:
-        placed = [p for p in placed if not silencer.silenced(p[0].code, p[1])]
-        placed += [(d, d.start, d.end) for d in silencer.unused()]
-    for d, start, end in placed:
+    for p in state.checked.diagnostics(extra):  # suppression comments applied
+        d, start, end = p.diagnostic, p.start, p.end
         if d.code in hidden:
             continue
         override = overrides.get(d.code) if overrides else None
@@ -126,10 +109,14 @@ def diagnostic_json(
 
 
 def document_diagnostics(
-    state: DocumentState, settings: Settings, project: Selection | None = None
+    state: DocumentState,
+    settings: Settings,
+    project: Selection | None = None,
+    extra: Sequence[Diagnostic] = (),
 ) -> list[dict[str, Any]]:
     """:func:`diagnostic_json` decoded: the LSP ``Diagnostic`` objects as dicts."""
-    return [json.loads(text) for text in diagnostic_json(state, settings, None, project)]
+    pieces = diagnostic_json(state, settings, None, project, extra)
+    return [json.loads(text) for text in pieces]
 
 
 @attrs.define

@@ -9,6 +9,7 @@ host extracts it again), so a comment line can never change what a process sees.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from lsprotocol import types
 
@@ -20,6 +21,7 @@ from torch_logs_lsp.lint.suppressions import (
     find_suppressions,
     suppression_edit,
 )
+from torch_logs_lsp.model.diagnostic import Diagnostic
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features.code_actions import _overlaps, _workspace_edit, wanted
 from torch_logs_lsp.server.features.diagnostics import SOURCE, document_silencer
@@ -48,13 +50,15 @@ def _reads_the_same(state: DocumentState, edit: TextEdit, line: int | None = Non
     return any(target in s.lines for s in find_suppressions(new, state.host))
 
 
-def _removal(state: DocumentState, offset: int) -> TextEdit | None:
+def _removal(
+    state: DocumentState, offset: int, extra: Sequence[Diagnostic] = ()
+) -> TextEdit | None:
     """The edit for the unused suppression whose body starts at document offset
     ``offset``: the codes that silence nothing removed from its list when others do;
     else the whole comment (its line when it is alone there, else it and the blanks
     before it)."""
     text = state.text
-    for s in document_silencer(state).suppressions:
+    for s in document_silencer(state, extra).suppressions:
         if s.start != offset:
             continue
         if s.codes is not None and s.used:
@@ -74,12 +78,14 @@ def suppress_actions(
     state: DocumentState,
     params: types.CodeActionParams,
     versioned: bool,
+    extra: Sequence[Diagnostic] = (),
 ) -> list[types.CodeAction]:
     """An "Ignore CODE on this line" quick fix for each torch-logs diagnostic the client
     sent in ``context.diagnostics`` that overlaps the range (at most
     :data:`MAX_SUPPRESSIONS`), and "Remove
     unused suppression" for a TL903; none when ``context.only`` excludes quick fixes.
-    Positions are the client's (UTF-16 code units unless utf-8 was negotiated)."""
+    Positions are the client's (UTF-16 code units unless utf-8 was negotiated);
+    ``extra``: the document's diagnostics found across documents (a notebook cell's)."""
     module = hosts.host_module(state.host or "")
     if module is None or not wanted(types.CodeActionKind.QuickFix, params.context.only):
         return []
@@ -94,7 +100,7 @@ def suppress_actions(
         offset = state.mapper.offset(diag.range.start)
         line = diag.range.start.line
         if diag.code == UNUSED_SUPPRESSION:
-            edit = _removal(state, offset)
+            edit = _removal(state, offset, extra)
             title = "Remove unused suppression"
         else:
             if (line, diag.code) in seen:

@@ -1,12 +1,13 @@
-"""The import-order rule across the cells of a notebook open in the editor (TL501 naming
-the cell): the server's side of :mod:`torch_logs_lsp.notebook.order`, which the CLI
-uses for ``.ipynb`` files.
+"""A notebook's cells as documents, for ``torch-logs check`` and the language server alike.
 
-This is the seam between the server's notebook sync (:mod:`.notebooks`) and the rule:
-:func:`cross_cell_diagnostics` takes the ordered cells and returns the extra diagnostics
-per cell. It knows nothing of LSP. Each code cell is asked about once per (its text, the
-cell that imports torch): an edit of one cell of a large notebook reads that cell again,
-not all of them.
+Each code cell is checked as a document of :data:`.reader.CELL_HOST` by the one pipeline
+(:func:`torch_logs_lsp.lint.pipeline.check_document`); what needs more than one cell (the
+import order across cells, ``TL501`` naming the cell that imports torch:
+:mod:`.order`) is :func:`cross_cell_diagnostics`, passed to the pipeline's output as a
+cell's ``extra`` diagnostics. The CLI reads the cells from the ``.ipynb`` file
+(:func:`notebook_findings`); the server from notebook sync (``server/notebooks.py``).
+Each code cell is asked about once per (its text, the cell that imports torch): an edit
+of one cell of a large notebook reads that cell again, not all of them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint.checker import Finding
+from torch_logs_lsp.lint.pipeline import check_document
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.notebook.order import (
     cell_order_notes,
@@ -23,7 +27,9 @@ from torch_logs_lsp.notebook.order import (
     note_findings,
     rereads,
 )
-from torch_logs_lsp.notebook.reader import CELL_HOST
+from torch_logs_lsp.notebook.reader import CELL_HOST, Notebook
+from torch_logs_lsp.torch_env.context import TorchContext
+from torch_logs_lsp.torch_env.modules import ModuleFinder
 
 log = logging.getLogger(__name__)
 
@@ -109,4 +115,48 @@ def _cross_notes(text: str, first: int, number: int) -> tuple[Diagnostic, ...]:
     return _read_cross_notes(text, first, number)
 
 
-__all__ = ["CellText", "cross_cell_diagnostics"]
+@dataclass(frozen=True)
+class CellFinding:
+    """A finding in a notebook: ``cell`` the 1-based cell number (every cell counts),
+    ``finding`` placed in that cell's source text (offsets code points into it, 0-based
+    line and column)."""
+
+    cell: int
+    finding: Finding
+
+    @property
+    def diagnostic(self) -> Diagnostic:
+        """The finding's diagnostic."""
+        return self.finding.diagnostic
+
+
+def notebook_findings(
+    notebook: Notebook,
+    registry: Registry,
+    finder: ModuleFinder | None = None,
+    base_dir: str | None = None,
+    roots: tuple[str, ...] | None = None,
+    context: TorchContext | None = None,
+) -> list[CellFinding]:
+    """Every finding of a saved notebook's code cells, in cell order, then by offset: each
+    cell checked as a document (:func:`.pipeline.check_document`, paths judged as there)
+    with its :func:`cross_cell_diagnostics`, suppression comments applied. ``[]`` for a
+    notebook whose kernel is not Python. ``context``: the user's torch, used instead of
+    ``registry`` and ``finder`` when given (a cell's pin comment may get ``TL902``). Never
+    raises for any cell text."""
+    if not notebook.is_python:
+        return []
+    cells = [CellText(c.index + 1, c.text, c.kind == "code") for c in notebook.cells]
+    across = cross_cell_diagnostics(cells)
+    out: list[CellFinding] = []
+    for i, cell in enumerate(cells):
+        if not cell.code:
+            continue
+        checked = check_document(
+            cell.text, CELL_HOST, registry, finder, context=context, base_dir=base_dir, roots=roots
+        )
+        out += [CellFinding(cell.number, f) for f in checked.findings(across.get(i, ()))]
+    return out
+
+
+__all__ = ["CellFinding", "CellText", "cross_cell_diagnostics", "notebook_findings"]

@@ -1,0 +1,266 @@
+"""The checking pipeline: one document's text in, its diagnostics out.
+
+``torch-logs check`` (and ``--fix``), its notebook adapter and the language server all call
+:func:`check_document`; where they differ it is a parameter, not a second pipeline:
+
+- ``saved``: whether the text is a saved file. A quote left open to the end of a saved file
+  is an error (``TL108``); in an editor's unsaved text the closing quote may simply not be
+  typed yet, so that value gets no diagnostic.
+- ``links``: the launch configurations that run the document with ``TORCH_LOGS`` set
+  (``TL632``): the CLI builds them from the folders named on its command line, the server
+  from its workspace folders and open documents.
+- ``base_dir`` / ``roots``: where relative paths are resolved and which folders hold the
+  paths that are judged (:mod:`.paths`).
+- ``extraction`` / ``analyses``: the server's caches kept across versions; the result is
+  the same without them.
+- ``failed``: what happens when a stage raises (a bug): re-raised by default; the server
+  logs it and goes on with the other stages.
+
+Stages, in order: the host extracts the values; each is analysed (or is ``TL108``); the
+rules over the whole document (values overwritten before any process reads them, hints
+across variables, the host's notes); typographic quotes (``TL109``); ``set_logs(...)``
+calls; where the file's reader stops (``TL504``); misspelled variable names (``TL408``);
+the pin comment (``TL902``); launch configurations (``TL632``). Then
+:meth:`CheckedDocument.diagnostics` adds what was found across documents (a notebook's
+cell order), applies the suppression comments and sorts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts import typographic
+from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.knowledge.registry import Registry, load_registry
+from torch_logs_lsp.lint.checker import (
+    Finding,
+    LazyLineIndex,
+    analyse_span,
+    call_diagnostics,
+    stop_diagnostics,
+    unterminated_analysis,
+)
+from torch_logs_lsp.lint.dead_values import with_document_hints
+from torch_logs_lsp.lint.misspelled import name_diagnostics
+from torch_logs_lsp.lint.paths import places
+from torch_logs_lsp.lint.suppressions import Silencer
+from torch_logs_lsp.model.spans import ValueSpan
+from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
+from torch_logs_lsp.torch_env.context import TorchContext, pin_diagnostics
+from torch_logs_lsp.torch_env.modules import ModuleFinder
+from torch_logs_lsp.value.analysis import Analysis, Diagnostic
+from torch_logs_lsp.value.analysis_cache import AnalysisCache
+
+#: The launch-configuration hint's code (:mod:`torch_logs_lsp.launch.links`).
+LINKED_CALL = "TL632"
+
+#: Every span of a document with its analysis (``None``: not analysed, e.g. a value that
+#: is not static), in document order.
+Entries = list[tuple[ValueSpan, Analysis | None]]
+#: ``(host, text) -> TL632 diagnostics`` (document offsets) of a document.
+Links = Callable[[str, str], list[Diagnostic]]
+#: Called with the stage's name and the exception when a stage raises.
+Failed = Callable[[str, Exception], None]
+
+
+def _raise(stage: str, exc: Exception) -> None:
+    raise exc
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A diagnostic with its range in the document (``start``/``end``: code points) and
+    the value it is about (``span``; ``None`` for one not tied to a value)."""
+
+    diagnostic: Diagnostic
+    start: int
+    end: int
+    span: ValueSpan | None
+
+
+def _order(p: Placed) -> tuple[int, int, str]:
+    return (p.start, p.end, p.diagnostic.code)
+
+
+@dataclass
+class CheckedDocument:
+    """What :func:`check_document` found in one document. ``entries``: every span with its
+    analysis (offsets inside the analyses: code points into the span's value);
+    ``document``: diagnostics not tied to a value (document offsets, code points);
+    ``host``: ``None`` for a document no host reads (it has no diagnostics)."""
+
+    host: str | None
+    text: str
+    entries: Entries
+    document: list[Diagnostic] = field(default_factory=list)
+
+    def placed(self, extra: Sequence[Diagnostic] = ()) -> list[Placed]:
+        """Every diagnostic in document offsets, suppression comments not applied, in
+        document order; ``extra``: more diagnostics found across documents (document
+        offsets), e.g. a notebook cell's notes from the cells before it."""
+        out = [
+            Placed(d, *span.document_range(d.start, d.end), span)
+            for span, analysis in self.entries
+            if analysis is not None
+            for d in analysis.diagnostics
+        ]
+        out += [Placed(d, d.start, d.end, None) for d in (*self.document, *extra)]
+        out.sort(key=_order)
+        return out
+
+    def silencer(self, extra: Sequence[Diagnostic] = ()) -> Silencer:
+        """The document's suppression comments, each marked with the codes that silence
+        one of its diagnostics (:attr:`.suppressions.Suppression.used`)."""
+        silencer = Silencer(self.text, self.host)
+        if silencer:
+            for p in self.placed(extra):
+                silencer.silenced(p.diagnostic.code, p.start)
+        return silencer
+
+    def diagnostics(self, extra: Sequence[Diagnostic] = ()) -> list[Placed]:
+        """What the user is shown: :meth:`placed` without what the document's suppression
+        comments silence, plus a ``TL903`` hint for each suppression that silences
+        nothing, in document order."""
+        placed = self.placed(extra)
+        silencer = Silencer(self.text, self.host)
+        if not silencer:
+            return placed
+        kept = [p for p in placed if not silencer.silenced(p.diagnostic.code, p.start)]
+        kept += [Placed(d, d.start, d.end, None) for d in silencer.unused()]
+        kept.sort(key=_order)
+        return kept
+
+    def findings(self, extra: Sequence[Diagnostic] = (), silence: bool = True) -> list[Finding]:
+        """:meth:`diagnostics` (or, without ``silence``, :meth:`placed`) with 0-based lines
+        and columns (code points) of their starts and ends."""
+        shown = self.diagnostics(extra) if silence else self.placed(extra)
+        index = LazyLineIndex(self.text)  # built on the first finding: most files have none
+        out: list[Finding] = []
+        for p in shown:
+            line, column = index.position(p.start)
+            end_line, end_column = index.position(p.end)
+            out.append(
+                Finding(p.span, p.diagnostic, p.start, p.end, line, column, end_line, end_column)
+            )
+        return out
+
+    def linked(self, links: list[Diagnostic]) -> CheckedDocument:
+        """This document with ``links`` as its ``TL632`` diagnostics (replacing earlier
+        ones; none on a call Python rejects before torch could log anything)."""
+        kept = [d for d in self.document if d.code != LINKED_CALL]
+        return replace(self, document=raising_calls_only_raise(kept + links))
+
+
+def check_document(
+    text: str,
+    host: str | None,
+    registry: Registry | None = None,
+    finder: ModuleFinder | None = None,
+    *,
+    context: TorchContext | None = None,
+    saved: bool = True,
+    base_dir: str | None = None,
+    roots: tuple[str, ...] | None = None,
+    links: Links | None = None,
+    extraction: DocumentCache | None = None,
+    analyses: AnalysisCache | None = None,
+    failed: Failed = _raise,
+) -> CheckedDocument:
+    """Check one document: ``text`` (a whole file or an editor's text, any line endings)
+    read as ``host`` (``None``: nothing is read). Names are checked against ``context``'s
+    torch when given (its registry and module finder; its pin comment may get ``TL902``),
+    else ``registry`` (default: the packaged one for the default release) and ``finder``.
+    See the module docstring for ``saved``, ``base_dir``, ``roots``, ``links``,
+    ``extraction``, ``analyses`` and ``failed``. Never raises unless ``failed`` does."""
+    if context is not None:
+        registry, finder = context.registry, context.finder
+    reg = registry or load_registry()
+    if host is None:
+        return CheckedDocument(None, text, [])
+    entries: Entries = []
+    document: list[Diagnostic] = []
+    try:
+        spans = hosts.extract(host, text, extraction)
+    except Exception as exc:
+        failed("extract", exc)
+        spans = []
+    if analyses is not None:
+        analyses.refresh(finder)
+    try:
+        wheres = places(host, text, spans, base_dir, roots)
+        for span, where in zip(spans, wheres, strict=True):
+            unterminated = unterminated_analysis(span, reg.release) if saved else None
+            analysis = unterminated or analyse_span(span, reg, finder, analyses, where)
+            entries.append((span, analysis))
+        entries = with_document_hints(host, text, entries, analyses)
+        entries, quotes = typographic.apply(host, text, entries)  # TL109
+        document += [q.diagnostic() for q in quotes]
+    except Exception as exc:
+        failed("analyse", exc)
+        entries = [(span, None) for span in spans]
+    stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = [
+        ("set_logs calls", lambda: call_diagnostics(host, text, reg, finder)),
+        ("reader stops", lambda: stop_diagnostics(host, text)),  # TL504
+        ("variable names", lambda: name_diagnostics(host, text, reg.release)),  # TL408
+    ]
+    if context is not None:
+        stages.append(("pin comment", lambda: pin_diagnostics(text, context)))  # TL902
+    if links is not None:
+        stages.append(("launch configurations", lambda: links(host, text)))  # TL632
+    for stage, run in stages:
+        try:
+            document += run()
+        except Exception as exc:
+            failed(stage, exc)
+    checked = CheckedDocument(host, text, entries, document)
+    if any(d.code == LINKED_CALL for d in document):
+        checked = checked.linked([d for d in document if d.code == LINKED_CALL])
+    return checked
+
+
+def check_text(
+    text: str,
+    host: str,
+    registry: Registry | None = None,
+    finder: ModuleFinder | None = None,
+    base_dir: str | None = None,
+    quotes: list[Diagnostic] | None = None,
+    roots: tuple[str, ...] | None = None,
+) -> list[tuple[ValueSpan, Analysis]]:
+    """The analysed values of a saved file (:func:`check_document`): every span with an
+    analysis, in order. ``quotes``: when given, the ``TL109`` diagnostics (typographic
+    quotes, document offsets) are appended to it. Never raises for any input text."""
+    checked = check_document(text, host, registry, finder, base_dir=base_dir, roots=roots)
+    if quotes is not None:
+        quotes += [d for d in checked.document if d.code == typographic.CODE]
+    return [(s, a) for s, a in checked.entries if a is not None]
+
+
+def findings(
+    text: str,
+    host: str,
+    registry: Registry | None = None,
+    finder: ModuleFinder | None = None,
+    base_dir: str | None = None,
+    roots: tuple[str, ...] | None = None,
+    silence: bool = True,
+) -> list[Finding]:
+    """Every diagnostic of a saved file placed in document coordinates, in order
+    (:func:`check_document`, :meth:`CheckedDocument.findings`); with ``silence``, the
+    document's suppression comments applied."""
+    checked = check_document(text, host, registry, finder, base_dir=base_dir, roots=roots)
+    return checked.findings(silence=silence)
+
+
+__all__ = [
+    "LINKED_CALL",
+    "CheckedDocument",
+    "Entries",
+    "Links",
+    "Placed",
+    "check_document",
+    "check_text",
+    "findings",
+]
