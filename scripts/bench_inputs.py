@@ -363,9 +363,9 @@ INPUTS = {
     "make-5000": ("Makefile", lambda: gen_makefile(5_000)),
     "ps1-5000": ("train.ps1", lambda: gen_powershell(5_000)),
     "bat-5000": ("run.bat", lambda: gen_batch(5_000)),
-    # issue 15: checked by the CLI (notebook/reader.py), not opened in the server here
+    # a notebook: checked by the CLI (notebook/reader.py), not opened in the server here
     "notebook-20mb": ("big.ipynb", lambda: gen_notebook(20, 200)),
-    # one long value each (issue 11): also measured through the core and the CLI
+    # one long value each: also measured through the core and the CLI
     **{
         name: (f"{name}.env", lambda make=make: f"TORCH_LOGS={make()}\n")
         for name, make in VALUES.items()

@@ -1,4 +1,4 @@
-"""Long TORCH_LOGS values (issue 11): the generated values, and their cost through the core
+"""Long TORCH_LOGS values: the generated values, and their cost through the core
 (``analyse``, ``value_fixes``, ``fix_all_value``, the document edit of the fixed value:
 ``value_edit``) and the CLI (``torch-logs explain`` and
 ``check``: wall time and output size). ``scripts/bench.py`` also runs the server on each
@@ -18,7 +18,7 @@ from typing import Any
 
 #: name -> the value (each also a bench.py server input: ``TORCH_LOGS=<value>`` in a .env).
 VALUES: dict[str, Callable[[], str]] = {
-    # the issue's example: one item, 7,999 `+` inside its name
+    # one item, 7,999 `+` inside its name
     "value-24k": lambda: "+a." * 8000 + "b",
     "value-100k": lambda: "+a." * 33_333 + "b",
     "items-10k": lambda: ",".join(["+dynamo"] * 10_000),

@@ -2,7 +2,7 @@
 
 Both are run as programs, alternately, after one warm-up run each (the tree in the page
 cache), ``--runs`` times (default 5); the wall times' medians and their ratio are printed
-(issue 17's target: ``check`` within 3x of ripgrep). ripgrep is the ``ripgrep`` wheel from
+(the target: ``check`` within 3x of ripgrep). ripgrep is the ``ripgrep`` wheel from
 PyPI (it provides ``rg``), installed into this interpreter's environment when no ``rg`` is
 found. The default tree is the installed torch package (``site-packages/torch``: ~14,000
 files, of which ~2,300 Python files), found without importing it; with no torch installed,

@@ -46,7 +46,7 @@ def test_check_examples_flags_the_done_when_list():
         "python/train.py:16:95: TL001",
         "python/train.py:20:53: TL201 unknown name `aot_g`",
         "python/train.py:28:33: TL501 TORCH_LOGS is set after `import torch` (line 11)",
-        # set_logs(...) calls (issue 12): a keyword torch 2.13 lacks, True for a level
+        # set_logs(...) calls: a keyword torch 2.13 lacks, True for a level
         "python/train_set_logs.py:12:25: TL602 set_logs() got an unexpected keyword argument"
         " 'loop_ordering'",
         "python/train_set_logs.py:12:52: TL611 torch raises ValueError: Unrecognized log level"
@@ -370,7 +370,7 @@ def test_kinds_named_from_the_host_table(tmp_path: Path):
 
 def test_a_utf16_script_is_reported_as_skipped_not_found_clean(tmp_path: Path):
     # Windows PowerShell 5.1 writes UTF-16LE with a BOM (`Out-File`, `>`): read as UTF-8 it
-    # held no family name and counted as checked with no findings (a hostile trial)
+    # held no family name and counted as checked with no findings
     script = tmp_path / "run.ps1"
     script.write_bytes("\ufeff$env:TORCH_LOGS = 'gaurds'\r\n".encode("utf-16-le"))
     proc = run("check", str(script))

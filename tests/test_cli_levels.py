@@ -1,6 +1,6 @@
-"""``torch-logs check`` (and ``--fix``) on a folder with the inputs of issue 13, items 4
-and 6: foreign level syntax (TL207/TL208) and suggestions from descriptions and aliases,
-in a shell script, a .env file, a launch.json and a Python file. Exactly these findings,
+"""``torch-logs check`` (and ``--fix``) on a folder with foreign level syntax (TL207/TL208)
+and names that need suggestions from descriptions and aliases, in a shell script, a .env
+file, a launch.json and a Python file. Exactly these findings,
 each with torch's prefix form or the right first suggestion."""
 
 from __future__ import annotations

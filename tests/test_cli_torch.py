@@ -152,7 +152,7 @@ def test_pin_diagnostics_only_for_a_pin_that_chose_an_unpackaged_release():
 
 
 def test_a_pin_that_names_no_release_is_said_to_be_ignored():
-    # (fresh-user test: `torch=abc` and `torch=2` were ignored silently)
+    # (`torch=abc` and `torch=2` are not ignored silently)
     from torch_logs_lsp.torch_env.context import TorchResolver, pin_diagnostics
 
     resolver = TorchResolver()

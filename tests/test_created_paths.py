@@ -1,4 +1,4 @@
-"""Paths a shell script creates, and paths that cannot be judged here (issue 13 item 5):
+"""Paths a shell script creates, and paths that cannot be judged here:
 TL402/TL403 through :func:`findings` with a workspace, bash as the oracle for what a
 script's commands create, and the CLI on a folder.
 
@@ -41,7 +41,7 @@ def ws(tmp_path: Path) -> Path:
 #: Commands that create the directory the value needs: (setup, value line, directory
 #: relative to the workspace that bash must have created).
 CREATED = [
-    # the issue's input: mkdir -p three lines before the export
+    # mkdir -p three lines before the export
     (
         "mkdir -p {ws}/prof/dump\n\n\n",
         "export TORCH_LOGS_OUT={ws}/prof/dump/torch_logs.txt\n",

@@ -16,7 +16,7 @@ from torch_logs_lsp.value.analysis import Severity
 
 REG = load_registry("2.13")
 
-ISSUE = {
+SET_TWICE = {
     "run.sh": 'export TORCH_LOGS="+recompiles"\nexport TORCH_LOGS="+graph_breaks"\n',
     ".env": "TORCH_LOGS=+recompiles\nTORCH_LOGS=+graph_breaks\n",
     "launch.json": '{"configurations": [{"name": "a", "env": {\n'
@@ -34,8 +34,8 @@ def rows(text: str, host: str) -> list[tuple[int, str, Severity, str]]:
     ]
 
 
-def test_the_issue_inputs_in_every_host() -> None:
-    for name, text in ISSUE.items():
+def test_a_value_set_twice_in_every_host() -> None:
+    for name, text in SET_TWICE.items():
         found = rows(text, HOST[name])
         first_line = 1 if name in ("launch.json", "train.py") else 0
         on_dead = [r for r in found if r[0] == first_line]
@@ -91,7 +91,7 @@ def test_line_of_counts_every_line_break() -> None:
 
 
 def test_cli_reports_the_hint(tmp_path: Path) -> None:
-    for name, text in ISSUE.items():
+    for name, text in SET_TWICE.items():
         folder = tmp_path / ".vscode" if name == "launch.json" else tmp_path
         folder.mkdir(exist_ok=True)
         (folder / name).write_text(text)

@@ -1,4 +1,4 @@
-"""core/files: regular files only, never blocking, never unbounded (issue 11, item 4)."""
+"""core/files: regular files only, never blocking, never unbounded"""
 
 from __future__ import annotations
 

@@ -19,15 +19,15 @@ _value_chars = st.sampled_from(
     [*"+-,. \t\n_", "dynamo", "guards", "aot_g", "all", "help", "json", "os.path", "é", "😀"]
 )
 values = st.one_of(st.text(max_size=40), st.lists(_value_chars, max_size=15).map("".join))
-#: Long values: a short piece repeated up to 12,000 times (issue 11: 24 KB, 100 KB,
-#: 10,000 items), so that anything quadratic shows up as a slow example.
+#: Long values: a short piece repeated up to 12,000 times (as the benchmark's 24 KB, 100 KB
+#: and 10,000-item values), so that anything quadratic shows up as a slow example.
 long_values = st.builds(
     lambda piece, n: piece * n,
     st.lists(_value_chars, min_size=1, max_size=4).map("".join),
     st.integers(1000, 12_000),
 )
 
-#: The issue's long values, always run (the fuzz corpus).
+#: The benchmark's long values, always run (the fuzz corpus).
 LONG_EXAMPLES = (
     "+a." * 8000 + "b",  # 24 KB, one item with 7,999 illegal `+`
     "+a." * 33_333 + "b",  # 100 KB

@@ -1,4 +1,4 @@
-"""Level syntax of other loggers in TORCH_LOGS (issue 13, item 4): TL207 / TL208, their
+"""Level syntax of other loggers in TORCH_LOGS: TL207 / TL208, their
 quick fixes, and what real torch 2.13 does with each input (oracle in a subprocess)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ CTX = TorchResolver().context(python=sys.executable)  # the test venv, with torc
 # value -> (code, severity with no environment, the preferred replacement or None,
 #           the value after fix-all)
 CASES: dict[str, tuple[str, Severity, str | None, str]] = {
-    # the issue's inputs
+    # values written for other loggers
     "spyre.inductor.passes:DEBUG": (
         "TL207",
         Severity.ERROR,

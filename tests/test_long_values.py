@@ -26,7 +26,7 @@ from torch_logs_lsp.value.family import check_family_value
 from torch_logs_lsp.value.fixes import fix_all_value, value_fixes
 
 REGISTRY = load_registry()
-#: The issue's example: one 24 KB item with 7,999 illegal `+` (each message quoted it all).
+#: One 24 KB item with 7,999 illegal `+` (each message quoted it all).
 LONG_24K = "+a." * 8000 + "b"
 DYNAMO_10K = ",".join(["+dynamo"] * 10_000)
 UNKNOWN_10K = ",".join(f"name{i}" for i in range(10_000))

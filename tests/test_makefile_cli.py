@@ -1,5 +1,5 @@
 """``torch-logs check`` on Makefiles: examples/make/Makefile's findings (exact codes,
-line:column), the issue's two lines, a pin comment, and ``check --fix`` changing only
+line:column), two typical lines, a pin comment, and ``check --fix`` changing only
 the values' bytes."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_the_example() -> None:
     ]
 
 
-def test_the_issue_lines(tmp_path: Path) -> None:
+def test_two_typical_lines(tmp_path: Path) -> None:
     path = tmp_path / "Makefile"
     path.write_text("export TORCH_LOGS=+dynamo ,guards\nall:\n\tTORCH_LOGS=$$EXTRA python x.py\n")
     assert _found(str(path)) == [("Makefile", 1, 26, "TL102")]

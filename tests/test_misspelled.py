@@ -1,4 +1,4 @@
-"""TL408: misspelled variable names (issue 13, item 2), in every host, and the packaged
+"""TL408: misspelled variable names, in every host, and the packaged
 list of names torch reads (checked against the installed torch 2.13)."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def misses(host: str, text: str, release: str = "2.13", **kw: bool) -> list[tupl
 
 # (host, document, expected (name, suggestion) pairs)
 CASES = [
-    # the issue's input (a SLURM script) and more of our own
+    # a SLURM script, and more
     (
         "shell",
         "#SBATCH -N 1\nexport TORCH_LOG=perf_hints\nsrun python t.py\n",

@@ -1,4 +1,4 @@
-"""``torch-logs check`` on Jupyter notebooks (issue 15): the cells read from the JSON with
+"""``torch-logs check`` on Jupyter notebooks: the cells read from the JSON with
 positions, ``PATH:cell N:ROW:COL`` output, the cell order's TL501, ``--format json`` and
 ``--fix`` inside the source strings with every other byte kept."""
 
@@ -79,7 +79,7 @@ def test_done_when_python_cells_value_and_import_order(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(hosts.host_module("ipython") is None, reason="the IPython cell host")
 def test_done_when_env_magics(tmp_path: Path) -> None:
-    """The issue's notebook: ``%env TORCH_LOGS=`` in cell 3 (empty: ``import torch``
+    """A notebook with ``%env TORCH_LOGS=`` in cell 3 (empty: ``import torch``
     crashes), ``%env TORCH_LOGS="+dynamo"`` in cell 4 (IPython keeps the quotes), both
     after ``import torch`` in cell 1; a ``!`` line in cell 5."""
     cells = [
@@ -389,8 +389,8 @@ def test_source_edits_per_changed_run(listed: bool) -> None:
 
 
 def test_fix_counts_a_notebooks_values_and_the_walk_skips_checkpoints(tmp_path: Path) -> None:
-    # found by a user trial: the summary said "0 value(s) fixed" for a fixed notebook, and
-    # a directory walk checked Jupyter's .ipynb_checkpoints copies too
+    # the summary counts a fixed notebook's values, and a directory walk skips Jupyter's
+    # .ipynb_checkpoints copies
     nb = notebook([code(["import os\n", 'os.environ["TORCH_LOGS"] = "+dynamo,"\n'])])
     write(tmp_path / "a.ipynb", nb)
     (tmp_path / ".ipynb_checkpoints").mkdir()
@@ -404,7 +404,7 @@ def test_fix_counts_a_notebooks_values_and_the_walk_skips_checkpoints(tmp_path: 
 
 def test_code_cells_over_the_file_limit_are_skipped(tmp_path: Path) -> None:
     # outputs may be large (read cheaply); the code itself is capped like a source file
-    # (found by a user trial: 21 MB of code cells took 28 s and 650 MB)
+    # (21 MB of code cells read whole would take ~28 s and 650 MB)
     big = "x = 1\n" * (9 * 2**20 // 6) + 'import os\nos.environ["TORCH_LOGS"] = "aot_g"\n'
     path = write(tmp_path / "big.ipynb", notebook([code(big)]))
     proc = run("check", *PY, str(path))

@@ -59,7 +59,7 @@ def test_magics_and_broken_cells_do_not_crash():
 
 
 def test_only_a_call_in_a_later_cell_may_read_the_variables_again():
-    # a mention in a comment or a string is no call (found by a user trial: it silenced
+    # a mention in a comment or a string is no call (it would silence
     # TL501); a real call may re-read them, so nothing is said then
     for later in ("# TODO: try set_logs later\n", 'print("set_logs")\n'):
         found = cross_cell_diagnostics(cells("import torch\n", WRITE, later))

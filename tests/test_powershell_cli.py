@@ -33,7 +33,7 @@ def _rows(proc: subprocess.CompletedProcess[str]) -> list[tuple[int, int, str, s
 
 
 def test_the_example_flags_only_the_lowercase_env_drive_line() -> None:
-    """The issue's two lines: `$env:TORCH_LOGS = "+dynamo,guards"` is silent and
+    """Two typical lines: `$env:TORCH_LOGS = "+dynamo,guards"` is silent and
     `$Env:TORCH_LOGS = 'aot_g'` is flagged (the drive's case does not matter)."""
     proc = run("check", str(EXAMPLE))
     rows = [r.replace(str(EXAMPLE), "run.ps1") for r in proc.stdout.splitlines()]

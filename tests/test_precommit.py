@@ -1,6 +1,6 @@
 """The pre-commit hooks (.pre-commit-hooks.yaml), run by pre-commit itself: `pre-commit
 try-repo` installs this repository into its own environment and runs the hook on a fresh
-git repository, as a team's pipeline would (issue 17)."""
+git repository, as a team's pipeline would."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``check --fix`` never destroys a file: the new text is written to a temporary file
-and renamed over the original, only when the original is still what was read (issue 11,
-items 1 and 2)."""
+and renamed over the original, only when the original is still what was
+read."""
 
 from __future__ import annotations
 

@@ -482,7 +482,7 @@ def test_suggestions_do_not_run_out_over_many_calls():
 
 
 def test_no_ignored_call_hint_on_a_call_python_rejects():
-    # (final fresh-user test: TL632 said "torch only logs ..." on a call whose TL602
+    # (TL632 must not say "torch only logs ..." on a call whose TL602
     # TypeError comes first)
     from torch_logs_lsp.model.diagnostic import Diagnostic
     from torch_logs_lsp.set_logs.checks import raising_calls_only_raise

@@ -497,7 +497,7 @@ def test_a_repeated_keyword_is_capped_and_has_no_equivalent():
     ["loop_ordering=(True)", "loop_ordering= ( True ) , dynamo=10", "loop_ordering=True, **kw"],
 )
 def test_no_move_into_modules_that_would_break_the_call(args: str):
-    # (fresh-user test: `modules={"loop_ordering": True}))`, a SyntaxError; `**kw` may
+    # (not `modules={"loop_ordering": True}))`, a SyntaxError; `**kw` may
     # hold a modules= of its own: TypeError, multiple values for keyword argument)
     from torch_logs_lsp.set_logs.fixes import call_fixes
 
@@ -507,7 +507,7 @@ def test_no_move_into_modules_that_would_break_the_call(args: str):
 
 
 def test_statements_with_comments_are_not_rewritten():
-    # (fresh-user test: the rewrite replaced the whole statement and lost `# keep me`)
+    # (the rewrite must not replace the whole statement and lose `# keep me`)
     from torch_logs_lsp.set_logs.fixes import call_fixes, late_write_fixes
 
     reg = load_registry("2.13")

@@ -1,6 +1,6 @@
 """A FIFO or a symlink to ``/dev/zero`` in place of any file the project reads (workspace
 files, ``pyvenv.cfg``, ``.pth`` files, an installed torch's sources, the code cache) is
-skipped with a reason, never opened for reading nor read without a cap (issue 11, item 4).
+skipped with a reason, never opened for reading nor read without a cap.
 
 The CLI runs in a subprocess with a timeout (a blocked open of a FIFO would otherwise hang
 the test run) and a 2 GiB address-space limit (reading ``/dev/zero`` without a cap fails

@@ -1,4 +1,4 @@
-"""Suggestions from descriptions and known aliases, not only spelling (issue 13, item 6):
+"""Suggestions from descriptions and known aliases, not only spelling:
 the first "did you mean" of TL201 and its quick fix."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ R = load_registry("2.13")
 @pytest.mark.parametrize(
     ("typed", "first"),
     [
-        # the issue's cases
+        # names people write for the real ones
         ("aot_autograd", "aot"),  # aot's description opens with AOTAutograd
         ("inductor_output_code", "output_code"),  # a component word before a name
         ("recompile", "recompiles"),

@@ -43,7 +43,7 @@ def test_examples_testing() -> None:
     assert "unknown name `Dynamo`" in text and "unknown name `recompile`" in text
 
 
-def test_issue_line_is_flagged_in_pyproject(tmp_path: Path) -> None:
+def test_pytest_env_line_is_flagged_in_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=Dynamo"]\n', encoding="utf-8"
     )

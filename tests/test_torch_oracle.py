@@ -160,7 +160,7 @@ def test_empty_value_crashes_import_torch():
 @pytest.mark.parametrize(
     "value",
     [
-        "+a." * 8000 + "b",  # issue 11's 24 KB example: one item, 7,999 illegal `+`
+        "+a." * 8000 + "b",  # 24 KB: one item, 7,999 illegal `+`
         "+a." * 33_333 + "b",  # 100 KB
         ",".join(["+dynamo"] * 10_000),
         ",".join(["+dynamo", "guards", "-aot", "all"] * 2_500),

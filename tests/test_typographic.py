@@ -1,4 +1,4 @@
-"""TL109, typographic quotes (issue 13 item 3), against each host's real reader.
+"""TL109, typographic quotes, against each host's real reader.
 
 Every claim a finding makes is checked against the program that reads the file: bash
 (``bash -n`` and a run that prints the variable), python-dotenv, ``json.loads`` and
@@ -28,7 +28,7 @@ from torch_logs_lsp.lint.fixer import fix_document, quote_fixes
 from torch_logs_lsp.lint.pipeline import findings
 
 BASH = shutil.which("bash")
-ISSUE = "TORCH_LOGS_FORMAT=“%(levelname)s:%(message)s” python t.py\n"
+CURLY_LINE = "TORCH_LOGS_FORMAT=“%(levelname)s:%(message)s” python t.py\n"
 REGISTRY = load_registry()
 
 
@@ -68,8 +68,8 @@ needs_bash = pytest.mark.skipif(BASH is None, reason="bash not installed")
 
 @pytest.mark.oracle
 @needs_bash
-def test_issue_line_is_a_bash_syntax_error_and_gets_only_tl109():
-    script = ISSUE + "echo after\n"
+def test_curly_quoted_line_is_a_bash_syntax_error_and_gets_only_tl109():
+    script = CURLY_LINE + "echo after\n"
     ok, _ = bash(script, "TORCH_LOGS_FORMAT")
     assert not ok  # bash -n: syntax error near unexpected token `('
     run = subprocess.run(
@@ -192,7 +192,7 @@ def test_dotenv_lone_quote_is_offered_but_not_safe():
     ("host", "text"), [("dotenv", "TORCH_LOGS=“”\n"), ("shell", "export TORCH_LOGS=“”\n")]
 )
 def test_an_empty_pair_is_offered_but_not_safe(host: str, text: str):
-    # `""` would be an empty TORCH_LOGS: `import torch` crashes (TL001); fresh-user test
+    # `""` would be an empty TORCH_LOGS: `import torch` crashes (TL001)
     [(_, safe)] = quote_fixes(host, text)
     assert not safe
     assert fixed(text, host) == text
@@ -302,7 +302,7 @@ def test_torch_prints_them_in_every_log_line():
 
 
 def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
-    (tmp_path / "run.sh").write_text("#!/bin/bash\n" + ISSUE, encoding="utf-8")
+    (tmp_path / "run.sh").write_text("#!/bin/bash\n" + CURLY_LINE, encoding="utf-8")
     (tmp_path / ".env").write_text("TORCH_LOGS=“+dynamo”\n", encoding="utf-8")
     cmd = [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", str(tmp_path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=scratch_dir())
@@ -315,9 +315,9 @@ def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
         [*cmd, "--fix"], capture_output=True, text=True, check=False, cwd=scratch_dir()
     )
     assert fix.returncode == 0, fix.stdout + fix.stderr
-    assert (tmp_path / "run.sh").read_text(encoding="utf-8") == "#!/bin/bash\n" + ISSUE.replace(
-        "“", '"'
-    ).replace("”", '"')
+    assert (tmp_path / "run.sh").read_text(
+        encoding="utf-8"
+    ) == "#!/bin/bash\n" + CURLY_LINE.replace("“", '"').replace("”", '"')
     assert (tmp_path / ".env").read_text(encoding="utf-8") == 'TORCH_LOGS="+dynamo"\n'
 
 
@@ -330,8 +330,7 @@ def test_cli_check_on_a_folder_reports_tl109_and_no_tl401(tmp_path: Path):
 )
 def test_an_overwritten_value_gets_tl502_not_tl109(host: str, text: str):
     # python-dotenv keeps the last value; bash sets the second before any command runs:
-    # the curly-quoted value reaches nothing (fresh-user test)
-    from torch_logs_lsp.lint.pipeline import findings
+    # the curly-quoted value reaches nothing
 
     # (and no TL106 on the quote characters either: their advice is TL109's)
     got = [(f.line, f.diagnostic.code) for f in findings(text, host)]

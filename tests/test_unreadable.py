@@ -1,5 +1,5 @@
 """``torch-logs check`` on a tree with paths it may not read: each is named on stderr, the
-rest is checked, and the exit code is 2 (issue 11, item 9).
+rest is checked, and the exit code is 2.
 
 Permissions do not stop root, so as root the command runs as ``nobody`` (``setpriv``);
 as any other user it runs as that user. The tree lives in a fresh directory under the

@@ -200,7 +200,7 @@ def test_strace_sees_no_open_of_a_fifo(tmp_path: Path) -> None:
         assert f'"{path}"' not in calls
 
 
-# --- ignore files, hidden directories, paths named explicitly (issue 17) ----------------
+# --- ignore files, hidden directories, paths named explicitly ---------------------------
 # Sources: gitignore(5) (https://git-scm.com/docs/gitignore) for .gitignore and
 # .git/info/exclude; ripgrep's GUIDE.md, "Automatic filtering" (.ignore files, with
 # precedence over .gitignore; hidden directories skipped; --no-ignore); ruff's
@@ -360,7 +360,7 @@ def test_files_no_host_claims_and_ignored_files_are_never_opened(
     assert sorted(opened) == ["ok.env", "scripts/gen", "scripts/run", "secret.env"]
 
 
-# --- the fast path of check over a tree: may_find (issue 17) -----------------------------
+# --- the fast path of check over a tree: may_find -----------------------------------------
 
 PIECES = ["TORCH_LOGS", "torch_log", "TORCH", "_LOGS", "TORCH_TRACE", "torch-logs: torch=2.1"]
 PIECES += ["set_logs", "torch._logging.set_logs(dynamo=10)", "=", '"', "'", "\n", " ", "export "]

@@ -234,7 +234,7 @@ def test_diff() -> None:
     ("before", "after"),
     [
         # tree-sitter-bash's incremental parse gave a different tree (without an error)
-        # than a fresh parse for these edits (found by a fuzzing user)
+        # than a fresh parse for these edits
         (
             "CUDA_VISIBLE_DEVICES=0\\\n  TORCH_LOGS=aot_g python t.py\ncat <<EOF\nx\nEOF\n",
             "CUDA_VISIBLE_DEVICES=0\\\n  TORCH_LOGS=aot_g pythonx t.py\ncat <<EOF\nx\nEOF\n",

@@ -47,7 +47,7 @@ def own(text: str) -> list[tuple[str, str | None, str]]:
     return [(s.variable, s.value, text[s.raw_start : s.raw_end]) for s in found]
 
 
-# -- the facts of issue 15, each also run through IPython below -----------------------
+# -- IPython's rules for a cell, each also run through IPython below ------------------
 
 FACTS = [
     ("%env TORCH_LOGS=+dynamo,guards", "+dynamo,guards"),

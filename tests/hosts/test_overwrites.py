@@ -79,7 +79,7 @@ SHELL_CASES: list[tuple[str, list[tuple[int, int]], bool]] = [
     ),
     ("f() {\n  export TORCH_LOGS=+dynamo\n  export TORCH_LOGS=+guards\n}\nf\n", [(0, 1)], False),
     ("local_f() { local TORCH_LOGS=+dynamo; TORCH_LOGS=+guards; cmd; }\nlocal_f\n", [], False),
-    # (fresh-user test) bash expands every word of the second export before assigning:
+    # bash expands every word of the second export before assigning:
     # `cmd` sees the first value; an append reads it
     ("export TORCH_LOGS=+dynamo\nexport TORCH_LOGS=+guards X=`cmd`\n", [], True),
     ("export TORCH_LOGS=+dynamo\nexport TORCH_LOGS=+guards X=$(cmd)\n", [], True),

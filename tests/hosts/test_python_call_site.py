@@ -257,8 +257,8 @@ def test_no_value_site_in_other_dicts(marked: str):
 
 @pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
 def test_import_logging_goes_after_the_docstring_and_future_with_any_line_end(end: str):
-    # (fresh-user test: in a lone-CR file the completion put it before `from __future__`,
-    # the quick fix after the call; a CRLF file got an LF line)
+    # (in a lone-CR file neither the completion's import nor the quick fix's may land
+    # before `from __future__` or after the call; a CRLF file gets no LF line)
     from torch_logs_lsp.hosts.edits import apply_text_edits
     from torch_logs_lsp.hosts.python import host as python
     from torch_logs_lsp.knowledge.registry import load_registry
@@ -298,7 +298,7 @@ def test_import_logging_goes_after_the_docstring_and_future_with_any_line_end(en
     ],
 )
 def test_no_level_spelling_that_may_name_something_else(module: str):
-    # (fresh-user test: these got `logging.DEBUG`, with or without an added import, and
+    # (these once got `logging.DEBUG`, with or without an added import, and
     # the completed call raised AttributeError or NameError under torch 2.13)
     from torch_logs_lsp.hosts.python import host as python
 
@@ -310,7 +310,7 @@ def test_no_level_spelling_that_may_name_something_else(module: str):
 
 @pytest.mark.parametrize("rest", ['"info")', 'b"x")', "not x)", "[1, 2])", "f(x))", "-1)"])
 def test_no_value_completion_in_front_of_a_value(rest: str):
-    # (fresh-user test: `dynamo=|"info"` became `dynamo=logging.DEBUG"info"`)
+    # (`dynamo=|"info"` must not become `dynamo=logging.DEBUG"info"`)
     from torch_logs_lsp.hosts.python import host as python
 
     text = "import logging, torch\ntorch._logging.set_logs(dynamo=" + rest + "\n"

@@ -34,7 +34,7 @@ _SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = 
     ("text", "expected"),
     [
         ('import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 3)]),
-        # torch not the first name of its import (found by a user trial)
+        # torch not the first name of its import
         ('import os, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
         ('import os; import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
         ('import numpy as np, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
@@ -120,7 +120,7 @@ _SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = 
         ('import torch\nos.environ["TORCH_COMPILE_DEBUG"] = "1"\n', []),
         ('import torch\nos.environ["TORCH_LOGS"] = f"+{x}"\n', []),
         ('"""\nimport torch\n"""\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
-        # a local copy named environ is a child's environment (fresh-user test)
+        # a local copy named environ is a child's environment
         (
             "import os\nimport torch\nenviron = dict(os.environ)\n"
             'environ["TORCH_LOGS"] = "+dynamo"\nsubprocess.run(c, env=environ)\n',
@@ -267,7 +267,7 @@ def test_many_functions_written_after_the_import_are_all_found() -> None:
 
 
 def test_a_late_write_before_set_logs_says_the_call_is_ignored() -> None:
-    # (fresh-user test: "no effect in this process" contradicted TL631 on the call: the
+    # ("no effect in this process" would contradict TL631 on the call: the
     # write does make set_logs return at once)
     text = 'import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
     (alone,) = [f for f in findings(text, "python") if f.diagnostic.code == "TL501"]

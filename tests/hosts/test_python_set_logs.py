@@ -261,7 +261,7 @@ def test_torch_ignores_set_logs_when_torch_logs_is_set():
     ],
 )
 def test_not_certainly_set_when_the_call_runs(text: str):
-    """Fresh-user findings: each gave TL631 (and hid the ValueError torch raises)."""
+    """Calls that must not get TL631 (it would hide the ValueError torch raises)."""
     (call,) = python.set_logs_calls(text)
     assert call.torch_logs_set is None
     assert "TL611" in [d.code for d in check_set_logs(call, load_registry("2.13"))]

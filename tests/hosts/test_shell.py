@@ -295,7 +295,7 @@ def test_byte_search_finds_what_a_tree_query_finds(text: str) -> None:
     ],
 )
 def test_assignments_after_a_line_continuation(text: str, expected: list) -> None:
-    """Found by a fuzzing user: tree-sitter-bash takes ``TORCH_LOGS=aot_g`` for the
+    """tree-sitter-bash takes ``TORCH_LOGS=aot_g`` for the
     command name after ``A=0\\<newline>  ``; bash assigns it (checked with bash below)."""
     assert [(s.variable, s.value) for s in shell.extract(text)] == expected
     if shutil.which("bash"):

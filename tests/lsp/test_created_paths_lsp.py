@@ -1,6 +1,6 @@
-"""End to end through the server: TL402 only for a path judged in the workspace folders
-(issue 13 item 5): a directory the script creates first is not missing, a batch script and
-an absolute path outside the workspace are not judged."""
+"""End to end through the server: TL402 only for a path judged in the workspace
+folders: a directory the script creates first is not missing, a batch script and an
+absolute path outside the workspace are not judged."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ async def test_created_directory_and_paths_judged_elsewhere(in_workspace: Langua
     value = f"export TORCH_LOGS_OUT={MISSING}/dump/torch_logs.txt\n"
     # the control: missing, inside the workspace
     assert await codes(in_workspace, "a.sh", "#!/bin/bash\n" + value) == [("TL402", 1)]
-    # the issue's input: created three lines before
+    # a directory created three lines before
     made = f"#!/bin/bash\nmkdir -p {MISSING}/dump\n\n\n" + value
     assert await codes(in_workspace, "b.sh", made) == []
     # a SLURM script runs on another machine

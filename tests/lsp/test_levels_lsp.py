@@ -1,4 +1,4 @@
-"""End-to-end through the real server (issue 13, items 4 and 6): foreign level syntax
+"""End-to-end through the real server: foreign level syntax
 gets TL207/TL208 with a quick fix that torch then accepts, and completion ranks the names
 people use most first (``+dyn`` -> ``dynamo`` before ``dynamic``)."""
 

@@ -56,7 +56,7 @@ async def test_trailing_suppression_after_an_emoji_in_utf16(vscode: LanguageClie
 
 async def test_no_ignore_fix_that_would_write_into_a_string(vscode: LanguageClient):
     # the finding's line is the last line of a here-string: a comment line above it would
-    # be inside the string (found by a hostile trial); a TOML multi-line string likewise
+    # be inside the string; a TOML multi-line string likewise
     for uri, text in (
         ("file:///work/project/run.ps1", '$s = @"\nx\n"@; $env:TORCH_LOGS = "Dynamo"\n'),
         (

@@ -13,14 +13,14 @@ from tests.lsp.conftest import open_and_wait
 from tests.lsp.test_code_actions import actions, apply, change
 from tests.oracles import BASH
 
-ISSUE = "TORCH_LOGS_FORMAT=“%(levelname)s:%(message)s” python t.py\n"
+CURLY_LINE = "TORCH_LOGS_FORMAT=“%(levelname)s:%(message)s” python t.py\n"
 
 
 @pytest.mark.oracle
 @pytest.mark.skipif(BASH is None, reason="bash not installed")
 async def test_quick_fix_makes_straight_quotes(vscode: LanguageClient):
     uri = "file:///work/project/run.sh"
-    text = "#!/bin/bash\n# 🙂\n" + ISSUE
+    text = "#!/bin/bash\n# 🙂\n" + CURLY_LINE
     diags = await open_and_wait(vscode, uri, text)
     assert [str(d.code) for d in diags] == ["TL109"]  # no TL401 on the cut-off `“%`
     target = diags[0]

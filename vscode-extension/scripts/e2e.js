@@ -352,14 +352,14 @@ async function framesText(needle, timeout) {
   result.acceptedLine = await editor.locator('.view-line', { hasText: 'TORCH_LOGS=+dyn' }).last().innerText();
   check('accepting the completion writes +dynamo', /TORCH_LOGS=\+dynamo\s*$/.test(result.acceptedLine.replace(/\u00a0/g, ' ')), result.acceptedLine);
 
-  // 6. launch.json (JSONC), a shell script, a Dockerfile, a workflow YAML and the issue 16 hosts
-  // are served too
+  // 6. launch.json (JSONC), a shell script, a Dockerfile, a workflow YAML, PowerShell, batch,
+  // Makefile, pyproject.toml and pytest.ini are served too
   for (const [file, line] of [
     ['launch.json', '"TORCH_LOGS": "\\"dynamo\\""'],
     ['train.sh', 'export TORCH_LOGS="+dynamo ,guards"'],
     ['Dockerfile', 'ENV TORCH_LOGS="" \\'],
     ['train.yml', 'TORCH_LOGS=aot_g python train.py'],
-    // issue 16: PowerShell, batch, Makefile (by language), pyproject.toml and pytest.ini (by name)
+    // PowerShell, batch, Makefile (by language), pyproject.toml and pytest.ini (by name)
     ['run.ps1', "$Env:TORCH_LOGS = 'aot_g'"],
     ['run.bat', 'set TORCH_LOGS=dynamo '],
     ['Makefile', 'export TORCH_LOGS=+dynamo ,guards'],

@@ -12,7 +12,7 @@ and pytest stop (:func:`stops`). The value is the rest, stripped; without ``R`` 
 through ``str.format_map(os.environ)``: ``{{``/``}}`` are one brace, a value holding a
 field or a lone brace is not static (:func:`.pytest_env.formatted`). An entry
 without ``=`` sets the variable to ``""`` (an :class:`Entry` flagged :data:`NO_VALUE`
-whose span has the empty value: TL001, found by a hostile trial); a ``U`` entry removes it (an
+whose span has the empty value: TL001); a ``U`` entry removes it (an
 :class:`Entry` with ``"U"`` in its flags, whose span is no value span).
 All offsets are **code points into the document**.
 """

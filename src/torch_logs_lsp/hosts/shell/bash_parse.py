@@ -5,7 +5,7 @@ preceded by a backslash, so ``$'a\\\\'`` (a backslash, escaped) is taken to go o
 closing quote: ``A=$'a\\\\'' # c`` is one string to tree-sitter, while bash ends the string
 after ``\\\\`` and opens a single-quoted string with the next ``'``. Every assignment after it
 was then placed wrongly: ``check --fix`` edited text inside another variable's string and
-broke the script (issue 11, found by the fresh-user test). bash's rule (``parse.y``,
+broke the script. bash's rule (``parse.y``,
 ``parse_matched_pair`` with ``P_ALLOWESC``): inside ``$'...'`` a backslash pairs with the
 next character, whatever it is; the first unpaired ``'`` closes the string.
 

@@ -341,7 +341,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
             return spans
     # Otherwise the whole document is parsed afresh: tree-sitter-bash's incremental parse
     # (with the old tree) can give another tree than a fresh parse, with or without syntax
-    # errors (found by tests/hosts/test_incremental.py and a fuzzing user), so it is not
+    # errors (tests/hosts/test_incremental.py has such edits), so it is not
     # used; spans away from the edit are still reused.
     tree = parse_bash(src.data)
 

@@ -1,4 +1,4 @@
-"""Issue 14's "done when": ``torch-logs check`` over a repository with a Dockerfile, a
+"""``torch-logs check`` over a repository with a Dockerfile, a
 Compose file, a workflow, a Kubernetes pod and a shell script with wrappers reports exactly
 the wrong values, with the right codes and columns, and nothing on the right ones. Each
 host's own tests are in tests/hosts/test_dockerfile*.py, test_yaml*.py and test_shell*.py."""
@@ -28,7 +28,7 @@ def _col(text: str, line: int, needle: str) -> int:
     return text.splitlines()[line - 1].index(needle) + 1
 
 
-def test_the_issues_repository(tmp_path: Path) -> None:
+def test_container_and_ci_repository(tmp_path: Path) -> None:
     for name, text in FILES.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")

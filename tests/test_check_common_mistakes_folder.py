@@ -1,4 +1,4 @@
-"""Issue 13's "done when": ``torch-logs check`` on one folder holding the issue's inputs
+"""``torch-logs check`` on one folder holding one input per rule across values and names
 (an overwritten export, a misspelled name in a SLURM script, typographic quotes, a foreign
 level syntax, a directory the script creates, misspelled names that need their
 description's alias, an unpackaged release) reports exactly the right findings: each
@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CREATED = "/tmp/torch-logs-issue13-created-xyz"
+CREATED = "/tmp/torch-logs-created-dir-xyz"
 RELEASE = ("--torch-version", "9.9")
 
 FILES = {
@@ -43,7 +43,7 @@ EXPECTED = [
 ]
 
 
-def test_the_issues_inputs_in_one_folder(tmp_path: Path):
+def test_common_mistakes_in_one_folder(tmp_path: Path):
     shutil.rmtree(CREATED, ignore_errors=True)  # created by the script, not here
     for name, text in FILES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")

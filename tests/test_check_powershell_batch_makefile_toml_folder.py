@@ -1,4 +1,4 @@
-"""Issue 16's "done when": ``torch-logs check`` over a folder with ``run.ps1``,
+"""``torch-logs check`` over a folder with ``run.ps1``,
 ``run.bat``, a ``Makefile`` and a ``pyproject.toml`` reports exactly the wrong values, with
 the right codes and columns, and nothing on the right ones; the batch file's quoted value
 depends on the release (torch 2.9+ strips one pair of outer quotes on Windows). Each host's
@@ -40,7 +40,7 @@ def _check(folder: Path, release: str) -> list[str]:
     return sorted(" ".join(r.split(" ", 2)[:2]) for r in rows)
 
 
-def test_the_issues_folder(tmp_path: Path) -> None:
+def test_powershell_batch_makefile_pyproject_folder(tmp_path: Path) -> None:
     for name, text in FILES.items():
         (tmp_path / name).write_bytes(text.encode("utf-8"))
     ps1, bat, make, toml = (FILES[n] for n in ("run.ps1", "run.bat", "Makefile", "pyproject.toml"))
