@@ -1,21 +1,39 @@
-"""The codes table (``codes/table.py``) against what uses it: the sections of
-``codes/sections.md``, the code literals of the package, the Fixes section's table and the
-project's version."""
+"""The codes table (``codes/table.py``) against what uses it: the generated
+``docs/codes.md``, the sections of ``codes/sections.md``, the code literals of the package,
+the Fixes section's table and the project's version."""
 
 from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
 from torch_logs_lsp.codes.doc import CODE_HEADING, code_doc, split_sections
+from torch_logs_lsp.codes.markdown import COMMAND, DOCS_PATH, docs_markdown
 from torch_logs_lsp.codes.table import CODES, RESERVED, all_codes, code_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "torch_logs_lsp"
 #: Codes a docstring names as an example of an unknown code.
 NOT_CODES = {"TL999"}
+
+
+def test_docs_codes_md_is_the_generated_text():
+    committed = (ROOT / DOCS_PATH).read_text(encoding="utf-8")
+    assert committed == docs_markdown(), f"{DOCS_PATH} is stale: run {COMMAND}"
+
+
+def test_gen_docs_check_agrees():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (0, ""), f"{DOCS_PATH} is stale: run {COMMAND}"
 
 
 def test_the_table_has_each_code_once_in_order():
