@@ -1,5 +1,5 @@
-"""``torch-logs codes``, the packaged codes documentation, ``--version`` of both commands
-and ``check --help``."""
+"""``torch-logs codes``, ``--version`` of both commands and ``check --help`` (the codes
+table and docs/codes.md: tests/test_codes_table.py)."""
 
 from __future__ import annotations
 
@@ -9,41 +9,17 @@ import re
 import subprocess
 import sys
 from importlib import metadata
-from pathlib import Path
 
 import pytest
 
 from torch_logs_lsp.cli.main import build_parser, main
-from torch_logs_lsp.codes.doc import all_codes, code_doc, code_table, codes_markdown
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs" / "codes.md"
+from torch_logs_lsp.codes.table import all_codes
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", *args], capture_output=True, text=True, check=False
     )
-
-
-def test_packaged_codes_doc_is_docs_codes_md():
-    packaged = ROOT / "src/torch_logs_lsp/knowledge/data/codes.md"
-    assert packaged.read_text("utf-8") == DOCS.read_text("utf-8"), (
-        "the packaged codes.md differs from docs/codes.md: "
-        "cp docs/codes.md src/torch_logs_lsp/knowledge/data/codes.md"
-    )
-    assert codes_markdown() == DOCS.read_text("utf-8")  # the installed copy too
-
-
-def test_every_code_in_the_table_has_a_section_and_is_used():
-    table = code_table()
-    documented = set(re.findall(r"^## (TL\d{3})\s*$", DOCS.read_text("utf-8"), re.M))
-    assert set(table) == documented
-    assert all(code_doc(c) for c in table)
-    used: set[str] = set()
-    for path in (ROOT / "src" / "torch_logs_lsp").rglob("*.py"):
-        used |= set(re.findall(r'"(TL\d{3})"', path.read_text("utf-8")))
-    assert used <= set(table), used - set(table)
 
 
 def test_codes_lists_every_code(capsys: pytest.CaptureFixture[str]):

@@ -21,7 +21,7 @@ from torch_logs_lsp.cli.formats import (
     utf16_units,
 )
 from torch_logs_lsp.cli.main import main
-from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.codes.table import all_codes
 from torch_logs_lsp.package_info import codes_doc_url
 from torch_logs_lsp.value.analysis import Severity
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from torch_logs_lsp.cli.main import main
-from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.codes.table import all_codes
 from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector, normalise
 
 

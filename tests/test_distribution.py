@@ -54,6 +54,7 @@ def test_wheel_has_package_data_and_no_tests(dist: Path) -> None:
     data = ROOT / "src" / "torch_logs_lsp" / "knowledge" / "data"
     for json_file in sorted(data.glob("*.json")):
         assert f"torch_logs_lsp/knowledge/data/{json_file.name}" in names
+    assert "torch_logs_lsp/codes/sections.md" in names
     assert "torch_logs_lsp/py.typed" in names
     assert not [n for n in names if n.startswith("tests/") or "/tests/" in n]
     assert not [n for n in names if n.startswith(("examples/", "vscode-extension/"))]

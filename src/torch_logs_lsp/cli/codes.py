@@ -1,5 +1,5 @@
-"""``torch-logs codes [CODE ...]`` (the codes' documentation, packaged from
-docs/codes.md: :mod:`.codes_doc`) and ``--version``.
+"""``torch-logs codes [CODE ...]`` (the codes' table, :mod:`torch_logs_lsp.codes.table`, and
+their documentation, :mod:`torch_logs_lsp.codes.doc`) and ``--version``.
 
 ``codes`` lists every code with its default severity and one-line title; ``codes TL201``
 prints that code's section; a prefix (``codes TL2``) lists the codes it covers. Exit 0,
@@ -17,7 +17,8 @@ import re
 import sys
 from typing import Any
 
-from torch_logs_lsp.codes.doc import code_doc, code_table
+from torch_logs_lsp.codes.doc import code_doc
+from torch_logs_lsp.codes.table import code_table
 from torch_logs_lsp.package_info import version
 
 CODE_LIKE = re.compile(r"^TL\d{3}$", re.IGNORECASE)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from torch_logs_lsp.codes.doc import CodeInfo, code_doc, code_table
+from torch_logs_lsp.codes.doc import code_doc
+from torch_logs_lsp.codes.table import CodeInfo, code_table
 from torch_logs_lsp.notebook.places import FilePlace
 from torch_logs_lsp.package_info import codes_doc_url, repository_url, version
 from torch_logs_lsp.value.analysis import Severity
@@ -174,7 +175,7 @@ _DEFAULT_LEVELS = {"error": "error", "warning": "warning", "information": "note"
 
 
 def _plain(markdown: str) -> str:
-    """Markdown of docs/codes.md as SARIF's plain ``text``: bold markers dropped
+    """Markdown of a code's documentation as SARIF's plain ``text``: bold markers dropped
     (backticks kept: they read well as quotes)."""
     return markdown.replace("**", "")
 
@@ -205,14 +206,14 @@ def _artifact(path: str, cwd: str) -> dict[str, Any]:
 
 
 def sarif_log(rows: list[Row], cwd: str | None = None) -> dict[str, Any]:
-    """The SARIF 2.1.0 log of a check: one run, one rule per documented code (help text
-    from docs/codes.md), ``columnKind`` ``utf16CodeUnits`` with the columns in UTF-16
-    code units, paths relative to ``cwd`` (``uriBaseId`` ``%SRCROOT%``, given in
-    ``originalUriBaseIds``) or absolute ``file:`` URIs outside it. A notebook's result
-    has the region of its characters in the ``.ipynb`` file (none if the file can no
-    longer be read); its message starts ``cell N, line L, column C:`` and its
-    ``properties`` hold ``cell``, ``cellLine``, ``cellColumn``, ``cellEndLine`` and
-    ``cellEndColumn`` (code points, 1-based)."""
+    """The SARIF 2.1.0 log of a check: one run, one rule per code of the table (help text:
+    the code's section, :mod:`torch_logs_lsp.codes.doc`), ``columnKind``
+    ``utf16CodeUnits`` with the columns in UTF-16 code units, paths relative to ``cwd``
+    (``uriBaseId`` ``%SRCROOT%``, given in ``originalUriBaseIds``) or absolute ``file:``
+    URIs outside it. A notebook's result has the region of its characters in the
+    ``.ipynb`` file (none if the file can no longer be read); its message starts ``cell N,
+    line L, column C:`` and its ``properties`` hold ``cell``, ``cellLine``,
+    ``cellColumn``, ``cellEndLine`` and ``cellEndColumn`` (code points, 1-based)."""
     cwd = os.getcwd() if cwd is None else cwd
     table = code_table()
     index = {code: i for i, code in enumerate(table)}

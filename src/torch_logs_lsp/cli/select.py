@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.codes.table import all_codes
 from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector, keep
 from torch_logs_lsp.project.config import Config, ConfigError, ConfigFinder
 

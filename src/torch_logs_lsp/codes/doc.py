@@ -1,81 +1,61 @@
-"""The diagnostic codes' documentation, shipped with the package: ``knowledge/data/codes.md`` is
-a copy of ``docs/codes.md`` (``tests/test_cli_codes.py`` asserts they are equal; after an
-edit of ``docs/codes.md`` run ``cp docs/codes.md src/torch_logs_lsp/knowledge/data/codes.md``).
+"""The long documentation of each code: the ``## TLnnn`` sections of the packaged
+``codes/sections.md`` (markdown). Read by ``torch-logs codes TL201`` and by
+``--format sarif`` (each rule's help text); ``docs/codes.md`` is generated from it and
+the table (:mod:`.markdown`).
 
-Read by ``torch-logs codes`` (the table and each code's section), by the code selection
-(every known code, :mod:`.selection`) and by ``--format sarif`` (one rule per code with
-its help text).
+``sections.md`` is an introduction (the text before the first ``## `` heading, after an
+HTML comment) and then ``## `` sections: one per code (``## TL201``), in the table's
+order, and a few shared ones (``## Fixes``, ``## The other variables (TL4xx)``) before
+the codes they introduce.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-#: A row of the table at the top: ``| [TL201](#tl201) | error / warning | unknown name |``.
-_ROW = re.compile(r"^\|\s*\[(TL\d{3})\]\(#tl\d{3}\)\s*\|([^|]*)\|(.*)\|\s*$")
+# Re-exported: the table's names were imported from here before it had its own module.
+from torch_logs_lsp.codes.table import CodeInfo, all_codes, code_table
+
 #: A code's own section heading: ``## TL201``.
-_HEADING = re.compile(r"^## (TL\d{3})\s*$")
-
-
-@dataclass(frozen=True)
-class CodeInfo:
-    """One code of the table: ``code`` (``"TL201"``), its default ``severity`` as the
-    table words it (``"error / warning"``, ``"as the worst hidden one"``) and its one-line
-    ``title`` (markdown: backticks kept)."""
-
-    code: str
-    severity: str
-    title: str
+CODE_HEADING = re.compile(r"^## (TL\d{3})\s*$")
+#: The comment at the top of ``sections.md`` (for its editors, not for readers).
+_COMMENT = re.compile(r"\A<!--.*?-->\n*", re.S)
 
 
 @cache
-def codes_markdown() -> str:
-    """The text of the packaged ``codes.md`` (UTF-8)."""
-    path = resources.files("torch_logs_lsp.knowledge") / "data" / "codes.md"
-    return path.read_text(encoding="utf-8")
+def sections_markdown() -> str:
+    """The text of the packaged ``sections.md`` (UTF-8)."""
+    return (resources.files("torch_logs_lsp.codes") / "sections.md").read_text(encoding="utf-8")
 
 
-@cache
-def code_table() -> dict[str, CodeInfo]:
-    """Every documented code, in the table's order: code -> :class:`CodeInfo`."""
-    out: dict[str, CodeInfo] = {}
-    for line in codes_markdown().splitlines():
-        m = _ROW.match(line)
-        if m:
-            code = m.group(1)
-            out[code] = CodeInfo(code, m.group(2).strip(), m.group(3).strip())
-    return out
-
-
-def all_codes() -> tuple[str, ...]:
-    """Every documented code (``"TL001"`` ...), in the table's order."""
-    return tuple(code_table())
-
-
-@cache
-def _sections() -> dict[str, str]:
-    sections: dict[str, str] = {}
-    current: str | None = None
-    lines: list[str] = []
-    for line in [*codes_markdown().splitlines(), "## end"]:
+def split_sections() -> tuple[str, list[tuple[str, str]]]:
+    """``sections.md`` as ``(introduction, [(heading, body), ...])``: the introduction
+    without the leading comment, each heading without ``## ``, each body without its
+    heading; all stripped of surrounding blank lines, in file order."""
+    text = _COMMENT.sub("", sections_markdown())
+    intro: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
         if line.startswith("## "):
-            if current is not None:
-                sections[current] = "\n".join(lines).strip()
-            m = _HEADING.match(line)
-            current = m.group(1) if m else None
-            lines = []
-        elif current is not None:
-            lines.append(line)
-    return sections
+            sections.append((line[3:].strip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            intro.append(line)
+    return "\n".join(intro).strip(), [(h, "\n".join(b).strip()) for h, b in sections]
+
+
+@cache
+def _code_sections() -> dict[str, str]:
+    return {h: body for h, body in split_sections()[1] if CODE_HEADING.match(f"## {h}")}
 
 
 def code_doc(code: str) -> str | None:
     """The documentation of ``code`` (the body of its ``## TLnnn`` section, markdown,
     without the heading); ``None`` for a code that has no section."""
-    return _sections().get(code.upper())
+    return _code_sections().get(code.upper())
 
 
 def anchor(code: str) -> str:
@@ -83,4 +63,13 @@ def anchor(code: str) -> str:
     return code.lower()
 
 
-__all__ = ["CodeInfo", "all_codes", "anchor", "code_doc", "code_table", "codes_markdown"]
+__all__ = [
+    "CODE_HEADING",
+    "CodeInfo",
+    "all_codes",
+    "anchor",
+    "code_doc",
+    "code_table",
+    "sections_markdown",
+    "split_sections",
+]

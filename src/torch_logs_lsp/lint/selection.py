@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.codes.table import all_codes
 
 ALL = "ALL"
 

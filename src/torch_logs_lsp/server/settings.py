@@ -15,7 +15,7 @@ from typing import Any
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
-from torch_logs_lsp.codes.doc import all_codes
+from torch_logs_lsp.codes.table import all_codes
 from torch_logs_lsp.knowledge.registry import releases
 from torch_logs_lsp.knowledge.versions import parse_release
 from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector

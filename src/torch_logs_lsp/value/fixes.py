@@ -23,7 +23,8 @@ TL206     "Rename `old` to `new`" (its first suggestion, or the hook)      yes
 TL207/8   "Change to `+name`" for a foreign level (``name:DEBUG``); safe  some
           for ``:``/``=`` with DEBUG, INFO or ERROR (see :mod:`.levels`)
 TL301     remove the ignored prefix                                        yes
-TL302/3   remove the earlier item (the later one wins; behaviour unchanged) yes
+TL302     remove the earlier item (the later one wins; behaviour unchanged) yes
+TL303     remove the overridden earlier item (which level is the user's)    no
 TL001/2   remove the assignment (a host edit, see :mod:`.fixer`)            no
 ========  ===============================================================  =====
 
