@@ -1,5 +1,5 @@
 """Write ``docs/codes.md`` from the codes table (``src/torch_logs_lsp/codes/table.py``) and
-the codes' sections (``src/torch_logs_lsp/codes/sections.md``): ``./dev docs``.
+the codes' sections (``src/torch_logs_lsp/codes/sections.md``): ``./dev gen``.
 
     python3 scripts/gen_docs.py           # write docs/codes.md (says whether it changed)
     python3 scripts/gen_docs.py --check   # exit 1 when docs/codes.md is not the generated text

@@ -132,33 +132,36 @@ def test_project_dir(tmp_path: Path, monkeypatch):
 
 
 def test_pin_diagnostics_only_for_a_pin_that_chose_an_unpackaged_release():
+    from torch_logs_lsp.hosts.comments import pin_comment
     from torch_logs_lsp.torch_env.context import TorchResolver, pin_diagnostics
 
     resolver = TorchResolver()
     text = "x\n  // torch-logs: torch = 3.0.1 because\n"
-    (d,) = pin_diagnostics(text, resolver.context(text=text))
+    (d,) = pin_diagnostics(text, resolver.context(pin=pin_comment(text)))
     assert (d.code, d.severity, text[d.start : d.end]) == (
         "TL902",
         4,
         "// torch-logs: torch = 3.0.1",
     )
     assert "torch 3.0 is not packaged; using 2.15" in d.message
-    assert pin_diagnostics(text, resolver.context(text=text, torch_version="2.13")) == []
+    pinned = resolver.context(pin=pin_comment(text), torch_version="2.13")
+    assert pin_diagnostics(text, pinned) == []
     packaged = "# torch-logs: torch=2.4\n"
-    assert pin_diagnostics(packaged, resolver.context(text=packaged)) == []
+    assert pin_diagnostics(packaged, resolver.context(pin=pin_comment(packaged))) == []
     old = "# torch-logs: torch=1.13\n"  # older than every packaged release: the oldest
-    (d,) = pin_diagnostics(old, resolver.context(text=old))
+    (d,) = pin_diagnostics(old, resolver.context(pin=pin_comment(old)))
     assert "torch 1.13 is not packaged; using 2.1 (" in d.message
 
 
 def test_a_pin_that_names_no_release_is_said_to_be_ignored():
     # (`torch=abc` and `torch=2` are not ignored silently)
+    from torch_logs_lsp.hosts.comments import pin_comment
     from torch_logs_lsp.torch_env.context import TorchResolver, pin_diagnostics
 
     resolver = TorchResolver()
     for pin in ("torch=abc", "torch=2", "torch= 2.x"):
         text = f"A=1\n# torch-logs: {pin}\nTORCH_LOGS=+dynamo\n"
-        (d,) = pin_diagnostics(text, resolver.context(text=text, torch_version="2.13"))
+        (d,) = pin_diagnostics(text, resolver.context(pin=pin_comment(text), torch_version="2.13"))
         assert d.code == "TL902" and "names no release like `2.13`, so it is ignored" in d.message
         assert "configured release 2.13" in d.message
         assert text[d.start : d.end].startswith("# torch-logs: torch=")

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from torch_logs_lsp.hosts.comments import find_pin, pin_comment
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.torch_env.context import TorchResolver, find_pin
+from torch_logs_lsp.torch_env.context import TorchResolver
 from torch_logs_lsp.torch_env.environment import asked_env, find_env, read_pth, static_env
 from torch_logs_lsp.torch_env.reader import read_registrations, read_torch
 from torch_logs_lsp.value.analysis import analyse
@@ -136,7 +137,7 @@ def test_booby_trapped_environment_never_runs_anything(tmp_path: Path):
     assert env.pth_imports and env.pth_imports[0].endswith("trap.pth")  # import line not run
     asked = asked_env(python)  # the interpreter asked, isolated (-I -S)
     assert asked is not None and asked.version == f"{sys.version_info[0]}.{sys.version_info[1]}"
-    ctx = TorchResolver().context(python=python, text="TORCH_LOGS=+dynamo")
+    ctx = TorchResolver().context(python=python)
     # the registrations file has an unreadable extra statement: nearest packaged release
     assert ctx.registry.release == "2.4" and ctx.registry.source == "packaged"
     assert ctx.notes and "could not read every registration" in ctx.notes[0]
@@ -191,9 +192,9 @@ def test_pin_comment(text: str, release: str | None):
 def test_resolution_order(tmp_path: Path):
     resolver = TorchResolver()
     pin = "# torch-logs: torch=2.3\n"
-    assert resolver.context(torch_version="2.5", text=pin).registry.release == "2.5"
-    assert resolver.context(text=pin, python=VENV_PYTHON).registry.release == "2.3"
-    ctx = resolver.context(text="# torch-logs: torch=2.0\n")
+    assert resolver.context(torch_version="2.5", pin=pin_comment(pin)).registry.release == "2.5"
+    assert resolver.context(pin=pin_comment(pin), python=VENV_PYTHON).registry.release == "2.3"
+    ctx = resolver.context(pin=pin_comment("# torch-logs: torch=2.0\n"))
     assert ctx.registry.release == "2.1" and "not packaged" in ctx.notes[0]
     # no setting, no pin, no interpreter in the workspace: .venv of the workspace is used
     work = tmp_path / "ws"
@@ -216,7 +217,7 @@ def test_workspace_interpreter_is_never_executed(tmp_path: Path):
     fake.parent.mkdir(parents=True)
     fake.write_text(f"#!/bin/sh\ntouch {marker}\necho '{{}}'\n")
     fake.chmod(0o755)
-    ctx = TorchResolver().context(text="TORCH_LOGS=+dynamo", workspace=str(tmp_path / "ws"))
+    ctx = TorchResolver().context(workspace=str(tmp_path / "ws"))
     assert not marker.exists()
     assert ctx.registry.release  # fell through to PATH / packaged, still a registry
 

@@ -34,7 +34,7 @@ CASES = [
     ("semi.sh", f"true;{SP}export{SP}TORCH_LOGS=Dynamo{SP};{SP}\n"),
     ("dq.sh", f'TORCH_LOGS="dynamo,{SP}guards"\n'),
     ("tab.sh", f"TORCH_LOGS=Dynamo{TAB}#{TAB}\n"),
-    # the pin comment's regex (torch_env/context.PIN_RE) is searched over the document
+    # the pin comment's regex (hosts/comments.pin_re) is searched over the document
     ("pin.env", f"#{SP}torch-logs:{SP}torch{SP}={SP}x\n#{SP}#{TAB}\nTORCH_LOGS=dynamo\n"),
     ("launch.json", f'{{"configurations": [{{"env": {{"TORCH_LOGS": "a,{SP}b"}}}}]}}'),
     (

@@ -20,9 +20,9 @@ import pytest
 
 from tests.test_torch_oracle import VALUES, torch_outcome
 from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.comments import find_pin
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.model.diagnostic import Severity
-from torch_logs_lsp.torch_env.context import find_pin
 from torch_logs_lsp.value.analysis import analyse
 
 warnings.filterwarnings("ignore")

@@ -2,8 +2,18 @@
  * Which documents the language client sends to the server (no `vscode` import, so the unit
  * tests can read it). The server decides the file kind from the path and the text, never from
  * the language id alone; a document of no kind it reads, or one that names no TORCH_LOGS-family
- * variable, costs one substring search there (no parse).
+ * variable, costs one substring search there (no parse). The languages and file-name patterns
+ * come from the hosts' declarations (`./dev gen` writes `generated/hosts.ts`): a host is sent by
+ * its VS Code languages (`dockercompose` is the Docker extension's id for compose files,
+ * `github-actions-workflow` the GitHub Actions extension's id for workflows) or, where a language
+ * filter would miss its files or take too many (VS Code has no `toml` language of its own, opens
+ * `setup.cfg` as `properties`, and `devcontainer.json` as `json` without the Dev Containers
+ * extension), by the base names its name rule claims.
  */
+
+import { LANGUAGES, PATTERNS } from './generated/hosts';
+
+export { LANGUAGES, PATTERNS };
 
 export interface DocumentFilter {
   scheme: string;
@@ -24,54 +34,8 @@ export const SCHEMES = ['file', 'untitled'];
  */
 export const NOTEBOOK_CELLS: DocumentFilter = { scheme: 'vscode-notebook-cell', language: 'python' };
 
-/**
- * Languages served in every scheme. `dockerfile`, `powershell`, `bat` and `makefile` are VS
- * Code's own ids; `dockercompose` is the Docker extension's id for compose files and
- * `github-actions-workflow` the GitHub Actions extension's id for workflows (without those
- * extensions both are `yaml`).
- */
-export const LANGUAGES = [
-  'dotenv',
-  'shellscript',
-  'python',
-  'dockerfile',
-  'yaml',
-  'dockercompose',
-  'github-actions-workflow',
-  'powershell',
-  'bat',
-  'makefile',
-];
-
-/**
- * Test settings, served by name whatever their language: VS Code has no `toml` language of
- * its own (the Even Better TOML extension adds one) and opens `setup.cfg` as `properties`,
- * so a language filter would miss them; any other TOML or INI file is never sent.
- */
-export const TEST_SETTINGS = [
-  '**/{pyproject.toml,tox.toml,pytest.toml,.pytest.toml}',
-  '**/{pytest.ini,.pytest.ini,tox.ini,setup.cfg}',
-];
-
-/**
- * Files served by name whatever their language: env files, VS Code launch/task/workspace
- * files, and dev container configurations (`.devcontainer/devcontainer.json`,
- * `.devcontainer/<name>/devcontainer.json`, `.devcontainer.json`; VS Code opens them as
- * `jsonc` with the Dev Containers extension and may open them as `json` without it, so the
- * filter names no language).
- */
-export const PATTERNS = [
-  '**/.env',
-  '**/.env.*',
-  '**/*.env',
-  '**/.vscode/launch.json',
-  '**/.vscode/tasks.json',
-  '**/*.code-workspace',
-  '**/{devcontainer.json,.devcontainer.json}',
-];
-
 export const DOCUMENT_SELECTOR: DocumentFilter[] = [
   ...LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ scheme, language }))),
-  ...[...PATTERNS, ...TEST_SETTINGS].map((pattern) => ({ scheme: 'file', pattern })),
+  ...Object.values(PATTERNS).map((pattern) => ({ scheme: 'file', pattern })),
   NOTEBOOK_CELLS,
 ];

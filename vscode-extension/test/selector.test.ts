@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { DOCUMENT_SELECTOR, LANGUAGES, NOTEBOOK_CELLS, PATTERNS, TEST_SETTINGS } from '../src/selector';
+import { DOCUMENT_SELECTOR, LANGUAGES, NOTEBOOK_CELLS, PATTERNS } from '../src/selector';
+
+const TEST_SETTINGS = [PATTERNS.toml, PATTERNS.ini];
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
   activationEvents: string[];
@@ -19,12 +21,16 @@ test('every language is served in files and untitled editors, and only there (an
   assert.ok(DOCUMENT_SELECTOR.every((f) => (f.language === undefined) !== (f.pattern === undefined)));
 });
 
-test('devcontainer.json is served by name, whatever its language', () => {
+test('devcontainer.json, launch.json, tasks.json and env files are served by name, whatever their language', () => {
   const filter = DOCUMENT_SELECTOR.find((f) => f.pattern?.includes('devcontainer'));
-  assert.deepEqual(filter, { scheme: 'file', pattern: '**/{devcontainer.json,.devcontainer.json}' });
-  for (const pattern of ['**/.env', '**/.vscode/launch.json', '**/.vscode/tasks.json', '**/*.code-workspace']) {
-    assert.ok(PATTERNS.includes(pattern), pattern);
+  assert.deepEqual(filter, { scheme: 'file', pattern: PATTERNS.jsonc });
+  for (const name of ['devcontainer.json', '.devcontainer.json', 'launch.json', 'tasks.json', '*.code-workspace']) {
+    assert.ok(PATTERNS.jsonc.includes(name), name);
   }
+  for (const name of ['.env', '*.env', '.env.*']) {
+    assert.ok(PATTERNS.dotenv.includes(name), name);
+  }
+  assert.ok(Object.values(PATTERNS).every((p) => p.startsWith('**/')));
 });
 
 test('activation: every served language but plain yaml; no activation by YAML files', () => {

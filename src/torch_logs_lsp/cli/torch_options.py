@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Any
 
+from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.knowledge.versions import lifespan_text, parse_release
 from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver
 from torch_logs_lsp.torch_env.environment import interpreter_path, workspace_interpreters
@@ -115,7 +116,7 @@ def context_for(
     project (:func:`project_dir` of ``path``), else ``python3`` on PATH."""
     return _RESOLVER.context(
         torch_version=getattr(args, "torch_version", None),
-        text=text,
+        pin=pin_comment(text),
         python=getattr(args, "python", None),
         workspace=project_dir(path),
     )

@@ -1,6 +1,6 @@
 """``docs/codes.md``, generated: a title, the introduction of ``sections.md``, the table
 of :mod:`.table` (one row per code) and the sections of ``sections.md`` as they are.
-``scripts/gen_docs.py`` (``./dev docs``) writes it; ``tests/test_codes_table.py`` fails
+``scripts/gen_docs.py`` (``./dev gen``) writes it; ``tests/test_codes_table.py`` fails
 while the committed file differs."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from torch_logs_lsp.codes.table import CODES, CodeInfo, Fixability
 #: The path of the generated file in the repository.
 DOCS_PATH = "docs/codes.md"
 #: The command that writes it.
-COMMAND = "./dev docs"
+COMMAND = "./dev gen"
 
 #: How the ``fix`` column words each :data:`.table.Fixability`.
 FIX_WORDS: dict[Fixability, str] = {

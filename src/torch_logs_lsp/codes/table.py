@@ -1,6 +1,6 @@
 """The table of diagnostic codes: the one place a code, its title, default severity,
 fixability and first release are written. ``docs/codes.md`` is generated from it and from
-``sections.md`` (:mod:`.markdown`; ``./dev docs``); ``torch-logs codes``, the code
+``sections.md`` (:mod:`.markdown`; ``./dev gen``); ``torch-logs codes``, the code
 selection and the SARIF rules read it.
 
 Where the facts come from:

@@ -1,10 +1,12 @@
 """Host extractors: find TORCH_LOGS-family assignments in documents of each file kind.
 
 Each host is one module of this package behind one interface (:class:`.interface.Host`:
-detection, extraction, re-encoding, removal, its comment syntax); :data:`HOST_KINDS` is
-the table of them. ``detect_host(path, text)`` names the host kind of a document (from its
-path and content, never from an editor's languageId alone); ``extract(host, text)``
-returns its value spans; :func:`host_module` gives the module of a kind.
+detection, extraction, re-encoding, removal) with one declaration (:class:`.spec.HostSpec`:
+file-name globs, languageIds, comment syntax); :data:`HOST_KINDS` is the table of them and
+:func:`host_specs` their declarations. ``detect_host(path, text)`` names the host kind of
+a document (from its path and content, never from an editor's languageId alone);
+``extract(host, text)`` returns its value spans; :func:`host_module` gives the module of a
+kind.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import Host
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "host_by_name",
     "host_for_language",
     "host_module",
+    "host_specs",
     "runs_on",
 ]
 
@@ -104,12 +108,17 @@ def describe_kinds(conjunction: str) -> str:
     return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
 
 
+def host_specs() -> tuple[HostSpec, ...]:
+    """Every host's declaration (its module's ``SPEC``), in :data:`HOST_KINDS` order."""
+    return tuple(module.SPEC for module in _all_modules())
+
+
 def host_for_language(language_id: str) -> str | None:
-    """The host kind whose :attr:`~.interface.Host.LANGUAGE_IDS` has the editor languageId
-    ``language_id``, or ``None``."""
-    for module in map(host_module, HOST_KINDS):
-        if module is not None and language_id in module.LANGUAGE_IDS:
-            return module.HOST
+    """The host kind whose declared :attr:`~.spec.HostSpec.language_ids` has the editor
+    languageId ``language_id`` (the first in :data:`HOST_KINDS` order), or ``None``."""
+    for spec in host_specs():
+        if language_id in spec.language_ids:
+            return spec.kind
     return None
 
 

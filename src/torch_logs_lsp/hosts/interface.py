@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from torch_logs_lsp.set_logs.site import SetLogsSite
     from torch_logs_lsp.set_logs.source import SetLogsSource
 
+from torch_logs_lsp.hosts.spec import HostSpec
+
 
 @dataclass(frozen=True)
 class TextEdit:
@@ -90,6 +92,9 @@ class Host(Protocol):
     """The names a host module defines (checked by mypy against every module in the
     table; ``self`` is the module)."""
 
+    #: The host's declaration (:class:`~.spec.HostSpec`: file-name globs, languageIds,
+    #: comment syntax), from which ``LANGUAGE_IDS`` and ``COMMENT`` come.
+    SPEC: HostSpec
     #: The host kind: the module's name, and :attr:`ValueSpan.host` of its spans.
     HOST: str
     #: The files this host reads, as a plural noun phrase for the CLI's messages
@@ -98,8 +103,8 @@ class Host(Protocol):
     #: Editor languageIds of this host's documents (LSP ``TextDocumentItem.languageId``),
     #: used only for a document whose URI and content say nothing (an untitled one).
     LANGUAGE_IDS: tuple[str, ...]
-    #: What starts a comment to the end of the line (``"#"``, ``"//"``): pin comments
-    #: (``# torch-logs: torch=2.4``) are written with it.
+    #: What starts a comment to the end of the line (``"#"``, ``"//"``): suppression
+    #: comments (``# torch-logs: ignore[TL201]``) are written with it.
     COMMENT: str
     #: Why a quote left open to the end of a saved file means the variable is never set
     #: (the CLI's TL108), or ``None`` when that is not certain for this host.

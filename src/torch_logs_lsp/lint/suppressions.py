@@ -1,6 +1,7 @@
 """Inline suppression comments: ``# torch-logs: ignore[TL201]`` silences findings on a line.
 
-A suppression is a comment, in any host's comment syntax (``#``, ``//``, ``;``, and a batch
+A suppression is a comment, in any host's declared comment syntax
+(:func:`~torch_logs_lsp.hosts.comments.marker_pattern`: ``#``, ``//``, ``;``, and a batch
 file's ``::`` or ``rem``), holding ``torch-logs: ignore[CODES]`` (codes or code prefixes
 separated by commas: ``ignore[TL201, TL3]``) or a bare ``torch-logs: ignore`` at the end of
 its line (every code; ``ignore TL201`` without brackets is no suppression).
@@ -24,8 +25,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.comments import marker_pattern
 from torch_logs_lsp.hosts.interface import TextEdit, line_break
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.model.spans import ValueSpan
@@ -36,10 +39,18 @@ log = logging.getLogger(__name__)
 UNUSED_SUPPRESSION = "TL903"
 
 _NEEDLE = "torch-logs:"
-_COMMENT = re.compile(
-    r"(?P<marker>#|//|::|;|(?<![\w])(?i:rem)(?=[ \t]))[ \t]*"
-    r"(?P<body>torch-logs:[ \t]*ignore(?:\[(?P<codes>[^\]\r\n]*)\]|(?=[ \t]*(?:[\r\n]|\Z))))"
-)
+
+
+@cache
+def _comment() -> re.Pattern[str]:
+    """A suppression comment: ``marker`` any host's comment marker, ``body`` from
+    ``torch-logs:`` to the end of ``ignore[...]`` (or of a bare ``ignore``), ``codes``."""
+    return re.compile(
+        rf"(?P<marker>{marker_pattern()})[ \t]*"
+        r"(?P<body>torch-logs:[ \t]*ignore(?:\[(?P<codes>[^\]\r\n]*)\]|(?=[ \t]*(?:[\r\n]|\Z))))"
+    )
+
+
 _LINE_END = re.compile(r"\r\n|\n|\r")
 _CODE = re.compile(r"TL[0-9]{0,3}")
 
@@ -129,7 +140,7 @@ def find_suppressions(text: str, host: str | None = None) -> list[Suppression]:
     is_comment: Callable[[int, bool], bool] | None = None
     starts = _line_starts(text)
     out: list[Suppression] = []
-    for m in _COMMENT.finditer(text):
+    for m in _comment().finditer(text):
         line = bisect_right(starts, m.start()) - 1
         before = text[starts[line] : m.start("marker")]
         alone = before.strip(" \t@") == ""

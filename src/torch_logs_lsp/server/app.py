@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile
+from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.server import codecache, notebooks, requests, stdio
@@ -112,7 +113,7 @@ class TorchLogsServer(LanguageServer):
         interpreter, re-read when the interpreter or its torch changes."""
         context = self.resolver.context(
             torch_version=self.settings.torch_version,
-            text=text,
+            pin=pin_comment(text),
             python=self.settings.python or None,
             workspace=self.workspace_root,
         )

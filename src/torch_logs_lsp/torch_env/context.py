@@ -3,8 +3,9 @@
 Resolution order (the first that applies decides the registry):
 
 1. an explicit release (``torchLogs.torchVersion`` setting, ``--torch-version``);
-2. a pin comment in the checked file: ``# torch-logs: torch=2.4`` (``//`` also works, for
-   JSONC); see :data:`PIN_RE`;
+2. a pin comment in the checked file: ``# torch-logs: torch=2.4`` (in any host's comment
+   syntax), found by the caller (:func:`torch_logs_lsp.hosts.comments.pin_comment`, which
+   knows the hosts' comment markers) and passed in as a :class:`Pin`;
 3. the torch installed for an interpreter: the explicit one (``torchLogs.python``,
    ``--python``) only, else ``.venv``/``venv`` in the workspace, then ``python3`` on
    ``PATH``; its ``torch/_logging/_registrations.py`` is read statically
@@ -24,7 +25,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
 import sys
 import sysconfig
@@ -33,6 +33,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import NamedTuple
 
 from torch_logs_lsp.knowledge.registry import (
     DEFAULT_RELEASE,
@@ -54,11 +55,16 @@ from torch_logs_lsp.torch_env.reader import REGISTRATIONS, read_torch
 
 log = logging.getLogger(__name__)
 
-#: ``# torch-logs: torch=2.4`` (or ``// torch-logs: torch=2.4.1``; ``; ...`` in INI;
-#: ``:: ...`` or ``rem ...`` in a batch file) anywhere in a file.
-PIN_RE = re.compile(
-    r"(?:#|//|::|;|(?<!\w)(?i:rem)[ \t])\s*torch-logs:\s*torch\s*=\s*([0-9][\w.+-]*)"
-)
+
+class Pin(NamedTuple):
+    """A pin comment of a document (``# torch-logs: torch=2.4``): ``start``/``end`` its
+    range (code points, from the comment marker to the end of the release as written),
+    ``release`` the release it names (``"2.4"``), ``None`` when it names none like ``2.13``
+    (``torch=abc``: ignored)."""
+
+    start: int
+    end: int
+    release: str | None
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,8 @@ class TorchContext:
     the release came from, for messages (``"pin comment (torch=2.4)"``). ``env``: the
     interpreter's environment, if one was found. ``certain``: the interpreter was named
     explicitly. ``notes``: warnings worth showing (a pin to an unpackaged release, a
-    ``_registrations.py`` we could not fully read).
+    ``_registrations.py`` we could not fully read). ``pin``: the document's pin comment,
+    as given to :meth:`TorchResolver.context`.
     """
 
     registry: Registry
@@ -78,14 +85,7 @@ class TorchContext:
     env: PythonEnv | None
     certain: bool
     notes: tuple[str, ...] = ()
-
-
-def find_pin(text: str) -> str | None:
-    """The release a pin comment names (``"2.4"``), or ``None``. Only the first pin counts."""
-    if "torch-logs:" not in text:  # a substring search is ~20x faster than the regex
-        return None
-    m = PIN_RE.search(text)
-    return parse_release(m.group(1)) if m else None
+    pin: Pin | None = None
 
 
 def _mtime(path: str) -> int:
@@ -258,11 +258,12 @@ class TorchResolver:
         self,
         *,
         torch_version: str | None = None,
-        text: str = "",
+        pin: Pin | None = None,
         python: str | None = None,
         workspace: str | None = None,
     ) -> TorchContext:
-        """The torch context for one file (``text`` is searched for a pin comment)."""
+        """The torch context for one file whose pin comment is ``pin`` (``None``: it has
+        none)."""
         certain = bool(python)
         env: PythonEnv | None = None
         torch_dir: str | None = None
@@ -282,7 +283,7 @@ class TorchResolver:
         wanted = torch_version if torch_version and torch_version != "auto" else None
         how = ""
         if wanted is None:
-            wanted = find_pin(text)
+            wanted = pin.release if pin else None
             how = f"pin comment (torch={wanted})" if wanted else ""
         else:
             how = f"configured release {wanted}"
@@ -292,13 +293,14 @@ class TorchResolver:
             if nearest != wanted:
                 notes = (unpackaged_note(wanted, nearest),)
                 how = f"{how}: not packaged, using torch {nearest}"
-            return TorchContext(load_registry(nearest), finder, how, env, certain, notes)
+            registry = load_registry(nearest)
+            return TorchContext(registry, finder, how, env, certain, notes, pin)
         if env is not None and torch_dir is not None:
             registry, notes = self.torch_registry(torch_dir)
             how = f"torch {registry.version or registry.release} of {env.python}"
-            return TorchContext(registry, finder, how, env, certain, notes)
+            return TorchContext(registry, finder, how, env, certain, notes, pin)
         how = f"newest packaged release {DEFAULT_RELEASE} (no torch found)"
-        return TorchContext(load_registry(DEFAULT_RELEASE), finder, how, env, certain)
+        return TorchContext(load_registry(DEFAULT_RELEASE), finder, how, env, certain, (), pin)
 
 
 def unpackaged_note(wanted: str, used: str) -> str:
@@ -308,42 +310,34 @@ def unpackaged_note(wanted: str, used: str) -> str:
     return f"torch {wanted} is not packaged; using {used} ({releases()[0]}-{releases()[-1]} are)"
 
 
-#: A pin comment however its release is written (:data:`PIN_RE` takes only ``2.13``-like).
-_LOOSE_PIN = re.compile(r"(?:#|//)[ \t]*torch-logs:[ \t]*torch[ \t]*=[ \t]*[^\s,;]*")
-
 #: The code of :func:`pin_diagnostics`.
 UNPACKAGED_PIN = "TL902"
 
 
 def pin_diagnostics(text: str, context: TorchContext) -> list[Diagnostic]:
-    """A hint on the pin comment of ``text`` (``# torch-logs: torch=3.0``) when that pin
-    chose ``context``'s release and names a release that is not packaged (the packaged
-    one used instead is named), or when it names no release at all (``torch=abc``,
-    ``torch=2``: ignored; what is used instead is named). Offsets: code points into
-    ``text``, from the comment's ``#``/``//`` to the end of the release. Empty otherwise
-    (no pin, a setting that overrides it, a packaged release). Never raises."""
-    if "torch-logs:" not in text:
+    """A hint on the pin comment of the document ``text`` (``context.pin``, found in it:
+    ``# torch-logs: torch=3.0``) when that pin chose ``context``'s release and names a
+    release that is not packaged (the packaged one used instead is named), or when it names
+    no release at all (``torch=abc``, ``torch=2``: ignored; what is used instead is named).
+    Offsets: code points into ``text``, from the comment's marker to the end of the
+    release. Empty otherwise (no pin, a setting that overrides it, a packaged release).
+    Never raises."""
+    pin = context.pin
+    if pin is None:
         return []
-    if find_pin(text) is None:  # `torch=abc`, `torch=2`: not understood, so ignored
-        loose = _LOOSE_PIN.search(text)
-        if loose is None:
-            return []
+    if pin.release is None:  # `torch=abc`, `torch=2`: not understood, so ignored
         message = (
             f"this pin names no release like `2.13`, so it is ignored: the names are "
             f"checked against {context.how}"
         )
-        return [Diagnostic(UNPACKAGED_PIN, Severity.HINT, message, loose.start(), loose.end())]
+        return [Diagnostic(UNPACKAGED_PIN, Severity.HINT, message, pin.start, pin.end)]
     if not context.how.startswith("pin comment"):
         return []
-    match = PIN_RE.search(text)
-    if match is None:
-        return []
-    wanted = parse_release(match.group(1)) or match.group(1)
     used = context.registry.release
-    if wanted == used:
+    if pin.release == used:
         return []
-    message = unpackaged_note(wanted, used)
-    return [Diagnostic(UNPACKAGED_PIN, Severity.HINT, message, match.start(), match.end(1))]
+    message = unpackaged_note(pin.release, used)
+    return [Diagnostic(UNPACKAGED_PIN, Severity.HINT, message, pin.start, pin.end)]
 
 
 @cache
@@ -353,11 +347,10 @@ def fallback_finder() -> ModuleFinder:
 
 
 __all__ = [
-    "PIN_RE",
+    "Pin",
     "TorchContext",
     "TorchResolver",
     "fallback_finder",
-    "find_pin",
     "packaged_torch_modules",
     "pin_diagnostics",
     "unpackaged_note",

@@ -49,15 +49,23 @@ from torch_logs_lsp.hosts.interface import (
     no_set_logs_source,
     no_stops,
 )
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
+SPEC = HostSpec(
+    "batch",
+    ("*.bat", "*.cmd"),
+    ("bat",),
+    # ``rem`` is the documented comment (it also works inside a parenthesised block, where
+    # ``::`` labels misbehave), so new comments are written with it
+    line_comments=("rem", "::"),
+    vscode_languages=("bat",),
+)
 HOST = "batch"
 DESCRIPTION = "batch files"
-LANGUAGE_IDS: tuple[str, ...] = ("bat",)
-#: ``rem`` is the documented comment (it also works inside a parenthesised block, where
-#: ``::`` labels misbehave); pins are read after ``::`` too.
-COMMENT = "rem"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 #: ``set "X=abc`` without its closing quote: cmd's outcome is not documented.
 NEVER_SET: str | None = None
 STRIPS_TRAILING_BLANKS = False
@@ -76,9 +84,7 @@ set_logs_site = no_set_logs_site
 quote_findings = kept_findings(False)
 
 
-def detect_name(name: str) -> bool:
-    """``*.bat`` and ``*.cmd`` (any case)."""
-    return name.lower().endswith((".bat", ".cmd"))
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:

@@ -50,13 +50,28 @@ from torch_logs_lsp.hosts.interface import (
     no_stops,
     runs_elsewhere,
 )
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
 from torch_logs_lsp.model.spans import ValueSpan, names_family, set_again
 
+SPEC = HostSpec(
+    "dockerfile",
+    # detect_name: not Dockerfile.dockerignore or a source suffix (Dockerfile.py)
+    (
+        "Dockerfile",
+        "Containerfile",
+        "*.Dockerfile",
+        "*.Containerfile",
+        "Dockerfile.*",
+        "Containerfile.*",
+    ),
+    ("dockerfile",),
+    vscode_languages=("dockerfile",),
+)
 HOST = "dockerfile"
 DESCRIPTION = "Dockerfiles"
-LANGUAGE_IDS: tuple[str, ...] = ("dockerfile",)
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 #: An unclosed quote: BuildKit cannot decode an ENV/ARG value, ``/bin/sh`` cannot read the
 #: ``RUN``/``CMD`` code; either way the instruction fails.
 NEVER_SET: str | None = "the instruction fails (BuildKit or /bin/sh cannot read it)"

@@ -27,13 +27,27 @@ from torch_logs_lsp.hosts.interface import (
     no_set_logs_source,
     no_stops,
 )
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 
+SPEC = HostSpec(
+    "dotenv",
+    (".env", "*.env", ".env.*"),  # detect_name: not `.env.<source suffix>`
+    ("dotenv",),
+    vscode_languages=("dotenv",),  # contributed by the extension (package.json)
+    vscode_by_name=True,  # also when another extension names the language
+    activation=(
+        "onLanguage:dotenv",
+        "workspaceContains:**/.env",
+        "workspaceContains:**/*.env",
+        "workspaceContains:**/.env.*",
+    ),
+)
 HOST = "dotenv"
 DESCRIPTION = ".env files"
-LANGUAGE_IDS: tuple[str, ...] = ("dotenv",)
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 NEVER_SET: str | None = "python-dotenv cannot read this line and skips it"
 STRIPS_TRAILING_BLANKS = True
 RUNS_ON = "posix"

@@ -48,22 +48,31 @@ from torch_logs_lsp.hosts.interface import (
     no_set_logs_site,
     no_set_logs_source,
 )
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
 from torch_logs_lsp.model.spans import ValueSpan, names_family
 
 log = logging.getLogger(__name__)
 
+SPEC = HostSpec(
+    "ini",
+    ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"),  # exactly: detect_name
+    ("ini",),
+    line_comments=("#", ";"),
+    vscode_by_name=True,  # VS Code opens setup.cfg as `properties`; no other INI file
+    activation=("workspaceContains:**/{tox.ini,pytest.ini}",),
+)
 HOST = "ini"
 DESCRIPTION = "pytest and tox INI files (pytest.ini, tox.ini, setup.cfg)"
-LANGUAGE_IDS: tuple[str, ...] = ("ini",)
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 NEVER_SET: str | None = None  # INI values have no quotes
 STRIPS_TRAILING_BLANKS = True
 RUNS_ON = "posix"
 COMMENT_GRAMMAR: str | None = None
 LINE_COMMENTS = True
 
-_NAMES = frozenset(("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"))
+_NAMES = frozenset(SPEC.globs)
 
 
 def detect_name(name: str) -> bool:

@@ -48,6 +48,7 @@ from torch_logs_lsp.hosts.ipython.escapes import Escape
 from torch_logs_lsp.hosts.ipython.order import torch_imported as torch_imported_in
 from torch_logs_lsp.hosts.ipython.values import encode_part as encode_part
 from torch_logs_lsp.hosts.python import host as python
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_family
 
 if TYPE_CHECKING:
@@ -58,13 +59,22 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+SPEC = HostSpec(
+    "ipython",
+    # a cell's URI carries its notebook's path (the notebook FILE is read by
+    # notebook/reader.py, never through this host)
+    ("*.ipynb",),
+    (),  # cells have languageId "python": the URI decides
+    # the extension's selector sends the cells by their scheme (vscode-extension/src/selector.ts)
+    activation=("onNotebook:jupyter-notebook",),
+)
 HOST = "ipython"
 DESCRIPTION = "notebook cells (IPython)"
-LANGUAGE_IDS: tuple[str, ...] = ()  # cells have languageId "python": the URI decides
+LANGUAGE_IDS = SPEC.language_ids
 #: The languageIds of a cell document this host reads (a notebook's markdown and raw
 #: cells, and cells of other kernels' languages, carry the notebook's path too).
 CELL_LANGUAGE_IDS = frozenset({"python", "ipython"})
-COMMENT = "#"
+COMMENT = SPEC.line_comments[0]
 NEVER_SET: str | None = None  # an open quote in Python or shell code: those hosts decide
 STRIPS_TRAILING_BLANKS = True  # a `%env` value: the input transformer strips them
 RUNS_ON = "posix"
@@ -72,10 +82,7 @@ COMMENT_GRAMMAR: str | None = "python"
 LINE_COMMENTS = False
 
 
-def detect_name(name: str) -> bool:
-    """``*.ipynb``: an editor's cell document carries its notebook's path (the notebook
-    FILE itself is read by ``notebook/reader.py``, never through this host)."""
-    return name.lower().endswith(".ipynb")
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:

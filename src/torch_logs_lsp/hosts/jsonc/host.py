@@ -46,16 +46,30 @@ from torch_logs_lsp.hosts.jsonc.edits import removal as removal
 from torch_logs_lsp.hosts.jsonc.edits import typed_name as typed_name
 from torch_logs_lsp.hosts.jsonc.overwrites import overwritten as overwritten
 from torch_logs_lsp.hosts.jsonc.strings import scan_string
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import outside_findings
 from torch_logs_lsp.model.spans import ValueSpan, names_family
 
 if TYPE_CHECKING:
     import tree_sitter
 
+SPEC = HostSpec(
+    "jsonc",
+    # devcontainer.json: in .devcontainer/, .devcontainer/<name>/ or the workspace root
+    ("launch.json", "tasks.json", "devcontainer.json", ".devcontainer.json", "*.code-workspace"),
+    line_comments=("//",),
+    block_comments=(("/*", "*/"),),
+    vscode_by_name=True,  # opened as jsonc, or json without the Dev Containers extension
+    activation=(
+        "onLanguage:jsonc",
+        "workspaceContains:.vscode/launch.json",
+        "workspaceContains:.vscode/tasks.json",
+    ),
+)
 HOST = "jsonc"
 DESCRIPTION = "launch.json/tasks.json/*.code-workspace/devcontainer.json files"
-LANGUAGE_IDS: tuple[str, ...] = ()
-COMMENT = "//"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 NEVER_SET: str | None = None  # VS Code's lenient parser may still read such a string
 STRIPS_TRAILING_BLANKS = False
 RUNS_ON = "posix"
@@ -63,15 +77,7 @@ COMMENT_GRAMMAR: str | None = "json"
 LINE_COMMENTS = False
 
 
-_NAMES = ("launch.json", "tasks.json", "devcontainer.json", ".devcontainer.json")
-
-
-def detect_name(name: str) -> bool:
-    """``launch.json``, ``tasks.json``, ``*.code-workspace``, ``devcontainer.json`` and
-    ``.devcontainer.json`` (found in ``.devcontainer/``, ``.devcontainer/<name>/`` or the
-    workspace root)."""
-    lower = name.lower()
-    return lower in _NAMES or lower.endswith(".code-workspace")
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:

@@ -60,15 +60,22 @@ from torch_logs_lsp.hosts.makefile.values import (
     rule_colon,
 )
 from torch_logs_lsp.hosts.makefile.values import encode_part as _encode
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family, set_again
 
 log = logging.getLogger(__name__)
 
+SPEC = HostSpec(
+    "makefile",
+    ("Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak"),
+    ("makefile",),
+    vscode_languages=("makefile",),
+)
 HOST = "makefile"
 DESCRIPTION = "Makefiles"
-LANGUAGE_IDS: tuple[str, ...] = ("makefile",)
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 #: Only a recipe line can leave a quote open (make itself has no quotes): /bin/sh then
 #: stops with a syntax error and runs nothing of the line.
 NEVER_SET: str | None = "the recipe line fails (/bin/sh cannot read it)"
@@ -88,10 +95,7 @@ path_facts = no_path_facts
 quote_findings = kept_findings(False)
 
 
-def detect_name(name: str) -> bool:
-    """``Makefile``, ``makefile``, ``GNUmakefile`` (any case), ``*.mk``, ``*.mak``."""
-    lower = name.lower()
-    return lower in ("makefile", "gnumakefile") or lower.endswith((".mk", ".mak"))
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:

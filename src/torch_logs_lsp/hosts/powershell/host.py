@@ -49,15 +49,23 @@ from torch_logs_lsp.hosts.interface import (
 from torch_logs_lsp.hosts.powershell.reader import NAME, Found, read
 from torch_logs_lsp.hosts.powershell.strings import DOUBLE_QUOTES, SINGLE_QUOTES
 from torch_logs_lsp.hosts.powershell.strings import encode_part as encode_part
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import QuoteFinding, kept_findings
 from torch_logs_lsp.model.spans import ValueSpan
 
 log = logging.getLogger(__name__)
 
+SPEC = HostSpec(
+    "powershell",
+    ("*.ps1", "*.psm1"),  # *.psd1 data files set no environment variable
+    ("powershell",),
+    block_comments=(("<#", "#>"),),
+    vscode_languages=("powershell",),
+)
 HOST = "powershell"
 DESCRIPTION = "PowerShell scripts"
-LANGUAGE_IDS: tuple[str, ...] = ("powershell",)
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 #: PowerShell parses the whole script before running any of it: a string never closed is
 #: a parse error ("The string is missing the terminator"), so nothing runs.
 NEVER_SET: str | None = "PowerShell cannot parse the script, so none of it runs"
@@ -95,10 +103,7 @@ PS_QUOTES = SINGLE_QUOTES + DOUBLE_QUOTES
 _SHEBANG = re.compile(r"#!.*?(?:^|[/\s])(?:pwsh|powershell)(?:\.exe)?(?:\s|$)", re.I)
 
 
-def detect_name(name: str) -> bool:
-    """``*.ps1`` (scripts) and ``*.psm1`` (modules), any case. ``*.psd1`` data files set
-    no environment variable."""
-    return name.lower().endswith((".ps1", ".psm1"))
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:

@@ -49,6 +49,7 @@ from torch_logs_lsp.hosts.interface import (
 )
 from torch_logs_lsp.hosts.python.assign import _string_of, _value_of
 from torch_logs_lsp.hosts.python.values import key_of, unterminated, unwrap, value_span
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import outside_findings
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 
@@ -60,10 +61,11 @@ if TYPE_CHECKING:
     from torch_logs_lsp.set_logs.source import SetLogsSource
 
 log = logging.getLogger(__name__)
+SPEC = HostSpec("python", ("*.py",), ("python",), vscode_languages=("python",))
 HOST = "python"
 DESCRIPTION = "Python files"
-LANGUAGE_IDS: tuple[str, ...] = ("python",)
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 NEVER_SET: str | None = None  # Python refuses to run the file; nothing to add
 STRIPS_TRAILING_BLANKS = False
 RUNS_ON = "posix"
@@ -74,9 +76,7 @@ _NEEDLES = re.compile(
 )
 
 
-def detect_name(name: str) -> bool:
-    """``*.py``."""
-    return name.lower().endswith(".py")
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:

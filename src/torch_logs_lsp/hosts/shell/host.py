@@ -41,6 +41,7 @@ from torch_logs_lsp.hosts.shell.operands import path_facts as path_facts
 from torch_logs_lsp.hosts.shell.overwrites import overwritten as overwritten
 from torch_logs_lsp.hosts.shell.words import scan_word
 from torch_logs_lsp.hosts.shell.wrappers import command_items, wrapped
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.ts_index import TreeIndex
 from torch_logs_lsp.hosts.typographic import shell_findings
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
@@ -48,10 +49,29 @@ from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 if TYPE_CHECKING:
     import tree_sitter
 
+SPEC = HostSpec(
+    "shell",
+    # .envrc: direnv runs it with bash
+    (
+        ".envrc",
+        "*.sh",
+        "*.bash",
+        "*.zsh",
+        "*.ksh",
+        ".bashrc",
+        ".bash_profile",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+    ),
+    ("shellscript", "sh", "bash", "zsh"),
+    vscode_languages=("shellscript",),
+)
 HOST = "shell"
 DESCRIPTION = "shell scripts"
-LANGUAGE_IDS: tuple[str, ...] = ("shellscript", "sh", "bash", "zsh")
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 NEVER_SET: str | None = "bash stops with a syntax error (unexpected end of file)"
 STRIPS_TRAILING_BLANKS = False
 RUNS_ON = "posix"
@@ -59,19 +79,10 @@ COMMENT_GRAMMAR: str | None = "bash"
 LINE_COMMENTS = False
 _SHELLS = frozenset({"sh", "bash", "zsh", "ksh", "dash", "mksh", "ash"})
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
-_DOTFILES = frozenset({".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv", ".zprofile"})
 _TRANSFORMING = frozenset("aAilnuc")  # declare attributes that change or reinterpret a value
 
 
-def detect_name(name: str) -> bool:
-    """``*.sh``, ``*.bash``, ``*.zsh``, ``*.ksh``, ``.envrc`` (direnv runs it with bash)
-    and ``.bashrc``-style dotfiles."""
-    lower = name.lower()
-    return (
-        lower == ".envrc"
-        or lower.endswith((".sh", ".bash", ".zsh", ".ksh"))
-        or (lower in _DOTFILES)
-    )
+detect_name = SPEC.claims
 
 
 def _program(path: str) -> str:

@@ -29,6 +29,7 @@ from torch_logs_lsp.hosts.interface import (
     no_set_logs_site,
     no_set_logs_source,
 )
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.toml.edits import encode_part as encode_part
 from torch_logs_lsp.hosts.toml.edits import removal as removal
 from torch_logs_lsp.hosts.toml.edits import typed_name as typed_name
@@ -38,10 +39,17 @@ from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_famil
 
 log = logging.getLogger(__name__)
 
+SPEC = HostSpec(
+    "toml",
+    ("pyproject.toml", "tox.toml", "pytest.toml", ".pytest.toml"),
+    ("toml",),
+    vscode_by_name=True,  # VS Code has no toml language of its own; no other TOML file
+    activation=("workspaceContains:pyproject.toml", "workspaceContains:**/{tox.toml,pytest.toml}"),
+)
 HOST = "toml"
 DESCRIPTION = "pyproject.toml/tox.toml/pytest.toml files"
-LANGUAGE_IDS: tuple[str, ...] = ("toml",)
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 # tomllib (pytest, pytest-env, tox) rejects the whole file: pytest and tox stop with an
 # error before any test runs.
 NEVER_SET: str | None = "tomllib cannot read the file (pytest and tox stop with an error)"
@@ -50,13 +58,7 @@ RUNS_ON = "posix"
 COMMENT_GRAMMAR: str | None = "toml"
 LINE_COMMENTS = False
 
-_NAMES = frozenset({"pyproject.toml", "tox.toml", "pytest.toml", ".pytest.toml"})
-
-
-def detect_name(name: str) -> bool:
-    """``pyproject.toml``, ``tox.toml``, ``pytest.toml`` and ``.pytest.toml`` (any case:
-    a case-insensitive file system finds them so)."""
-    return name.lower() in _NAMES
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:

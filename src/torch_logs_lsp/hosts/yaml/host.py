@@ -29,6 +29,7 @@ from torch_logs_lsp.hosts.interface import (
     runs_elsewhere,
 )
 from torch_logs_lsp.hosts.powershell.host import embedded_notes
+from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
 from torch_logs_lsp.hosts.yaml.chunks import too_long
 from torch_logs_lsp.hosts.yaml.edits import encode_part as encode_part
@@ -39,10 +40,18 @@ from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_famil
 
 log = logging.getLogger(__name__)
 
+SPEC = HostSpec(
+    "yaml",
+    ("*.yml", "*.yaml"),
+    ("yaml", "dockercompose", "github-actions-workflow"),
+    vscode_languages=("yaml", "dockercompose", "github-actions-workflow"),
+    # any YAML file (a Kubernetes manifest) must not start the server
+    activation=("onLanguage:dockercompose", "onLanguage:github-actions-workflow"),
+)
 HOST = "yaml"
 DESCRIPTION = "YAML files (Compose, CI workflows, Kubernetes)"
-LANGUAGE_IDS: tuple[str, ...] = ("yaml", "dockercompose", "github-actions-workflow")
-COMMENT = "#"
+LANGUAGE_IDS = SPEC.language_ids
+COMMENT = SPEC.line_comments[0]
 NEVER_SET: str | None = None  # what a reader does with a broken file varies
 STRIPS_TRAILING_BLANKS = True  # a plain scalar ends before its trailing blanks
 RUNS_ON = "posix"
@@ -50,9 +59,7 @@ COMMENT_GRAMMAR: str | None = "yaml"
 LINE_COMMENTS = True
 
 
-def detect_name(name: str) -> bool:
-    """``*.yml`` and ``*.yaml`` (any case)."""
-    return name.lower().endswith((".yml", ".yaml"))
+detect_name = SPEC.claims
 
 
 def detect_content(name: str, head: str) -> bool:
