@@ -1,7 +1,10 @@
 """Host extractors: find TORCH_LOGS-family assignments in documents of each file kind.
 
-Each host is one module of this package behind one interface (:class:`.interface.Host`:
-detection, extraction, re-encoding, removal) with one declaration (:class:`.spec.HostSpec`:
+Each host is one sub-package of this package whose ``host`` module has the members of
+one narrow interface (:class:`.interface.Host`: detection, extraction, re-encoding,
+removal) and, only where the host has them, optional capabilities (:class:`.interface.
+NotesHost`, ``OverwritesHost``, ``StopsHost``, ``PathFactsHost``, ``SetLogsHost``: asked
+for with :func:`notes_host` ...), with one declaration (:class:`.spec.HostSpec`:
 file-name globs, languageIds, comment syntax); :data:`HOST_KINDS` is the table of them and
 :func:`host_specs` their declarations. ``detect_host(path, text)`` names the host kind of
 a document (from its path and content, never from an editor's languageId alone);
@@ -16,7 +19,14 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from torch_logs_lsp.hosts.incremental import DocumentCache
-from torch_logs_lsp.hosts.interface import Host
+from torch_logs_lsp.hosts.interface import (
+    Host,
+    NotesHost,
+    OverwritesHost,
+    PathFactsHost,
+    SetLogsHost,
+    StopsHost,
+)
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
@@ -31,7 +41,12 @@ __all__ = [
     "host_for_language",
     "host_module",
     "host_specs",
+    "notes_host",
+    "overwrites_host",
+    "path_facts_host",
     "runs_on",
+    "set_logs_host",
+    "stops_host",
 ]
 
 #: The host kinds, each the name of the module in this package that reads it, in the
@@ -77,6 +92,20 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _MAKEFILE: Host = makefile
     _POWERSHELL: Host = powershell
     _BATCH: Host = batch
+    # and each optional capability of the hosts that have it
+    _NOTES: tuple[NotesHost, ...] = (batch, ipython, powershell, python, yaml)
+    _OVERWRITES: tuple[OverwritesHost, ...] = (
+        batch,
+        dockerfile,
+        ini,
+        ipython,
+        makefile,
+        powershell,
+        python,
+    )
+    _STOPS: tuple[StopsHost, ...] = (ini, toml)
+    _PATH_FACTS: tuple[PathFactsHost, ...] = (batch, dockerfile, ini, jsonc, shell, yaml)
+    _SET_LOGS: tuple[SetLogsHost, ...] = (ipython, python)
 
 _modules: dict[str, Host] = {}
 
@@ -88,6 +117,36 @@ def host_module(kind: str) -> Host | None:
     if module is None and kind in HOST_KINDS:
         module = _modules[kind] = cast(Host, importlib.import_module(f"{__name__}.{kind}.host"))
     return module
+
+
+def notes_host(kind: str) -> NotesHost | None:
+    """The module of host kind ``kind`` when it has :class:`.interface.NotesHost`."""
+    module = host_module(kind)
+    return module if isinstance(module, NotesHost) else None
+
+
+def overwrites_host(kind: str) -> OverwritesHost | None:
+    """The module of host kind ``kind`` when it has :class:`.interface.OverwritesHost`."""
+    module = host_module(kind)
+    return module if isinstance(module, OverwritesHost) else None
+
+
+def stops_host(kind: str) -> StopsHost | None:
+    """The module of host kind ``kind`` when it has :class:`.interface.StopsHost`."""
+    module = host_module(kind)
+    return module if isinstance(module, StopsHost) else None
+
+
+def path_facts_host(kind: str) -> PathFactsHost | None:
+    """The module of host kind ``kind`` when it has :class:`.interface.PathFactsHost`."""
+    module = host_module(kind)
+    return module if isinstance(module, PathFactsHost) else None
+
+
+def set_logs_host(kind: str) -> SetLogsHost | None:
+    """The module of host kind ``kind`` when it has :class:`.interface.SetLogsHost`."""
+    module = host_module(kind)
+    return module if isinstance(module, SetLogsHost) else None
 
 
 def runs_on(kind: str) -> str:

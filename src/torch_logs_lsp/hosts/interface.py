@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from torch_logs_lsp.hosts.incremental import DocumentCache
@@ -159,10 +159,31 @@ class Host(Protocol):
         ``None`` when there is no safe one."""
         ...
 
+    def quote_findings(self, text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
+        """The typographic quotes (TL109) of ``text`` whose spans are ``spans``
+        (``extract(text)``), with what this host does with them: one of the functions of
+        :mod:`.typographic`. Never raises."""
+        ...
+
+    def typed_name(self, text: str, offset: int) -> str | None:
+        """The start of a variable name being typed at ``offset`` (``""`` when none is
+        typed yet) where the name of a family variable may go, else ``None``."""
+        ...
+
+
+@runtime_checkable
+class NotesHost(Protocol):
+    """A host with warnings of its own about where values sit (the Python host's TL501)."""
+
     def notes(self, text: str, spans: list[ValueSpan]) -> list[Note]:
         """Warnings that follow from where the spans (``extract(text)``) sit in the
         document (the Python host: a value set after ``import torch``); ``[]`` for most."""
         ...
+
+
+@runtime_checkable
+class OverwritesHost(Protocol):
+    """A host that knows when a value is replaced before anything reads it (TL502)."""
 
     def overwritten(self, text: str, spans: list[ValueSpan]) -> list[Overwrite]:
         """The spans (``extract(text)``) whose value is certainly replaced by a later span
@@ -170,11 +191,33 @@ class Host(Protocol):
         branch, a loop or a command between them keeps both). Never raises."""
         ...
 
+
+@runtime_checkable
+class StopsHost(Protocol):
+    """A host whose reader may stop on the whole document (pytest-env: TL504)."""
+
     def stops(self, text: str) -> list[Stopped]:
         """Where the program that reads ``text`` certainly stops before any process sees
         a family value of it (pytest-env 1.8.7 rejecting an entry: the TOML and INI
         hosts), only when the document has such a value; ``[]`` for most. Never raises."""
         ...
+
+
+@runtime_checkable
+class PathFactsHost(Protocol):
+    """A host that knows something of the paths its values name (where its documents
+    run, directories created before a value, the working directory); a host without it
+    knows nothing (:class:`PathFacts` defaults)."""
+
+    def path_facts(self, text: str, spans: list[ValueSpan]) -> list[PathFacts]:
+        """One :class:`PathFacts` per span of ``spans`` (``extract(text)``), in order;
+        ``[PathFacts()] * len(spans)`` for a host that knows nothing. Never raises."""
+        ...
+
+
+@runtime_checkable
+class SetLogsHost(Protocol):
+    """A host whose documents hold ``torch._logging.set_logs(...)`` calls (Python code)."""
 
     def set_logs_calls(self, text: str) -> list[SetLogsCall]:
         """The ``torch._logging.set_logs(...)`` calls of ``text`` (the Python host; checked
@@ -186,52 +229,11 @@ class Host(Protocol):
         :class:`~..set_logs_source.SetLogsSource`); ``None`` for most. Never raises."""
         ...
 
-    def quote_findings(self, text: str, spans: list[ValueSpan]) -> list[QuoteFinding]:
-        """The typographic quotes (TL109) of ``text`` whose spans are ``spans``
-        (``extract(text)``), with what this host does with them: one of the functions of
-        :mod:`.typographic`. Never raises."""
-        ...
-
-    def path_facts(self, text: str, spans: list[ValueSpan]) -> list[PathFacts]:
-        """One :class:`PathFacts` per span of ``spans`` (``extract(text)``), in order;
-        ``[PathFacts()] * len(spans)`` for a host that knows nothing. Never raises."""
-        ...
-
     def set_logs_site(self, text: str, offset: int) -> SetLogsSite | None:
         """Where ``offset`` (code points) stands in a ``torch._logging.set_logs(...)`` call
         of ``text``, half-typed ones too (a keyword position, or the value after
         ``keyword=``; the Python host), else ``None``. Never raises."""
         ...
-
-    def typed_name(self, text: str, offset: int) -> str | None:
-        """The start of a variable name being typed at ``offset`` (``""`` when none is
-        typed yet) where the name of a family variable may go, else ``None``."""
-        ...
-
-
-def no_notes(text: str, spans: list[ValueSpan]) -> list[Note]:
-    """:meth:`Host.notes` of a host that has none."""
-    return []
-
-
-def no_stops(text: str) -> list[Stopped]:
-    """:meth:`Host.stops` of a host whose reader never stops on a whole document."""
-    return []
-
-
-def no_overwrites(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
-    """:meth:`Host.overwritten` of a host that never knows a value to be overwritten."""
-    return []
-
-
-def no_set_logs_calls(text: str) -> list[SetLogsCall]:
-    """:meth:`Host.set_logs_calls` of a host that has none."""
-    return []
-
-
-def no_set_logs_source(text: str) -> SetLogsSource | None:
-    """:meth:`Host.set_logs_source` of a host that has no ``set_logs`` calls."""
-    return None
 
 
 def no_path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
@@ -248,11 +250,6 @@ def runs_elsewhere(reason: str) -> Callable[[str, list[ValueSpan]], list[PathFac
         return [PathFacts(runs_elsewhere=reason)] * len(spans)
 
     return facts
-
-
-def no_set_logs_site(text: str, offset: int) -> SetLogsSite | None:
-    """:meth:`Host.set_logs_site` of a host that has no ``set_logs`` calls."""
-    return None
 
 
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
@@ -294,20 +291,19 @@ def line_before(text: str, offset: int) -> str:
 __all__ = [
     "Host",
     "Note",
+    "NotesHost",
     "Overwrite",
+    "OverwritesHost",
     "PathFacts",
+    "PathFactsHost",
+    "SetLogsHost",
     "Stopped",
+    "StopsHost",
     "TextEdit",
     "line_before",
     "line_bounds",
     "line_break",
     "lines_back",
-    "no_notes",
-    "no_overwrites",
     "no_path_facts",
-    "no_set_logs_calls",
-    "no_set_logs_site",
-    "no_set_logs_source",
-    "no_stops",
     "runs_elsewhere",
 ]

@@ -363,7 +363,7 @@ def call_hints(
     without ``set_logs`` calls (the launch.json is not read). Never raises."""
     from torch_logs_lsp import hosts
 
-    module = hosts.host_module(host)
+    module = hosts.set_logs_host(host)
     try:
         calls = [(c.start, c.end) for c in module.set_logs_calls(text)] if module else []
     except Exception:

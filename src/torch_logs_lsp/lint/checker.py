@@ -127,7 +127,7 @@ def with_host_notes(
     added over the whole value of the analyses they are about. A note with the code of
     one of the analysis's diagnostics replaces that one's message instead (as a warning:
     the PowerShell host's TL001, true in some PowerShell versions only)."""
-    module = hosts.host_module(host)
+    module = hosts.notes_host(host)
     if module is None or not entries:
         return entries
     notes = module.notes(text, [span for span, _ in entries])
@@ -198,7 +198,7 @@ STOPPED = "TL504"
 def stop_diagnostics(host: str, text: str) -> list[Diagnostic]:
     """:data:`STOPPED` errors of ``text`` (a document of ``host`` kind), document offsets,
     in document order. Never raises."""
-    module = hosts.host_module(host)
+    module = hosts.stops_host(host)
     if module is None:
         return []
     found = module.stops(text)
@@ -213,7 +213,7 @@ def call_diagnostics(
     :func:`.set_logs.check_set_logs` for ``registry``'s torch, ``modules=`` keys with
     ``finder``), their offsets document offsets (code points), in document order.
     Never raises."""
-    module = hosts.host_module(host)
+    module = hosts.set_logs_host(host)
     if module is None:
         return []
     calls = module.set_logs_calls(text)

@@ -53,7 +53,7 @@ def dead_analysis(analysis: Analysis, span: ValueSpan, message: str) -> Analysis
 
 def overwrites(host: str, text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """The host's overwritten spans of ``text`` (``[]`` for an unknown host)."""
-    module = hosts.host_module(host)
+    module = hosts.overwrites_host(host)
     return module.overwritten(text, spans) if module is not None and len(spans) > 1 else []
 
 

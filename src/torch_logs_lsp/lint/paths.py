@@ -113,7 +113,7 @@ def places(
     workspace ``roots``, and the host's :meth:`~.hosts.interface.Host.path_facts` of the
     span: directories the document creates, whether it runs elsewhere). A host that fails
     gives no facts for paths judged here (every path is left unjudged). Never raises."""
-    module = hosts.host_module(host)
+    module = hosts.path_facts_host(host)
     facts: list[PathFacts] = []
     if module is not None:
         try:

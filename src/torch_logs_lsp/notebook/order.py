@@ -101,7 +101,7 @@ def _late_in_cell(host: str, text: str) -> list[Note]:
     """The host's notes of ``text`` as if torch was imported just before it, less the
     ones of ``text`` alone. None for a cell magic's cell (``%%bash``: another process;
     ``%%time``: not judged)."""
-    module = hosts.host_module(host)
+    module = hosts.notes_host(host)
     if module is None or text.lstrip().startswith("%%"):
         return []
     spans = hosts.extract(host, text)

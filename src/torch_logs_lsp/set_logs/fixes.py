@@ -91,7 +91,7 @@ class CallFix:
 
 
 def _source(host: str, text: str) -> SetLogsSource | None:
-    module = hosts.host_module(host)
+    module = hosts.set_logs_host(host)
     return module.set_logs_source(text) if module is not None else None
 
 
@@ -239,7 +239,7 @@ def call_fixes(
     document, so an editor asking for the whole document (select all, then the quick-fix
     key) would otherwise wait seconds. Never raises for a well-formed registry."""
     source = _source(host, text)
-    module = hosts.host_module(host)
+    module = hosts.set_logs_host(host)
     if source is None or module is None:
         return []
     end = len(text) if last is None else last

@@ -44,10 +44,6 @@ from torch_logs_lsp.hosts.interface import (
     line_before,
     line_bounds,
     no_path_facts,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
@@ -76,9 +72,6 @@ LINE_COMMENTS = True
 _NAMES = {name.upper(): name for name in FAMILY}
 _NEEDLE = re.compile(r"(?i)torch_?(?:logs|trace|compile_debug)")
 
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
-set_logs_site = no_set_logs_site
 # cmd keeps typographic quotes as characters; a straight pair around an unquoted value
 # would be part of the value too, so the fix removes them.
 quote_findings = kept_findings(False)
@@ -90,9 +83,6 @@ detect_name = SPEC.claims
 def detect_content(name: str, head: str) -> bool:
     """Never: a batch file is known by its name."""
     return False
-
-
-stops = no_stops
 
 
 def may_hold_values(text: str) -> bool:

@@ -43,11 +43,6 @@ from torch_logs_lsp.hosts.interface import (
     Overwrite,
     TextEdit,
     line_before,
-    no_notes,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
     runs_elsewhere,
 )
 from torch_logs_lsp.hosts.spec import HostSpec
@@ -106,11 +101,6 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-stops = no_stops
-notes = no_notes
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
-set_logs_site = no_set_logs_site
 # BuildKit keeps typographic quotes as characters of a value; an unquoted ENV value can
 # be put in straight quotes.
 quote_findings = kept_findings(True)

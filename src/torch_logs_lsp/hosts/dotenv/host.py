@@ -20,12 +20,6 @@ from torch_logs_lsp.hosts.interface import (
     TextEdit,
     line_before,
     line_bounds,
-    no_notes,
-    no_path_facts,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
@@ -80,13 +74,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-stops = no_stops
-notes = no_notes
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
 quote_findings = kept_findings(True)  # python-dotenv keeps them in an unquoted value
-path_facts = no_path_facts
-set_logs_site = no_set_logs_site
 
 # The regular expressions of dotenv/parser.py (python-dotenv 1.2), unchanged.
 _multiline_whitespace = re.compile(r"\s*", re.UNICODE | re.MULTILINE)

@@ -43,10 +43,6 @@ from torch_logs_lsp.hosts.interface import (
     line_before,
     line_bounds,
     lines_back,
-    no_notes,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
@@ -93,10 +89,6 @@ def unknown_cwd(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
 
 
 may_hold_values = names_family
-notes = no_notes
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
-set_logs_site = no_set_logs_site
 # pytest runs in the directory it is started from (not known here), tox in its
 # ``change_dir``: a relative path is not judged.
 path_facts = unknown_cwd

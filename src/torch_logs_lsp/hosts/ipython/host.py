@@ -40,8 +40,6 @@ from torch_logs_lsp.hosts.interface import (
     Overwrite,
     TextEdit,
     line_before,
-    no_path_facts,
-    no_stops,
 )
 from torch_logs_lsp.hosts.ipython.cells import read
 from torch_logs_lsp.hosts.ipython.escapes import Escape
@@ -91,8 +89,6 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-stops = no_stops
-path_facts = no_path_facts  # a kernel runs here, in the notebook's directory
 
 
 def _rehosted(span: ValueSpan) -> ValueSpan:

@@ -34,11 +34,6 @@ from torch_logs_lsp.hosts._ts import Parsed, Source, edit_tree, query, query_cur
 from torch_logs_lsp.hosts.incremental import DocumentCache, diff, near_escape
 from torch_logs_lsp.hosts.interface import (
     PathFacts,
-    no_notes,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
 )
 from torch_logs_lsp.hosts.jsonc.candidates import _candidates, _trailing_comma
 from torch_logs_lsp.hosts.jsonc.edits import encode_part as encode_part
@@ -85,11 +80,7 @@ def detect_content(name: str, head: str) -> bool:
     return False
 
 
-notes = no_notes
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
 quote_findings = outside_findings("outside a string they make the file invalid JSON")
-set_logs_site = no_set_logs_site
 
 
 #: A ``"containerEnv":`` or ``"remoteEnv":`` key: the document is a dev container
@@ -105,9 +96,6 @@ def path_facts(text: str, spans: list[ValueSpan]) -> list[PathFacts]:
     gains a finding) every span runs elsewhere."""
     facts = PathFacts(runs_elsewhere=_IN_CONTAINER) if _CONTAINER_KEY.search(text) else PathFacts()
     return [facts] * len(spans)
-
-
-stops = no_stops
 
 
 def may_hold_values(text: str) -> bool:

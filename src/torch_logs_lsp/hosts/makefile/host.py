@@ -42,12 +42,6 @@ from torch_logs_lsp.hosts.interface import (
     Overwrite,
     TextEdit,
     line_before,
-    no_notes,
-    no_path_facts,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
 )
 from torch_logs_lsp.hosts.makefile.lines import Line, read
 from torch_logs_lsp.hosts.makefile.values import (
@@ -85,12 +79,6 @@ COMMENT_GRAMMAR: str | None = None
 LINE_COMMENTS = True
 
 may_hold_values = names_family
-stops = no_stops
-notes = no_notes
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
-set_logs_site = no_set_logs_site
-path_facts = no_path_facts
 # make keeps every quote of a value as a character (it has no quoting).
 quote_findings = kept_findings(False)
 

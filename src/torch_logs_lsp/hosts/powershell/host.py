@@ -40,11 +40,6 @@ from torch_logs_lsp.hosts.interface import (
     TextEdit,
     line_before,
     line_bounds,
-    no_path_facts,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
 )
 from torch_logs_lsp.hosts.powershell.reader import NAME, Found, read
 from torch_logs_lsp.hosts.powershell.strings import DOUBLE_QUOTES, SINGLE_QUOTES
@@ -74,10 +69,6 @@ RUNS_ON = "any"
 COMMENT_GRAMMAR: str | None = "powershell"
 LINE_COMMENTS = False
 
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
-set_logs_site = no_set_logs_site
-path_facts = no_path_facts
 _kept = kept_findings(False)
 
 
@@ -112,9 +103,6 @@ def detect_content(name: str, head: str) -> bool:
         return False
     first = head.lstrip("\ufeff").split("\n", 1)[0]
     return _SHEBANG.match(first) is not None
-
-
-stops = no_stops
 
 
 def may_hold_values(text: str) -> bool:

@@ -44,8 +44,6 @@ from torch_logs_lsp.hosts.interface import (
     Overwrite,
     TextEdit,
     line_before,
-    no_path_facts,
-    no_stops,
 )
 from torch_logs_lsp.hosts.python.assign import _string_of, _value_of
 from torch_logs_lsp.hosts.python.values import key_of, unterminated, unwrap, value_span
@@ -85,7 +83,6 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-stops = no_stops
 
 #: CPython's limit on indentation levels (``MAXINDENT``, Parser/tokenizer.h): a module
 #: nested deeper is a SyntaxError ("too many levels of indentation"), and
@@ -312,7 +309,6 @@ def _spans_of(text: str) -> list[ValueSpan]:
 quote_findings = outside_findings(
     "outside a str literal Python raises SyntaxError (invalid character): the file never runs"
 )
-path_facts = no_path_facts
 
 
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:

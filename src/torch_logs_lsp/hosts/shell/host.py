@@ -23,13 +23,6 @@ from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Source
 from torch_logs_lsp.hosts.incremental import DocumentCache
-from torch_logs_lsp.hosts.interface import (
-    no_notes,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
-)
 from torch_logs_lsp.hosts.shell import toplevel
 from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
 from torch_logs_lsp.hosts.shell.edits import encode_part as encode_part
@@ -105,14 +98,7 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-stops = no_stops
-notes = no_notes
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
 quote_findings = shell_findings  # bash: characters of the word; a `(` then ends it
-
-
-set_logs_site = no_set_logs_site
 
 
 def _line_end(text: str, pos: int) -> int:

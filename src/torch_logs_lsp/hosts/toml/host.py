@@ -23,11 +23,6 @@ import logging
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import (
     Stopped,
-    no_notes,
-    no_path_facts,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.toml.edits import encode_part as encode_part
@@ -67,11 +62,6 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-notes = no_notes
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
-set_logs_site = no_set_logs_site
-path_facts = no_path_facts
 # A typographic quote is an ordinary character of a TOML string (the value keeps it);
 # outside a string the file is invalid TOML (no span is found there).
 quote_findings = kept_findings(False)

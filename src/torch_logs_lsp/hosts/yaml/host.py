@@ -21,11 +21,6 @@ import logging
 from torch_logs_lsp.hosts._ts import Source
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import (
-    no_overwrites,
-    no_set_logs_calls,
-    no_set_logs_site,
-    no_set_logs_source,
-    no_stops,
     runs_elsewhere,
 )
 from torch_logs_lsp.hosts.powershell.host import embedded_notes
@@ -68,13 +63,8 @@ def detect_content(name: str, head: str) -> bool:
 
 
 may_hold_values = names_family
-stops = no_stops
 # an empty value in a `shell: pwsh` step: what it does depends on the PowerShell version
 notes = embedded_notes
-overwritten = no_overwrites
-set_logs_calls = no_set_logs_calls
-set_logs_source = no_set_logs_source
-set_logs_site = no_set_logs_site
 # A typographic quote is an ordinary character of a YAML scalar: the value keeps it (the
 # fix removes it; straight quotes around part of a scalar would be kept as characters).
 quote_findings = kept_findings(False)

@@ -15,7 +15,7 @@ import re
 
 from lsprotocol import types
 
-from torch_logs_lsp.hosts import host_module
+from torch_logs_lsp.hosts import set_logs_host
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.texts import Doc
@@ -66,7 +66,7 @@ def _markup(text: str, markdown: bool) -> types.MarkupContent:
 def site_at(state: DocumentState, offset: int) -> SetLogsSite | None:
     """The host's :class:`SetLogsSite` at ``offset``, or ``None`` (no host, not in a
     torch ``set_logs`` call)."""
-    module = host_module(state.host) if state.host is not None else None
+    module = set_logs_host(state.host) if state.host is not None else None
     return module.set_logs_site(state.text, offset) if module is not None else None
 
 
@@ -171,7 +171,7 @@ def hover(
     """Hover on a keyword name of a torch ``set_logs(...)`` call (what it sets, torch's
     annotation, description, releases, its ``TORCH_LOGS`` spelling with this value) or on
     the called name (the equivalent ``TORCH_LOGS`` value, or why there is none)."""
-    module = host_module(state.host) if state.host is not None else None
+    module = set_logs_host(state.host) if state.host is not None else None
     if module is None or "set_logs" not in state.text:
         return None
     for call in module.set_logs_calls(state.text):
