@@ -28,7 +28,7 @@ from torch_logs_lsp.model.spans import ValueSpan
 
 def dead_pairs(host: str, text: str) -> tuple[list[ValueSpan], list[tuple[int, int]]]:
     spans = hosts.extract(host, text)
-    module = hosts.host_module(host)
+    module = hosts.overwrites_host(host)
     assert module is not None
     return spans, [(o.dead, o.live) for o in module.overwritten(text, spans)]
 
@@ -334,8 +334,9 @@ def test_python_dict_against_ast(text: str, expected: list[tuple[int, int]]) -> 
 
 def test_bad_input_never_raises() -> None:
     for host in hosts.HOST_KINDS:
-        module = hosts.host_module(host)
-        assert module is not None
+        module = hosts.overwrites_host(host)
+        if module is None:  # the host never knows a value to be overwritten
+            continue
         for text in ("", "TORCH_LOGS=a\nTORCH_LOGS=b\n" * 3, '{"TORCH_LOGS": "a", "TORCH_LOGS"'):
             spans = hosts.extract(host, text)
             module.overwritten(text, spans)

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from torch_logs_lsp.hosts import host_module
+from torch_logs_lsp.hosts import set_logs_host
 from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.hosts.python.call_site import set_logs_site
 from torch_logs_lsp.knowledge.registry import load_registry
@@ -161,8 +161,8 @@ def test_emoji_offsets_are_code_points():
 
 
 def test_host_interface_default_and_python_host():
-    assert host_module("shell").set_logs_site("set_logs(", 9) is None  # type: ignore[union-attr]
-    python = host_module("python")
+    assert set_logs_host("shell") is None  # no set_logs calls: the capability is absent
+    python = set_logs_host("python")
     assert python is not None
     assert python.set_logs_site(IMP + "torch._logging.set_logs(", 37) is not None
     assert python.set_logs_site("x" * 10 + "(", 11) is None

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from torch_logs_lsp.codes.doc import code_doc
 from torch_logs_lsp.codes.table import CodeInfo, code_table
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.notebook.places import FilePlace
 from torch_logs_lsp.package_info import codes_doc_url, repository_url, version
 from torch_logs_lsp.value.analysis import Severity
@@ -64,7 +65,7 @@ class Row:
     """One finding for output (positions 1-based, see the module docstring)."""
 
     path: str
-    host: str
+    host: HostKind
     code: str
     severity: Severity
     message: str

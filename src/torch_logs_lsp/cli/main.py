@@ -48,6 +48,7 @@ from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.checker import Finding, may_find, read_bytes
 from torch_logs_lsp.lint.fixer import fix_file
 from torch_logs_lsp.lint.pipeline import check_document
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.notebook.cells import CellFinding
 from torch_logs_lsp.notebook.places import FilePlace, notebook_places
 from torch_logs_lsp.notebook.reader import CELL_HOST, NOTEBOOK
@@ -205,7 +206,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if output.errors else 0
 
 
-def file_row(path: Path, host: str, text: str, f: Finding) -> Row:
+def file_row(path: Path, host: HostKind, text: str, f: Finding) -> Row:
     """A finding of a file as an output row: 1-based positions, columns in code points
     not counting a BOM (editors hide it), and in UTF-16 code units for SARIF."""
     d = f.diagnostic
@@ -255,7 +256,7 @@ def cell_row(path: Path, found: CellFinding, place: FilePlace | None = None) -> 
 
 
 def _fix(
-    path: Path, host: str, registry: Registry, text: str, fmt: str, ignore: frozenset[str]
+    path: Path, host: HostKind, registry: Registry, text: str, fmt: str, ignore: frozenset[str]
 ) -> tuple[str, int]:
     """``check --fix`` for one file: apply fix-all but the fixes of the codes in
     ``ignore`` (not chosen), print each change (to stderr unless ``--format text``);

@@ -28,11 +28,13 @@ from torch_logs_lsp.hosts.interface import (
     StopsHost,
 )
 from torch_logs_lsp.hosts.spec import HostSpec
+from torch_logs_lsp.model.host_kind import HOST_KINDS, HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 __all__ = [
     "FAMILY",
     "HOST_KINDS",
+    "HostKind",
     "ValueSpan",
     "describe_kinds",
     "detect_host",
@@ -49,22 +51,6 @@ __all__ = [
     "stops_host",
 ]
 
-#: The host kinds, each the name of the module in this package that reads it, in the
-#: order their detection rules are tried (a name claimed by two goes to the first).
-HOST_KINDS: tuple[str, ...] = (
-    "shell",
-    "dotenv",
-    "jsonc",
-    "python",
-    "dockerfile",
-    "yaml",
-    "ipython",
-    "toml",
-    "ini",
-    "makefile",
-    "powershell",
-    "batch",
-)
 
 if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     from torch_logs_lsp.hosts.batch import host as batch
@@ -107,10 +93,10 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _PATH_FACTS: tuple[PathFactsHost, ...] = (batch, dockerfile, ini, jsonc, shell, yaml)
     _SET_LOGS: tuple[SetLogsHost, ...] = (ipython, python)
 
-_modules: dict[str, Host] = {}
+_modules: dict[HostKind, Host] = {}
 
 
-def host_module(kind: str) -> Host | None:
+def host_module(kind: HostKind) -> Host | None:
     """The module of host kind ``kind`` (imported on first use; cheap: parsers load on
     first parse), or ``None`` for a kind not in :data:`HOST_KINDS`."""
     module = _modules.get(kind)
@@ -119,37 +105,37 @@ def host_module(kind: str) -> Host | None:
     return module
 
 
-def notes_host(kind: str) -> NotesHost | None:
+def notes_host(kind: HostKind) -> NotesHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.NotesHost`."""
     module = host_module(kind)
     return module if isinstance(module, NotesHost) else None
 
 
-def overwrites_host(kind: str) -> OverwritesHost | None:
+def overwrites_host(kind: HostKind) -> OverwritesHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.OverwritesHost`."""
     module = host_module(kind)
     return module if isinstance(module, OverwritesHost) else None
 
 
-def stops_host(kind: str) -> StopsHost | None:
+def stops_host(kind: HostKind) -> StopsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.StopsHost`."""
     module = host_module(kind)
     return module if isinstance(module, StopsHost) else None
 
 
-def path_facts_host(kind: str) -> PathFactsHost | None:
+def path_facts_host(kind: HostKind) -> PathFactsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.PathFactsHost`."""
     module = host_module(kind)
     return module if isinstance(module, PathFactsHost) else None
 
 
-def set_logs_host(kind: str) -> SetLogsHost | None:
+def set_logs_host(kind: HostKind) -> SetLogsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.SetLogsHost`."""
     module = host_module(kind)
     return module if isinstance(module, SetLogsHost) else None
 
 
-def runs_on(kind: str) -> str:
+def runs_on(kind: HostKind) -> str:
     """Where the process reading a value of host kind ``kind`` runs: its
     :attr:`~.interface.Host.RUNS_ON` (``"windows"``, ``"any"``, ``"posix"``); ``"posix"``
     for a kind not in :data:`HOST_KINDS`."""
@@ -172,7 +158,7 @@ def host_specs() -> tuple[HostSpec, ...]:
     return tuple(module.SPEC for module in _all_modules())
 
 
-def host_for_language(language_id: str) -> str | None:
+def host_for_language(language_id: str) -> HostKind | None:
     """The host kind whose declared :attr:`~.spec.HostSpec.language_ids` has the editor
     languageId ``language_id`` (the first in :data:`HOST_KINDS` order), or ``None``."""
     for spec in host_specs():
@@ -197,7 +183,7 @@ def _all_modules() -> list[Host]:
     return _ALL
 
 
-def host_by_name(name: str) -> str | None:
+def host_by_name(name: str) -> HostKind | None:
     """The host kind whose name rule claims the base name ``name`` (the first in
     :data:`HOST_KINDS` order), ``None`` when none does: the content rules are not tried
     (:func:`detect_host` does). Never raises."""
@@ -207,7 +193,7 @@ def host_by_name(name: str) -> str | None:
     return None
 
 
-def detect_host(path: str, text: str) -> str | None:
+def detect_host(path: str, text: str) -> HostKind | None:
     """The host kind of a document, or ``None`` when it is not one we read.
 
     ``path`` is a filesystem path or the path part of a ``file://`` URI (either separator);
@@ -226,7 +212,7 @@ def detect_host(path: str, text: str) -> str | None:
     return None
 
 
-def extract(host: str, text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
+def extract(host: HostKind, text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The value spans of ``text`` read as host kind ``host`` (one of :data:`HOST_KINDS`).
 
     Offsets are code points into ``text``. An unknown host kind or a document that names

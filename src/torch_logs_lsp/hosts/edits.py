@@ -22,6 +22,7 @@ from functools import lru_cache
 from torch_logs_lsp.hosts import extract, host_module
 from torch_logs_lsp.hosts.embedded import LAYER
 from torch_logs_lsp.hosts.interface import TextEdit
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.value.edits import splice
 
@@ -33,14 +34,14 @@ def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
     return splice(text, ((e.start, e.end, e.new_text) for e in edits))
 
 
-def encode_part(host: str, quote: str, value: str) -> str | None:
+def encode_part(host: HostKind, quote: str, value: str) -> str | None:
     """``value`` written as the body of a part quoted with ``quote`` (``""``, ``'"'`` or
     ``"'"``) in ``host``, without the quotes; ``None`` when it cannot be written so."""
     module = host_module(host)
     return module.encode_part(quote, value) if module is not None else None
 
 
-def encode_value(host: str, value: str, quote: str | None) -> list[str]:
+def encode_value(host: HostKind, value: str, quote: str | None) -> list[str]:
     """Candidate raw texts (quotes included) for a whole value, the span's own quoting
     (``quote``, as in :class:`ValueSpan`) first; none for a value inside embedded code
     (a layered quote, see :mod:`.embedded`: its quotes are not the document's)."""
@@ -58,7 +59,7 @@ def encode_value(host: str, value: str, quote: str | None) -> list[str]:
 
 
 @lru_cache(maxsize=4)
-def _spans(host: str, text: str) -> tuple[ValueSpan, ...]:
+def _spans(host: HostKind, text: str) -> tuple[ValueSpan, ...]:
     """The spans of a document, kept for the few texts in use: every fix of a request is
     verified against the same original text (a ``str`` keeps its hash: a lookup is cheap)."""
     return tuple(extract(host, text))
@@ -68,7 +69,7 @@ def _reading(spans: Iterable[ValueSpan]) -> list[tuple[str, str | None, bool]]:
     return [(s.variable, s.value, s.terminated) for s in spans]
 
 
-def _index(host: str, text: str, span: ValueSpan) -> int | None:
+def _index(host: HostKind, text: str, span: ValueSpan) -> int | None:
     for i, s in enumerate(_spans(host, text)):
         if s.name_start == span.name_start and s.variable == span.variable:
             return i
@@ -76,7 +77,7 @@ def _index(host: str, text: str, span: ValueSpan) -> int | None:
 
 
 def verify(
-    host: str, text: str, span: ValueSpan, edits: Sequence[TextEdit], new_value: str | None
+    host: HostKind, text: str, span: ValueSpan, edits: Sequence[TextEdit], new_value: str | None
 ) -> bool:
     """Whether applying ``edits`` to ``text`` makes ``span``'s assignment read
     ``new_value`` (``None``: removes it) and leaves every other assignment as it was."""
@@ -142,7 +143,7 @@ def _opcodes(old: str, new: str) -> list[tuple[int, int, str]] | None:
 
 
 def _placed(
-    host: str, span: ValueSpan, quote: str, changes: list[tuple[int, int, str]]
+    host: HostKind, span: ValueSpan, quote: str, changes: list[tuple[int, int, str]]
 ) -> tuple[TextEdit, ...] | None:
     out = []
     for a, b, repl in changes:
@@ -159,7 +160,7 @@ def _placed(
     return tuple(out)
 
 
-def _candidates(host: str, span: ValueSpan, new_value: str) -> Iterator[tuple[TextEdit, ...]]:
+def _candidates(host: HostKind, span: ValueSpan, new_value: str) -> Iterator[tuple[TextEdit, ...]]:
     """The unverified edits :func:`value_edit` tries, in its order."""
     old = span.value
     if old is None or not span.terminated or new_value == old:
@@ -177,7 +178,7 @@ def _candidates(host: str, span: ValueSpan, new_value: str) -> Iterator[tuple[Te
 
 
 def value_edit(
-    host: str, text: str, span: ValueSpan, new_value: str
+    host: HostKind, text: str, span: ValueSpan, new_value: str
 ) -> tuple[TextEdit, ...] | None:
     """Document edits that make ``span`` read ``new_value``, or ``None``.
 
@@ -196,7 +197,7 @@ def value_edit(
 ValueChange = tuple[ValueSpan, tuple[TextEdit, ...], str]
 
 
-def verify_together(host: str, text: str, changes: Sequence[ValueChange]) -> bool:
+def verify_together(host: HostKind, text: str, changes: Sequence[ValueChange]) -> bool:
     """Whether applying every change's edits to ``text`` at once makes each change's span
     read its new value and leaves every other assignment as it was (one re-read of the
     document, whatever the number of changes; spans of distinct assignments)."""
@@ -217,7 +218,9 @@ def verify_together(host: str, text: str, changes: Sequence[ValueChange]) -> boo
 MAX_REREADS = 64
 
 
-def value_edits(host: str, text: str, wanted: Sequence[tuple[ValueSpan, str]]) -> list[ValueChange]:
+def value_edits(
+    host: HostKind, text: str, wanted: Sequence[tuple[ValueSpan, str]]
+) -> list[ValueChange]:
     """Verified edits that make each ``(span, new value)`` of ``wanted`` read its new value,
     verified together (fix-all): each value's first candidate edit (see
     :func:`value_edit`), all applied at once and the document read once; when that
@@ -273,7 +276,7 @@ def value_edits(host: str, text: str, wanted: Sequence[tuple[ValueSpan, str]]) -
     return sorted(done, key=lambda c: order[id(c[0])])
 
 
-def removal_edit(host: str, text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
+def removal_edit(host: HostKind, text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
     """A titled edit that removes ``span``'s assignment: the line in ``.env``,
     ``unset VAR`` for a shell statement (or dropping ``VAR=`` before a command), the
     property in JSONC (commas kept valid). ``None`` when there is no safe way."""

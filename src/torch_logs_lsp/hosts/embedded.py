@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family
 
 #: Joins the quotes of the layers of an embedded value's quote, innermost first (a NUL
@@ -76,7 +77,7 @@ def _layered(inner: str | None, outer: str | None) -> str | None:
     return None if inner is None or outer is None else inner + LAYER + outer
 
 
-def shell_spans(host: str, code: EmbeddedCode, inner: str = "shell") -> list[ValueSpan]:
+def shell_spans(host: HostKind, code: EmbeddedCode, inner: str = "shell") -> list[ValueSpan]:
     """The family assignments of ``code`` read by the shell host (bash 5.2's rules, see
     :mod:`.shell`), or by the PowerShell host when ``inner`` is ``"powershell"`` (its
     layer's quote then starts with :data:`PWSH`), as spans of the outer document:

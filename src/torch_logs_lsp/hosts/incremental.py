@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 
 
@@ -100,7 +101,7 @@ class DocumentCache:
     ``reused``/``computed``: span counts of the last extraction (for tests and profiles).
     """
 
-    host: str | None = None
+    host: HostKind | None = None
     text: str | None = None
     spans: list[ValueSpan] | None = None
     state: Any = None
@@ -108,7 +109,7 @@ class DocumentCache:
     computed: int = 0
     _by_start: dict[int, tuple[ValueSpan, object]] = field(default_factory=dict)
 
-    def edit_for(self, host: str, text: str) -> Edit | None:
+    def edit_for(self, host: HostKind, text: str) -> Edit | None:
         """The edit from the previous text to ``text``; resets the cache (and returns
         ``None``) when there is no usable previous version of the same host kind."""
         self.reused = self.computed = 0

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from torch_logs_lsp.hosts.incremental import DocumentCache
     from torch_logs_lsp.hosts.typographic import QuoteFinding
+    from torch_logs_lsp.model.host_kind import HostKind
     from torch_logs_lsp.model.spans import ValueSpan
     from torch_logs_lsp.set_logs.call import SetLogsCall
     from torch_logs_lsp.set_logs.site import SetLogsSite
@@ -96,7 +97,7 @@ class Host(Protocol):
     #: comment syntax), from which ``LANGUAGE_IDS`` and ``COMMENT`` come.
     SPEC: HostSpec
     #: The host kind: the module's name, and :attr:`ValueSpan.host` of its spans.
-    HOST: str
+    HOST: HostKind
     #: The files this host reads, as a plural noun phrase for the CLI's messages
     #: (``".env files"``); :func:`~torch_logs_lsp.hosts.describe_kinds` lists them all.
     DESCRIPTION: str

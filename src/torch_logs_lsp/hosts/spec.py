@@ -13,6 +13,8 @@ import fnmatch
 import re
 from dataclasses import dataclass, field
 
+from torch_logs_lsp.model.host_kind import HostKind
+
 
 @dataclass(frozen=True)
 class HostSpec:
@@ -33,7 +35,7 @@ class HostSpec:
     events for this host (``None``: ``onLanguage:`` of each of ``vscode_languages``).
     """
 
-    kind: str
+    kind: HostKind
     globs: tuple[str, ...]
     language_ids: tuple[str, ...] = ()
     line_comments: tuple[str, ...] = ("#",)

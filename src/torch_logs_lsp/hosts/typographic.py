@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts.interface import TextEdit, line_bounds
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.limits import quote
 from torch_logs_lsp.model.spans import ValueSpan
 
@@ -319,7 +320,7 @@ def outside_findings(why: str) -> Callable[[str, list[ValueSpan]], list[QuoteFin
     return findings
 
 
-def verified(host: str, text: str, finding: QuoteFinding) -> bool:
+def verified(host: HostKind, text: str, finding: QuoteFinding) -> bool:
     """Whether the fix of ``finding`` is safe: it has a non-empty intended value, and the edited
     document reads exactly that value for the assignment at ``finding.name_start`` and
     every other assignment as before (read by the host's own extractor)."""
@@ -344,7 +345,7 @@ def verified(host: str, text: str, finding: QuoteFinding) -> bool:
 
 
 def apply(
-    host: str, text: str, entries: list[tuple[ValueSpan, Analysis | None]]
+    host: HostKind, text: str, entries: list[tuple[ValueSpan, Analysis | None]]
 ) -> tuple[list[tuple[ValueSpan, Analysis | None]], list[QuoteFinding]]:
     """The host's TL109 findings for ``text`` (:meth:`~.interface.Host.quote_findings`
     over the spans of ``entries``, a whole document's in order) and ``entries`` with the

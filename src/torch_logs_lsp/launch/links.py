@@ -65,6 +65,7 @@ from torch_logs_lsp.launch.config import (
     top_level,
 )
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.host_kind import HostKind
 
 log = logging.getLogger(__name__)
 
@@ -351,7 +352,7 @@ def call_hints(
     roots: Sequence[str],
     read: Reader = read_file,
     folders: Mapping[str, str] | None = None,
-    host: str = "python",
+    host: HostKind = "python",
 ) -> tuple[list[Diagnostic], list[LaunchLink]]:
     """``TL632`` for the ``set_logs(...)`` calls of the Python document ``text`` (the file
     ``file``, an absolute path) when a launch configuration of any workspace folder

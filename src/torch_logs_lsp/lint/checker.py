@@ -19,6 +19,7 @@ from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile, read_regular
 from torch_logs_lsp.hosts.embedded import LAYER, PWSH
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.paths import Where
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.set_logs.checks import check_set_logs
 from torch_logs_lsp.set_logs.keywords import set_logs_signature
@@ -120,7 +121,7 @@ def analyse_span(
 
 
 def with_host_notes(
-    host: str, text: str, entries: list[tuple[ValueSpan, Analysis | None]]
+    host: HostKind, text: str, entries: list[tuple[ValueSpan, Analysis | None]]
 ) -> list[tuple[ValueSpan, Analysis | None]]:
     """``entries`` (every span of ``text`` with its analysis, in order) with the host's
     own warnings (:meth:`.hosts.interface.Host.notes`, e.g. the Python host's TL501)
@@ -195,7 +196,7 @@ def unterminated_analysis(span: ValueSpan, release: str) -> Analysis | None:
 STOPPED = "TL504"
 
 
-def stop_diagnostics(host: str, text: str) -> list[Diagnostic]:
+def stop_diagnostics(host: HostKind, text: str) -> list[Diagnostic]:
     """:data:`STOPPED` errors of ``text`` (a document of ``host`` kind), document offsets,
     in document order. Never raises."""
     module = hosts.stops_host(host)
@@ -206,7 +207,7 @@ def stop_diagnostics(host: str, text: str) -> list[Diagnostic]:
 
 
 def call_diagnostics(
-    host: str, text: str, registry: Registry, finder: ModuleFinder | None = None
+    host: HostKind, text: str, registry: Registry, finder: ModuleFinder | None = None
 ) -> list[Diagnostic]:
     """The diagnostics of the ``torch._logging.set_logs(...)`` calls of ``text`` (found by
     the host: :meth:`.hosts.interface.Host.set_logs_calls`; checked by

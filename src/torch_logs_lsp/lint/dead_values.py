@@ -24,6 +24,7 @@ from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.interface import Overwrite
 from torch_logs_lsp.lint.checker import LineIndex, with_cross_hints, with_host_notes
 from torch_logs_lsp.model.diagnostic import MORE_PROBLEMS, capped
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.value.analysis import Analysis, Diagnostic, Severity
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
@@ -51,14 +52,14 @@ def dead_analysis(analysis: Analysis, span: ValueSpan, message: str) -> Analysis
     return replace(analysis, diagnostics=shown, hidden=hidden, config=None)
 
 
-def overwrites(host: str, text: str, spans: list[ValueSpan]) -> list[Overwrite]:
+def overwrites(host: HostKind, text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """The host's overwritten spans of ``text`` (``[]`` for an unknown host)."""
     module = hosts.overwrites_host(host)
     return module.overwritten(text, spans) if module is not None and len(spans) > 1 else []
 
 
 def with_document_hints(
-    host: str, text: str, entries: Entries, cache: AnalysisCache | None = None
+    host: HostKind, text: str, entries: Entries, cache: AnalysisCache | None = None
 ) -> Entries:
     """``entries`` (every span of ``text`` with its analysis, in order) with the findings
     that depend on the whole document: overwritten values (:data:`OVERWRITTEN`), the hints

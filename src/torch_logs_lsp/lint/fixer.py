@@ -38,6 +38,7 @@ from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.checker import LineIndex
 from torch_logs_lsp.lint.pipeline import check_text
 from torch_logs_lsp.lint.suppressions import Silencer
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.value.analysis import EMPTY_VALUE, HELP, Analysis, Diagnostic
 from torch_logs_lsp.value.fixes import (
@@ -87,7 +88,7 @@ class Change:
 
 
 def span_fixes(
-    host: str,
+    host: HostKind,
     text: str,
     span: ValueSpan,
     analysis: Analysis,
@@ -133,7 +134,7 @@ def span_fixes(
 
 
 def fix_all_edits(
-    host: str,
+    host: HostKind,
     text: str,
     entries: Iterable[tuple[ValueSpan, Analysis | None]],
     registry: Registry,
@@ -169,7 +170,7 @@ def fix_all_edits(
     ]
 
 
-def quote_fixes(host: str, text: str) -> list[tuple[QuoteFinding, bool]]:
+def quote_fixes(host: HostKind, text: str) -> list[tuple[QuoteFinding, bool]]:
     """The TL109 findings of ``text`` (typographic quotes, :mod:`.hosts.typographic`),
     each with whether its fix is safe (verified: the document then reads the intended
     value). Offsets are code points into the document. Never raises."""
@@ -178,7 +179,7 @@ def quote_fixes(host: str, text: str) -> list[tuple[QuoteFinding, bool]]:
     return [(f, typographic.verified(host, text, f)) for f in found if f.edits]
 
 
-def fix_quotes(text: str, host: str) -> tuple[str, list[Change]]:
+def fix_quotes(text: str, host: HostKind) -> tuple[str, list[Change]]:
     """The safe TL109 fixes applied to ``text`` (typographic quotes -> straight ones, or
     removed where the host keeps no quotes: an edit may change the length, so the values
     after it move): the new text and one change per value."""
@@ -202,7 +203,7 @@ def fix_quotes(text: str, host: str) -> tuple[str, list[Change]]:
 
 def fix_document(
     text: str,
-    host: str,
+    host: HostKind,
     registry: Registry,
     renames: RenameLookup | None = None,
     ignore: frozenset[str] = frozenset(),
@@ -224,7 +225,7 @@ def fix_document(
 
 def _fix_values(
     text: str,
-    host: str,
+    host: HostKind,
     registry: Registry,
     renames: RenameLookup | None,
     ignore: frozenset[str] = frozenset(),
@@ -247,7 +248,7 @@ def _start(edit: TextEdit) -> int:
     return edit.start
 
 
-def _call_changes(text: str, host: str, registry: Registry) -> list[Change]:
+def _call_changes(text: str, host: HostKind, registry: Registry) -> list[Change]:
     """The safe fixes of the ``set_logs(...)`` calls of ``text`` as changes."""
     if "set_logs" not in text:
         return []
@@ -279,7 +280,7 @@ class FileFix:
 
 def fix_file(
     path: Path,
-    host: str,
+    host: HostKind,
     registry: Registry,
     write: bool = True,
     ignore: frozenset[str] = frozenset(),

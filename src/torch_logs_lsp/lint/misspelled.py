@@ -51,6 +51,7 @@ from importlib import resources
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, FAMILY_ORDER
 
 MISSPELLED_NAME = "TL408"
@@ -179,7 +180,7 @@ class NearMiss:
 
 
 def near_misses(
-    host: str, text: str, release: str, case_sensitive: bool | None = None
+    host: HostKind, text: str, release: str, case_sensitive: bool | None = None
 ) -> list[NearMiss]:
     """The near-miss assignments of ``text`` (a document of ``host`` kind), in document
     order, for torch ``release``. ``case_sensitive``: ``None`` decides by the host and
@@ -228,7 +229,7 @@ def near_misses(
     ]
 
 
-def name_diagnostics(host: str, text: str, release: str) -> list[Diagnostic]:
+def name_diagnostics(host: HostKind, text: str, release: str) -> list[Diagnostic]:
     """TL408 diagnostics of ``text`` (document offsets), in document order."""
     return [miss.diagnostic() for miss in near_misses(host, text, release)]
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.interface import PathFacts
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 
 
@@ -103,7 +104,7 @@ def created(directory: str, where: Where) -> bool:
 
 
 def places(
-    host: str,
+    host: HostKind,
     text: str,
     spans: list[ValueSpan],
     base_dir: str | None,

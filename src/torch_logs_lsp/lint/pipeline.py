@@ -46,6 +46,7 @@ from torch_logs_lsp.lint.dead_values import with_document_hints
 from torch_logs_lsp.lint.misspelled import name_diagnostics
 from torch_logs_lsp.lint.paths import places
 from torch_logs_lsp.lint.suppressions import Silencer
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
 from torch_logs_lsp.torch_env.context import TorchContext, pin_diagnostics
@@ -60,7 +61,7 @@ LINKED_CALL = "TL632"
 #: is not static), in document order.
 Entries = list[tuple[ValueSpan, Analysis | None]]
 #: ``(host, text) -> TL632 diagnostics`` (document offsets) of a document.
-Links = Callable[[str, str], list[Diagnostic]]
+Links = Callable[[HostKind, str], list[Diagnostic]]
 #: Called with the stage's name and the exception when a stage raises.
 Failed = Callable[[str, Exception], None]
 
@@ -91,7 +92,7 @@ class CheckedDocument:
     ``document``: diagnostics not tied to a value (document offsets, code points);
     ``host``: ``None`` for a document no host reads (it has no diagnostics)."""
 
-    host: str | None
+    host: HostKind | None
     text: str
     entries: Entries
     document: list[Diagnostic] = field(default_factory=list)
@@ -155,7 +156,7 @@ class CheckedDocument:
 
 def check_document(
     text: str,
-    host: str | None,
+    host: HostKind | None,
     registry: Registry | None = None,
     finder: ModuleFinder | None = None,
     *,
@@ -222,7 +223,7 @@ def check_document(
 
 def check_text(
     text: str,
-    host: str,
+    host: HostKind,
     registry: Registry | None = None,
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,
@@ -240,7 +241,7 @@ def check_text(
 
 def findings(
     text: str,
-    host: str,
+    host: HostKind,
     registry: Registry | None = None,
     finder: ModuleFinder | None = None,
     base_dir: str | None = None,

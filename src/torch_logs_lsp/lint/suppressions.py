@@ -31,6 +31,7 @@ from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.comments import marker_pattern
 from torch_logs_lsp.hosts.interface import TextEdit, line_break
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def _line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _LINE_END.finditer(text))]
 
 
-def _comments(text: str, host: str | None) -> Callable[[int, bool], bool]:
+def _comments(text: str, host: HostKind | None) -> Callable[[int, bool], bool]:
     """Whether the text at a document offset starts a comment of ``host`` (see
     :attr:`~.hosts.interface.Host.COMMENT_GRAMMAR`); the second argument says the comment
     is alone on its line. Any comment for ``host`` ``None``."""
@@ -130,7 +131,7 @@ def _comments(text: str, host: str | None) -> Callable[[int, bool], bool]:
 _STRINGS = ("string", "heredoc", "scalar")
 
 
-def find_suppressions(text: str, host: str | None = None) -> list[Suppression]:
+def find_suppressions(text: str, host: HostKind | None = None) -> list[Suppression]:
     """The suppression comments of ``text`` (a document of host kind ``host``; any text
     that looks like one for ``None``) in document order: for a host, only those that are
     comments there (:func:`_comments`). Linear in the length of the text; a text without
@@ -170,7 +171,7 @@ class Silencer:
     :func:`find_suppressions`), to filter its findings: :meth:`silenced` for each finding,
     then :meth:`unused` for the hints."""
 
-    def __init__(self, text: str, host: str | None = None) -> None:
+    def __init__(self, text: str, host: HostKind | None = None) -> None:
         self.text = text
         self.suppressions = find_suppressions(text, host)
         self._starts = _line_starts(text) if self.suppressions else [0]
@@ -227,7 +228,7 @@ _CONTINUED = ("\\", "^", "`")  # shell/make/Dockerfile, cmd, PowerShell line con
 
 
 def suppression_edit(
-    text: str, comment: str, offset: int, code: str, spans: Sequence[ValueSpan], host: str
+    text: str, comment: str, offset: int, code: str, spans: Sequence[ValueSpan], host: HostKind
 ) -> TextEdit | None:
     """The edit that silences ``code`` for a finding starting at document offset
     ``offset``: a new comment line (``comment`` is the host's marker) before the

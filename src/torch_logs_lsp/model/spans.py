@@ -12,6 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 
+from torch_logs_lsp.model.host_kind import HostKind
+
 #: The variables of the TORCH_LOGS family, in the order completion offers them. Hosts
 #: report an assignment of any of these; analysis decides what to do with each.
 FAMILY_ORDER: tuple[str, ...] = (
@@ -89,7 +91,7 @@ class ValueSpan:
         "variable",
     )
     variable: str
-    host: str
+    host: HostKind
     name_start: int
     name_end: int
     value: str | None
@@ -106,7 +108,7 @@ class ValueSpan:
     def __init__(
         self,
         variable: str,
-        host: str,
+        host: HostKind,
         name_start: int,
         name_end: int,
         value: str | None,
@@ -270,7 +272,7 @@ class ValueSpan:
 
 def simple_span(
     variable: str,
-    host: str,
+    host: HostKind,
     name_start: int,
     value_start: int,
     value: str,

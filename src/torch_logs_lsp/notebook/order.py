@@ -24,6 +24,7 @@ from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.interface import Note
 from torch_logs_lsp.lint.checker import Finding, LineIndex
 from torch_logs_lsp.lint.dead_values import overwrites
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.notebook.reader import CELL_HOST
 from torch_logs_lsp.value.analysis import Diagnostic, Severity
@@ -65,7 +66,7 @@ def rereads(text: str) -> bool:
 
 def cell_order_notes(
     cells: Sequence[str],
-    host: str = CELL_HOST,
+    host: HostKind = CELL_HOST,
     numbers: Sequence[int] | None = None,
 ) -> dict[int, list[Note]]:
     """The TL501 notes that the cell order adds: for each position ``i`` of ``cells``
@@ -97,7 +98,7 @@ def cell_order_notes(
     return out
 
 
-def _late_in_cell(host: str, text: str) -> list[Note]:
+def _late_in_cell(host: HostKind, text: str) -> list[Note]:
     """The host's notes of ``text`` as if torch was imported just before it, less the
     ones of ``text`` alone. None for a cell magic's cell (``%%bash``: another process;
     ``%%time``: not judged)."""
@@ -126,7 +127,7 @@ def _named(message: str, cell: int) -> str:
     return _CALLED_AT.sub(lambda m: f"called at line {int(m.group(1)) - 1}", named)
 
 
-def note_findings(text: str, host: str, notes: Sequence[Note]) -> list[Finding]:
+def note_findings(text: str, host: HostKind, notes: Sequence[Note]) -> list[Finding]:
     """``notes`` (of ``hosts.extract(host, text)``'s spans) as warnings placed in
     ``text`` over each value (offsets and positions as in :class:`.checker.Finding`),
     only for static values whose quote is closed (as the checker adds host notes)."""

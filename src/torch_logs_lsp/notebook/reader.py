@@ -22,19 +22,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final, Literal
 
 from torch_logs_lsp.hosts.jsonc.strings import ScannedString, scan_string
+from torch_logs_lsp.model.host_kind import HostKind
 
 #: The host kind each code cell is checked as: the IPython cell host (magics, ``!``
 #: lines, ``%%bash`` cells, and the rest as Python).
-CELL_HOST = "ipython"
+CELL_HOST: HostKind = "ipython"
 #: Largest notebook read, bytes: outputs (base64 images) make notebooks far larger than
 #: the source files :data:`torch_logs_lsp.files.MAX_FILE_BYTES` is meant for; they are
 #: skipped cheaply.
 MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 
 #: The kind of a ``.ipynb`` file in :func:`.checker.iter_files` (not a host kind).
-NOTEBOOK = "notebook"
+NOTEBOOK: Final = "notebook"
+#: The kind of a file :func:`torch_logs_lsp.project.walk.iter_files` finds: a host kind, or
+#: :data:`NOTEBOOK`.
+FileKind = HostKind | Literal["notebook"]
 
 #: Kernel languages whose code cells are Python (``metadata.language_info.name``, else
 #: ``metadata.kernelspec.language``; a notebook that names neither is taken as Python).
@@ -371,6 +376,7 @@ __all__ = [
     "NOTEBOOK",
     "PYTHON_LANGUAGES",
     "Cell",
+    "FileKind",
     "NotNotebook",
     "Notebook",
     "SourcePart",

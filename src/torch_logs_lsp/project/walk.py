@@ -42,7 +42,7 @@ from pathlib import Path
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.files import SkippedFile, file_kind, read_head
-from torch_logs_lsp.notebook.reader import NOTEBOOK, is_notebook
+from torch_logs_lsp.notebook.reader import NOTEBOOK, FileKind, is_notebook
 from torch_logs_lsp.project.git_index import tracked
 from torch_logs_lsp.project.gitignore import (
     IGNORE_FILES,
@@ -200,7 +200,7 @@ def _is_symlink(entry: os.DirEntry[str]) -> bool:
         return True  # cannot tell: do not enter it
 
 
-def _named_kind(name: str) -> str | None:
+def _named_kind(name: str) -> FileKind | None:
     """The kind a file's base name gives (a notebook first), ``None`` when no host claims
     the name (its content may still: see :func:`_may_sniff`)."""
     return NOTEBOOK if is_notebook(name) else hosts.host_by_name(name)
@@ -243,7 +243,7 @@ def iter_files(
     skipped: Callable[[SkippedFile], None] | None = None,
     *,
     ignore: bool = True,
-) -> Iterator[tuple[Path, str]]:
+) -> Iterator[tuple[Path, FileKind]]:
     """Files under ``paths`` that hold a host kind, with that kind, in sorted order
     (Jupyter notebooks too, with the kind :data:`.notebook.NOTEBOOK`).
 
@@ -262,16 +262,16 @@ def iter_files(
     cannot be listed, a file that cannot be ``stat``-ed or whose first bytes cannot be
     read (``SkippedFile.error`` set), a path that is not a regular file or directory
     (``error`` ``None``). The files yielded may still fail to read (or be replaced by a
-    FIFO meanwhile): :func:`.checker.read_document` raises then.
+    FIFO meanwhile): :func:`torch_logs_lsp.lint.checker.read_document` raises then.
     """
     report = skipped or (lambda exc: None)
     seen: set[str] = set()
-    kinds: dict[str, str | None] = {}  # by base name: __init__.py comes a thousand times
+    kinds: dict[str, FileKind | None] = {}  # by base name: __init__.py comes a thousand times
 
-    def named_kind(name: str) -> str | None:
-        kind = kinds.get(name, "")
-        if kind == "":
-            kind = kinds[name] = _named_kind(name)
+    def named_kind(name: str) -> FileKind | None:
+        if name in kinds:
+            return kinds[name]
+        kind = kinds[name] = _named_kind(name)
         return kind
 
     def worth_a_look(name: str) -> bool:
@@ -323,7 +323,7 @@ def iter_files(
                 yield file, kind
 
 
-def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> str | None:
+def _kind_of(path: Path, report: Callable[[SkippedFile], None]) -> FileKind | None:
     """The host kind of a file by its name, else by its first bytes (only when the name
     could be a script's: no extension, or a dotfile); a Jupyter notebook is
     :data:`.notebook.NOTEBOOK`, a kind of file but no host's document (first: the

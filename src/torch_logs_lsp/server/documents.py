@@ -14,6 +14,7 @@ from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.ipython import host as ipython
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.pipeline import CheckedDocument, Links, check_document
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.positions import PositionMapper
 from torch_logs_lsp.torch_env.context import TorchContext
@@ -41,7 +42,7 @@ def utf8_size(text: str) -> int:
 NOT_ANALYSED = "torch-logs:not-analysed"
 
 
-def detect(uri: str, text: str, language_id: str | None) -> str | None:
+def detect(uri: str, text: str, language_id: str | None) -> HostKind | None:
     """Host kind of a document: from its path and content first, the languageId last;
     ``None`` for :data:`NOT_ANALYSED`."""
     if language_id == NOT_ANALYSED:
@@ -68,7 +69,7 @@ class DocumentState:
     context: TorchContext | None = None
 
     @property
-    def host(self) -> str | None:
+    def host(self) -> HostKind | None:
         """The host kind the document was read as (``None``: not read)."""
         return self.checked.host
 

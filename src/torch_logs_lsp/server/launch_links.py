@@ -28,6 +28,7 @@ from lsprotocol import types
 from torch_logs_lsp.launch.links import LINKED_CALL, LaunchLink, call_hints, read_file
 from torch_logs_lsp.lint.pipeline import Links
 from torch_logs_lsp.model.diagnostic import Diagnostic
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.server.documents import uri_path
 from torch_logs_lsp.server.positions import PositionMapper
 from torch_logs_lsp.server.workspace import open_uris
@@ -79,7 +80,7 @@ def _reader(ls: TorchLogsServer) -> dict[str, str]:
     return out
 
 
-def hints(ls: TorchLogsServer, uri: str, host: str | None, text: str) -> list[Diagnostic]:
+def hints(ls: TorchLogsServer, uri: str, host: HostKind | None, text: str) -> list[Diagnostic]:
     """The ``TL632`` diagnostics of the document ``uri`` (its ``text``, read as ``host``;
     ``[]`` unless it is a file on disk whose host finds ``set_logs`` calls: a Python
     file). Never raises."""

@@ -40,6 +40,7 @@ from torch_logs_lsp.hosts.python.order import LATE
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.set_logs.call import (
     LOGGING_LEVELS,
@@ -90,7 +91,7 @@ class CallFix:
     target: tuple[int, int] | None = None
 
 
-def _source(host: str, text: str) -> SetLogsSource | None:
+def _source(host: HostKind, text: str) -> SetLogsSource | None:
     module = hosts.set_logs_host(host)
     return module.set_logs_source(text) if module is not None else None
 
@@ -110,7 +111,7 @@ class _Verifier:
     """Checks edits of one document (its findings are computed once, on first use)."""
 
     def __init__(
-        self, host: str, text: str, registry: Registry, finder: ModuleFinder | None
+        self, host: HostKind, text: str, registry: Registry, finder: ModuleFinder | None
     ) -> None:
         self.host, self.text, self.registry, self.finder = host, text, registry, finder
         self._before: Counter[str] | None = None
@@ -222,7 +223,7 @@ def _in_range(start: int, end: int, first: int, last: int) -> bool:
 
 
 def call_fixes(
-    host: str,
+    host: HostKind,
     text: str,
     registry: Registry,
     finder: ModuleFinder | None = None,
@@ -325,7 +326,7 @@ def _respell(args: str, source: SetLogsSource, text: str) -> tuple[str, list[Tex
 
 
 def late_write_fixes(
-    host: str,
+    host: HostKind,
     text: str,
     entries: Iterable[tuple[ValueSpan, Analysis | None]],
     registry: Registry,

@@ -47,6 +47,7 @@ from torch_logs_lsp.hosts.interface import (
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 SPEC = HostSpec(
@@ -58,7 +59,7 @@ SPEC = HostSpec(
     line_comments=("rem", "::"),
     vscode_languages=("bat",),
 )
-HOST = "batch"
+HOST: HostKind = "batch"
 DESCRIPTION = "batch files"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

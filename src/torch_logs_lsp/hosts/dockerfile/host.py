@@ -47,6 +47,7 @@ from torch_logs_lsp.hosts.interface import (
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family, set_again
 
 SPEC = HostSpec(
@@ -63,7 +64,7 @@ SPEC = HostSpec(
     ("dockerfile",),
     vscode_languages=("dockerfile",),
 )
-HOST = "dockerfile"
+HOST: HostKind = "dockerfile"
 DESCRIPTION = "Dockerfiles"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

@@ -7,9 +7,10 @@ from __future__ import annotations
 from torch_logs_lsp.hosts.dockerfile import words
 from torch_logs_lsp.hosts.embedded import EmbeddedCode
 from torch_logs_lsp.hosts.jsonc.strings import scan_string
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
-HOST = "dockerfile"
+HOST: HostKind = "dockerfile"
 #: ``env`` as the first JSON string, its flags, and its flags that take an argument.
 ENV_NAMES = frozenset({"env", "/usr/bin/env", "/bin/env"})
 ENV_FLAGS = frozenset({"-i", "-0", "-", "--ignore-environment", "--null"})

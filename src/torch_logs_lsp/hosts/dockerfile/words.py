@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from torch_logs_lsp.hosts.dockerfile.lines import GO_SPACE, WHITESPACE
 from torch_logs_lsp.hosts.embedded import EmbeddedCode
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 _SPECIAL = frozenset("@*#?-$!0")
@@ -201,7 +202,7 @@ def doc_range(line: EmbeddedCode, a: int, b: int) -> tuple[int, int]:
     return point, point
 
 
-def span(host: str, line: EmbeddedCode, pair: Pair, escape: str) -> ValueSpan | None:
+def span(host: HostKind, line: EmbeddedCode, pair: Pair, escape: str) -> ValueSpan | None:
     """The value span of a family ``pair`` of ``line``, or ``None`` (another name, or a
     name not written in one piece in the document)."""
     text = line.text

@@ -23,6 +23,7 @@ from torch_logs_lsp.hosts.interface import (
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 
 SPEC = HostSpec(
@@ -38,7 +39,7 @@ SPEC = HostSpec(
         "workspaceContains:**/.env.*",
     ),
 )
-HOST = "dotenv"
+HOST: HostKind = "dotenv"
 DESCRIPTION = ".env files"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

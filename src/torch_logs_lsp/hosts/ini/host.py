@@ -46,6 +46,7 @@ from torch_logs_lsp.hosts.interface import (
 )
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ SPEC = HostSpec(
     vscode_by_name=True,  # VS Code opens setup.cfg as `properties`; no other INI file
     activation=("workspaceContains:**/{tox.ini,pytest.ini}",),
 )
-HOST = "ini"
+HOST: HostKind = "ini"
 DESCRIPTION = "pytest and tox INI files (pytest.ini, tox.ini, setup.cfg)"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

@@ -24,6 +24,7 @@ from typing import NamedTuple
 from torch_logs_lsp.hosts.ini.lines import Option, iniconfig_options
 from torch_logs_lsp.hosts.interface import Stopped
 from torch_logs_lsp.hosts.pytest_env import Stop, parse_entry, stop_message
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 #: The sections pytest reads its options from in an INI file (``findpaths.py``:
@@ -44,7 +45,7 @@ class Entry(NamedTuple):
     option: int
 
 
-def entry(text: str, start: int, end: int, option: int, host: str) -> Entry | None:
+def entry(text: str, start: int, end: int, option: int, host: HostKind) -> Entry | None:
     """The entry on the value line ``text[start:end]`` (stripped, no line break) when it
     sets a family variable, else ``None``; read by :func:`.pytest_env.parse_entry`, the
     reading the TOML host shares (offsets moved into the document)."""
@@ -73,7 +74,7 @@ def entry(text: str, start: int, end: int, option: int, host: str) -> Entry | No
     return Entry(span, frozenset(flags), option)
 
 
-def entries(text: str, host: str, options: list[Option] | None = None) -> list[Entry]:
+def entries(text: str, host: HostKind, options: list[Option] | None = None) -> list[Entry]:
     """Every pytest-env entry of a family variable in ``text``, in document order
     (``options``: :func:`.ini_lines.iniconfig_options` of ``text``, read when not given)."""
     out: list[Entry] = []

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from torch_logs_lsp.hosts.ini.lines import Option
 from torch_logs_lsp.hosts.pytest_env import strip_range
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 #: The option names of tox's ``set_env`` (``tox/config/sets.py``: ``keys=["set_env",
@@ -101,7 +102,7 @@ def _marker_at(value: str) -> tuple[int | None, bool]:
     return None, False
 
 
-def _line(text: str, start: int, end: int, option: int, host: str) -> Line | None:
+def _line(text: str, start: int, end: int, option: int, host: HostKind) -> Line | None:
     """The entry of the value line ``text[start:end]`` (stripped by configparser)."""
     if text.startswith("#", start):
         return None
@@ -155,7 +156,7 @@ _SETUP_CFG = frozenset(("metadata", "options", "tool:pytest"))
 _TOX_TOX = re.compile(r"^[ \t]*\[tox:tox\]", re.MULTILINE)
 
 
-def lines(text: str, options: list[Option], host: str) -> list[Line]:
+def lines(text: str, options: list[Option], host: HostKind) -> list[Line]:
     """The ``set_env`` entries of family variables in ``options``
     (:func:`.ini_lines.configparser_options` of ``text``), in document order; none in a
     ``setup.cfg`` (known by its sections) without ``[tox:tox]``."""

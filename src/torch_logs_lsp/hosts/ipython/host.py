@@ -47,6 +47,7 @@ from torch_logs_lsp.hosts.ipython.order import torch_imported as torch_imported_
 from torch_logs_lsp.hosts.ipython.values import encode_part as encode_part
 from torch_logs_lsp.hosts.python import host as python
 from torch_logs_lsp.hosts.spec import HostSpec
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_family
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ SPEC = HostSpec(
     # the extension's selector sends the cells by their scheme (vscode-extension/src/selector.ts)
     activation=("onNotebook:jupyter-notebook",),
 )
-HOST = "ipython"
+HOST: HostKind = "ipython"
 DESCRIPTION = "notebook cells (IPython)"
 LANGUAGE_IDS = SPEC.language_ids
 #: The languageIds of a cell document this host reads (a notebook's markdown and raw

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from torch_logs_lsp.hosts.embedded import LAYER, EmbeddedCode, shell_spans
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 #: What ``var_expand`` may replace: ``$name``/``$$name`` (``DollarFormatter``) and any
@@ -34,7 +35,7 @@ ENV_QUOTE = ""
 BANG = "!"
 #: The outer layer of a shell cell's body (``%%bash``): passed on verbatim.
 CELL = "%%"
-HOST = "ipython"
+HOST: HostKind = "ipython"
 
 
 def _slice(code: EmbeddedCode, start: int, end: int) -> tuple[str, list[int], list[int]]:

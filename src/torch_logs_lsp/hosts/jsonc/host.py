@@ -43,6 +43,7 @@ from torch_logs_lsp.hosts.jsonc.overwrites import overwritten as overwritten
 from torch_logs_lsp.hosts.jsonc.strings import scan_string
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import outside_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ SPEC = HostSpec(
         "workspaceContains:.vscode/tasks.json",
     ),
 )
-HOST = "jsonc"
+HOST: HostKind = "jsonc"
 DESCRIPTION = "launch.json/tasks.json/*.code-workspace/devcontainer.json files"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

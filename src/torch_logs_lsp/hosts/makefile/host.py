@@ -56,6 +56,7 @@ from torch_logs_lsp.hosts.makefile.values import (
 from torch_logs_lsp.hosts.makefile.values import encode_part as _encode
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family, set_again
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ SPEC = HostSpec(
     ("makefile",),
     vscode_languages=("makefile",),
 )
-HOST = "makefile"
+HOST: HostKind = "makefile"
 DESCRIPTION = "Makefiles"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

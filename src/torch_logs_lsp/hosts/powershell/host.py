@@ -46,6 +46,7 @@ from torch_logs_lsp.hosts.powershell.strings import DOUBLE_QUOTES, SINGLE_QUOTES
 from torch_logs_lsp.hosts.powershell.strings import encode_part as encode_part
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import QuoteFinding, kept_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ SPEC = HostSpec(
     block_comments=(("<#", "#>"),),
     vscode_languages=("powershell",),
 )
-HOST = "powershell"
+HOST: HostKind = "powershell"
 DESCRIPTION = "PowerShell scripts"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

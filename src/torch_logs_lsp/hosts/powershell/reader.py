@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from torch_logs_lsp.hosts.powershell.strings import BARE, Decoded, read_bare, read_string
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
     from torch_logs_lsp.hosts._ts import Source
 
-HOST = "powershell"
+HOST: HostKind = "powershell"
 
 NAME = re.compile(
     r"(?<![\w-])(TORCH_LOGS_TRACE_ID_FILTER|TORCH_LOGS_FORMAT|TORCH_LOGS_OUT|TORCH_LOGS"

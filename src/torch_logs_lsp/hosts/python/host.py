@@ -49,6 +49,7 @@ from torch_logs_lsp.hosts.python.assign import _string_of, _value_of
 from torch_logs_lsp.hosts.python.values import key_of, unterminated, unwrap, value_span
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import outside_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SPEC = HostSpec("python", ("*.py",), ("python",), vscode_languages=("python",))
-HOST = "python"
+HOST: HostKind = "python"
 DESCRIPTION = "Python files"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

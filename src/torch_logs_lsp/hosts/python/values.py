@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Source
 from torch_logs_lsp.hosts.python.strings import Literal, decode_literal
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 if TYPE_CHECKING:
     import tree_sitter
 
-HOST = "python"
+HOST: HostKind = "python"
 
 
 def unwrap(node: tree_sitter.Node | None) -> tree_sitter.Node | None:

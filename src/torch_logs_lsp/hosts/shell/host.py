@@ -37,6 +37,7 @@ from torch_logs_lsp.hosts.shell.wrappers import command_items, wrapped
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.ts_index import TreeIndex
 from torch_logs_lsp.hosts.typographic import shell_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ SPEC = HostSpec(
     ("shellscript", "sh", "bash", "zsh"),
     vscode_languages=("shellscript",),
 )
-HOST = "shell"
+HOST: HostKind = "shell"
 DESCRIPTION = "shell scripts"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

@@ -30,6 +30,7 @@ from torch_logs_lsp.hosts.toml.edits import removal as removal
 from torch_logs_lsp.hosts.toml.edits import typed_name as typed_name
 from torch_logs_lsp.hosts.toml.overwrites import overwritten as overwritten
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_family
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ SPEC = HostSpec(
     vscode_by_name=True,  # VS Code has no toml language of its own; no other TOML file
     activation=("workspaceContains:pyproject.toml", "workspaceContains:**/{tox.toml,pytest.toml}"),
 )
-HOST = "toml"
+HOST: HostKind = "toml"
 DESCRIPTION = "pyproject.toml/tox.toml/pytest.toml files"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

@@ -41,6 +41,7 @@ from torch_logs_lsp.hosts import pytest_env
 from torch_logs_lsp.hosts.embedded import LAYER
 from torch_logs_lsp.hosts.toml import strings as toml_strings
 from torch_logs_lsp.hosts.toml.tree import ARRAY, Leaf, Tree
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
     from torch_logs_lsp.hosts._ts import Source
 
-HOST = "toml"
+HOST: HostKind = "toml"
 #: The inner layer of a pytest-env entry's quote (after the TOML quote and
 #: :data:`~.embedded.LAYER`): braces are doubled (``transform``) or not (``R:``).
 TRANSFORMED = "pytest-env"

@@ -52,6 +52,7 @@ from torch_logs_lsp.hosts.yaml.tree import (
     scalar,
     string,
 )
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-HOST = "yaml"
+HOST: HostKind = "yaml"
 _KEY = "(flow_node [(plain_scalar) (double_quote_scalar) (single_quote_scalar)] @k)"
 _IS_CODE = '#match? @k "^[\\"\']?(run|script|before_script|after_script)[\\"\']?$"'
 _CODE_QUERY = (

@@ -31,6 +31,7 @@ from torch_logs_lsp.hosts.yaml.edits import encode_part as encode_part
 from torch_logs_lsp.hosts.yaml.edits import removal as removal
 from torch_logs_lsp.hosts.yaml.edits import typed_name as typed_name
 from torch_logs_lsp.hosts.yaml.open import empty_value_at as empty_value_at
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_family
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ SPEC = HostSpec(
     # any YAML file (a Kubernetes manifest) must not start the server
     activation=("onLanguage:dockercompose", "onLanguage:github-actions-workflow"),
 )
-HOST = "yaml"
+HOST: HostKind = "yaml"
 DESCRIPTION = "YAML files (Compose, CI workflows, Kubernetes)"
 LANGUAGE_IDS = SPEC.language_ids
 COMMENT = SPEC.line_comments[0]

@@ -14,9 +14,10 @@ import re
 from torch_logs_lsp.hosts.interface import lines_back
 from torch_logs_lsp.hosts.yaml.scalars import decode_scalar
 from torch_logs_lsp.hosts.yaml.values import expand
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 
-HOST = "yaml"
+HOST: HostKind = "yaml"
 _FAMILY = r"TORCH_LOGS(?:_OUT|_FORMAT|_TRACE_ID_FILTER)?|TORCH_TRACE|TORCH_COMPILE_DEBUG"
 _OPEN = re.compile(
     rf"^(?P<lead>[ \t]*)(?:(?P<key>{_FAMILY})[ \t]*:[ \t]+(?P<q>[\"'])"

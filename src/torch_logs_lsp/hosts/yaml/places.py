@@ -41,6 +41,7 @@ from torch_logs_lsp.hosts.yaml.tree import (
     scalar,
 )
 from torch_logs_lsp.hosts.yaml.values import expand, non_string
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-HOST = "yaml"
+HOST: HostKind = "yaml"
 ENV_KEYS = ("env", "environment", "variables")
 
 _KEY = "(flow_node [(plain_scalar) (double_quote_scalar) (single_quote_scalar)] @k)"

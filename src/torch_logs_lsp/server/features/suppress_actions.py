@@ -86,8 +86,13 @@ def suppress_actions(
     unused suppression" for a TL903; none when ``context.only`` excludes quick fixes.
     Positions are the client's (UTF-16 code units unless utf-8 was negotiated);
     ``extra``: the document's diagnostics found across documents (a notebook cell's)."""
-    module = hosts.host_module(state.host or "")
-    if module is None or not wanted(types.CodeActionKind.QuickFix, params.context.only):
+    host = state.host
+    module = hosts.host_module(host) if host is not None else None
+    if (
+        host is None
+        or module is None
+        or not wanted(types.CodeActionKind.QuickFix, params.context.only)
+    ):
         return []
     out: list[types.CodeAction] = []
     seen: set[tuple[int, str]] = set()
@@ -106,9 +111,7 @@ def suppress_actions(
             if (line, diag.code) in seen:
                 continue
             seen.add((line, diag.code))
-            edit = suppression_edit(
-                state.text, module.COMMENT, offset, diag.code, spans, state.host or ""
-            )
+            edit = suppression_edit(state.text, module.COMMENT, offset, diag.code, spans, host)
             title = f"Ignore {diag.code} on this line"
         try:
             target = None if diag.code == UNUSED_SUPPRESSION else line
