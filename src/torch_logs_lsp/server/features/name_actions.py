@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.lint.misspelled import MISSPELLED_NAME
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features.code_actions import (
     _overlaps,

@@ -15,13 +15,14 @@ from lsprotocol import types
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.edits import apply_text_edits
-from torch_logs_lsp.hosts.interface import TextEdit, line_bounds
+from torch_logs_lsp.hosts.interface import line_bounds
 from torch_logs_lsp.lint.suppressions import (
     UNUSED_SUPPRESSION,
     find_suppressions,
     suppression_edit,
 )
 from torch_logs_lsp.model.diagnostic import Diagnostic
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features.code_actions import _overlaps, _workspace_edit, wanted
 from torch_logs_lsp.server.features.diagnostics import SOURCE, document_silencer
