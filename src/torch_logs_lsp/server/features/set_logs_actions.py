@@ -15,11 +15,11 @@ from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.model.diagnostic import Diagnostic
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features.code_actions import (
-    _overlaps,
-    _workspace_edit,
+from torch_logs_lsp.server.features.actions import (
     client_diagnostic,
+    overlaps,
     wanted,
+    workspace_edit,
 )
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def set_logs_actions(
         spots = [(d.start, d.end) for d in fix.diagnostics]
         if fix.target is not None:
             spots.append(fix.target)
-        if not any(_overlaps(state.mapper.range(*s), params.range) for s in spots):
+        if not any(overlaps(state.mapper.range(*s), params.range) for s in spots):
             continue
         diags = [_lsp_diagnostic(state, d, sent) for d in fix.diagnostics]
         out.append(
@@ -84,7 +84,7 @@ def set_logs_actions(
                 kind=fix.kind,
                 diagnostics=diags or None,
                 is_preferred=fix.preferred or None,
-                edit=_workspace_edit(state, fix.edits, versioned),
+                edit=workspace_edit(state, fix.edits, versioned),
             )
         )
     return out
