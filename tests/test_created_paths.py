@@ -19,8 +19,8 @@ import pytest
 
 from torch_logs_lsp.hosts import extract
 from torch_logs_lsp.hosts.shell.paths import path_facts
-from torch_logs_lsp.lint.paths import Where, created, judged_path
 from torch_logs_lsp.lint.pipeline import findings
+from torch_logs_lsp.value.paths import Where, created, judged_path
 
 BASH = shutil.which("bash")
 

@@ -15,11 +15,11 @@ import pytest
 from tests.growth import growth
 from torch_logs_lsp.hosts import extract
 from torch_logs_lsp.hosts.edits import apply_text_edits
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.hosts.shell import operands as shell_operands
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.lint.fixer import fix_all_edits, span_fixes
 from torch_logs_lsp.lint.pipeline import check_text
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.spans import ValueSpan
 
 REG = load_registry()

@@ -1,4 +1,4 @@
-"""The ``set_logs`` fixes (set_logs/fixes.py): each quick fix's edited text exactly,
+"""The ``set_logs`` fixes (lint/set_logs_fixes.py): each quick fix's edited text exactly,
 its diagnostic gone after the edit, the cases where no fix is offered; and oracle tests
 that run torch 2.13.0 in a subprocess for every torch claim the fixes rely on."""
 
@@ -15,7 +15,7 @@ from tests.set_logs_oracle import run_cases
 from torch_logs_lsp.hosts.edits import apply_text_edits
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.lint.pipeline import check_text, findings
-from torch_logs_lsp.set_logs.fixes import REFACTOR, CallFix, call_fixes, late_write_fixes
+from torch_logs_lsp.lint.set_logs_fixes import REFACTOR, CallFix, call_fixes, late_write_fixes
 
 R213 = load_registry("2.13")
 HEAD = "import logging\nimport torch\n"
@@ -467,7 +467,7 @@ def test_no_late_write_fix_when_the_new_call_would_be_ignored():
 
 def test_one_request_fixes_at_most_the_first_calls_of_its_range():
     # (each fix re-checks the document: a whole-document range over 200 calls took 15 s)
-    from torch_logs_lsp.set_logs.fixes import call_fixes
+    from torch_logs_lsp.lint.set_logs_fixes import call_fixes
 
     text = "import logging, torch\n" + "torch._logging.set_logs(dynamo=True)\n" * 30
     fixes = call_fixes("python", text, load_registry("2.13"), limit=10)
@@ -499,7 +499,7 @@ def test_a_repeated_keyword_is_capped_and_has_no_equivalent():
 def test_no_move_into_modules_that_would_break_the_call(args: str):
     # (not `modules={"loop_ordering": True}))`, a SyntaxError; `**kw` may
     # hold a modules= of its own: TypeError, multiple values for keyword argument)
-    from torch_logs_lsp.set_logs.fixes import call_fixes
+    from torch_logs_lsp.lint.set_logs_fixes import call_fixes
 
     text = f"import torch\ntorch._logging.set_logs({args})\n"
     titles = [f.title for f in call_fixes("python", text, load_registry("2.13"))]
@@ -508,7 +508,7 @@ def test_no_move_into_modules_that_would_break_the_call(args: str):
 
 def test_statements_with_comments_are_not_rewritten():
     # (the rewrite must not replace the whole statement and lose `# keep me`)
-    from torch_logs_lsp.set_logs.fixes import call_fixes, late_write_fixes
+    from torch_logs_lsp.lint.set_logs_fixes import call_fixes, late_write_fixes
 
     reg = load_registry("2.13")
     text = "import logging, torch\ntorch._logging.set_logs(dynamo=10,  # keep me\n)\n"

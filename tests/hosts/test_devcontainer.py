@@ -16,9 +16,9 @@ from tests.budget import examples
 from tests.hosts.spancheck import check_spans
 from tests.hosts.test_jsonc import _VALUE_CHARS, _combine_surrogates, _Renderer
 from torch_logs_lsp.hosts import detect_host
-from torch_logs_lsp.hosts.interface import PathFacts
 from torch_logs_lsp.hosts.jsonc import host as jsonc
 from torch_logs_lsp.lint.pipeline import findings
+from torch_logs_lsp.value.paths import PathFacts
 
 DEVCONTAINER = """{
   // the image's TORCH_LOGS is not ours: "TORCH_LOGS": "x"

@@ -9,9 +9,9 @@ import random
 import pytest
 
 from torch_logs_lsp.hosts import set_logs_host
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.hosts.python.call_site import set_logs_site
 from torch_logs_lsp.knowledge.registry import load_registry
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.set_logs.call import Keyword, LevelName, NotStatic, SetLogsCall
 from torch_logs_lsp.set_logs.equivalent import call_equivalent, keyword_equivalent
 from torch_logs_lsp.set_logs.keywords import set_logs_signature
@@ -262,7 +262,7 @@ def test_import_logging_goes_after_the_docstring_and_future_with_any_line_end(en
     from torch_logs_lsp.hosts.edits import apply_text_edits
     from torch_logs_lsp.hosts.python import host as python
     from torch_logs_lsp.knowledge.registry import load_registry
-    from torch_logs_lsp.set_logs.fixes import call_fixes
+    from torch_logs_lsp.lint.set_logs_fixes import call_fixes
 
     lines = ['"""Doc."""', "from __future__ import annotations", "import torch", ""]
     text = end.join([*lines[:3], "torch._logging.set_logs(dynamo=True)", ""])

@@ -25,8 +25,8 @@ from tests.oracles import scratch_dir
 from torch_logs_lsp.hosts import FAMILY, detect_host, extract
 from torch_logs_lsp.hosts.edits import removal_edit, value_edit
 from torch_logs_lsp.hosts.embedded import LAYER
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.hosts.yaml import host as yaml
+from torch_logs_lsp.model.edits import TextEdit
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "containers"
 

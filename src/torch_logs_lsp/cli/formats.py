@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from torch_logs_lsp.cli.text import json_text, shown
 from torch_logs_lsp.codes.doc import code_doc
 from torch_logs_lsp.codes.table import CodeInfo, code_table
 from torch_logs_lsp.model.host_kind import HostKind
@@ -280,8 +281,6 @@ class Output:
         """Count a row and print it (``text``) or keep it for :meth:`finish`."""
         self.counts[row.severity] = self.counts.get(row.severity, 0) + 1
         if self.fmt == "text":
-            from torch_logs_lsp.cli.main import shown
-
             where = f"cell {row.cell}:" if row.cell is not None else ""
             print(f"{shown(row.path)}:{where}{row.line}:{row.column}: {row.code} {row.message}")
         else:
@@ -290,7 +289,6 @@ class Output:
     def finish(self, checked: int) -> None:
         """Print the kept rows (``json``, ``sarif``, ``github``) and, for ``text`` and
         ``github``, the summary line on stderr."""
-        from torch_logs_lsp.cli.main import json_text
 
         if self.fmt == "json":
             print(json_text([row.json() for row in self.rows]))

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from torch_logs_lsp.cli.text import shown
 from torch_logs_lsp.cli.torch_options import context_for, print_notes, project_dir
 from torch_logs_lsp.files import (
     MAX_FILE_BYTES,
@@ -124,7 +125,6 @@ def _fix(
     """``--fix`` of one notebook file: write the fixed bytes safely (the file as read,
     :func:`.files.replace_file`), print each change; return the notebook to check and the
     number of values changed."""
-    from torch_logs_lsp.cli.main import shown  # (it imports this module)
 
     out = sys.stdout if fmt == "text" else sys.stderr
     name = shown(path)

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from torch_logs_lsp.cli.formats import relative_path
+from torch_logs_lsp.cli.text import shown
 from torch_logs_lsp.codes.table import all_codes
 from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector, keep
 from torch_logs_lsp.project.config import Config, ConfigError, ConfigFinder
@@ -93,8 +95,6 @@ class Chooser:
             config = self.finder.for_file(path)
             if config is not None and config.unknown and config.path not in self.noted:
                 self.noted.add(config.path)
-                from torch_logs_lsp.cli.formats import relative_path
-                from torch_logs_lsp.cli.main import shown
 
                 name = shown(relative_path(config.path) or config.path)
                 keys = ", ".join(config.unknown)
@@ -103,8 +103,6 @@ class Chooser:
         except ConfigError as exc:
             if exc.path not in self.failed:
                 self.failed.add(exc.path)
-                from torch_logs_lsp.cli.formats import relative_path
-                from torch_logs_lsp.cli.main import shown
 
                 name = shown(relative_path(exc.path) or exc.path)
                 print(f"torch-logs: {name}: {exc.reason}", file=sys.stderr)

@@ -10,7 +10,7 @@ Where the facts come from:
   ``torchLogs.severity`` setting overrides it per code.
 - ``fix``: read from the fixers. ``value/fixes.py`` (``Fix.safe``) and ``value/levels.py``
   for the value fixes, ``lint/fixer.py`` for the removal of an assignment (TL001/TL002,
-  never safe) and the typographic quotes (TL109), ``set_logs/fixes.py`` (TL501, TL601-TL613;
+  never safe) and the typographic quotes (TL109), ``lint/set_logs_fixes.py`` (TL501, TL601-TL613;
   safe only ``torch=`` -> ``all=`` of TL602), ``server/features/name_actions.py`` (TL408)
   and ``server/features/suppress_actions.py`` (TL903). "Ignore CODE on this line", offered
   for every code, is not a fix.

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from torch_logs_lsp.hosts import extract, host_module
 from torch_logs_lsp.hosts.embedded import LAYER
-from torch_logs_lsp.hosts.interface import TextEdit
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.value.edits import splice

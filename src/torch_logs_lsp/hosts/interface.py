@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+
+from torch_logs_lsp.model.edits import TextEdit, line_break
+from torch_logs_lsp.value.paths import PathFacts
 
 if TYPE_CHECKING:
     from torch_logs_lsp.hosts.incremental import DocumentCache
@@ -27,15 +29,6 @@ if TYPE_CHECKING:
     from torch_logs_lsp.set_logs.source import SetLogsSource
 
 from torch_logs_lsp.hosts.spec import HostSpec
-
-
-@dataclass(frozen=True)
-class TextEdit:
-    """Replace the document's ``[start, end)`` (code points) with ``new_text``."""
-
-    start: int
-    end: int
-    new_text: str
 
 
 class Note(NamedTuple):
@@ -67,26 +60,6 @@ class Overwrite(NamedTuple):
     dead: int
     live: int
     why: str
-
-
-@dataclass(frozen=True)
-class PathFacts:
-    """What a host knows, at one value's place, about the paths the value may name (for
-    TL402/TL403/TL406, judged by :mod:`~..paths`). The defaults say nothing.
-
-    ``runs_elsewhere``: why the document runs on another machine (``"a SLURM batch script
-    (#SBATCH)"``), so no path in it can be judged here; ``None`` when it runs here.
-    ``created``: directories an earlier command creates (each normalised, absolute or
-    relative to the directory the document starts in; their parents count as created
-    too). ``created_unknown``: an earlier command creates a directory that cannot be
-    named (``mkdir "$DIR"``), so no missing directory can be claimed. ``cwd``: the working
-    directory at the value: ``""`` the one the document starts in, an absolute path, or
-    ``None`` when unknown (a relative path is then not judged)."""
-
-    runs_elsewhere: str | None = None
-    created: tuple[str, ...] = ()
-    created_unknown: bool = False
-    cwd: str | None = ""
 
 
 class Host(Protocol):
@@ -262,12 +235,6 @@ def line_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
     ls = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
     m = _LINE_BREAK.search(text, end)
     return (ls, m.start(), m.end()) if m else (ls, len(text), len(text))
-
-
-def line_break(text: str) -> str:
-    """The document's line break: CRLF when it has one, else a lone CR when it has one
-    (Python's tokenizer and the LSP end a line there too), else LF."""
-    return "\r\n" if "\r\n" in text else "\r" if "\r" in text else "\n"
 
 
 def lines_back(text: str, line_start: int, comment: str = "#") -> Iterator[str]:

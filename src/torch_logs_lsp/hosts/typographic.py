@@ -39,8 +39,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts.interface import TextEdit, line_bounds
+from torch_logs_lsp.hosts.interface import line_bounds
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.limits import quote
 from torch_logs_lsp.model.spans import ValueSpan

@@ -18,7 +18,6 @@ from torch_logs_lsp import hosts
 from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile, read_regular
 from torch_logs_lsp.hosts.embedded import LAYER, PWSH
 from torch_logs_lsp.knowledge.registry import Registry
-from torch_logs_lsp.lint.paths import Where
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.set_logs.checks import check_set_logs
@@ -28,6 +27,7 @@ from torch_logs_lsp.value.analysis import Analysis, Diagnostic, Severity, analys
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 from torch_logs_lsp.value.family import check_family_value, cross_hints
 from torch_logs_lsp.value.parser import ParsedValue
+from torch_logs_lsp.value.paths import Where
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 

@@ -252,7 +252,7 @@ def _call_changes(text: str, host: HostKind, registry: Registry) -> list[Change]
     """The safe fixes of the ``set_logs(...)`` calls of ``text`` as changes."""
     if "set_logs" not in text:
         return []
-    from torch_logs_lsp.set_logs.fixes import call_fixes
+    from torch_logs_lsp.lint.set_logs_fixes import call_fixes
 
     try:
         fixes = call_fixes(host, text, registry, safe_only=True)

@@ -49,8 +49,8 @@ from functools import cache
 from importlib import resources
 
 from torch_logs_lsp import hosts
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, FAMILY_ORDER
 

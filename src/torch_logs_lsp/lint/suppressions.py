@@ -29,8 +29,8 @@ from functools import cache
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.comments import marker_pattern
-from torch_logs_lsp.hosts.interface import TextEdit, line_break
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.edits import TextEdit, line_break
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 

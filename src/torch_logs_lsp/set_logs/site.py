@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from torch_logs_lsp.hosts.interface import TextEdit
+from torch_logs_lsp.model.edits import TextEdit
 
 #: The level names offered as values, in the order a component's completion ranks them
 #: (DEBUG and INFO first: what ``+name`` / ``name`` give in ``TORCH_LOGS``). ``FATAL`` and

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from torch_logs_lsp.hosts.interface import TextEdit, line_break
+from torch_logs_lsp.model.edits import TextEdit, line_break
 
 
 @dataclass(frozen=True)

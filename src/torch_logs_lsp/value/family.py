@@ -29,11 +29,11 @@ import re
 from collections.abc import Callable, Sequence
 
 from torch_logs_lsp.knowledge.versions import fact, holds
-from torch_logs_lsp.lint.paths import Where, as_where, created, judged_path
 from torch_logs_lsp.model.diagnostic import capped
 from torch_logs_lsp.model.limits import quote
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.value.analysis import Analysis, Diagnostic, Severity
+from torch_logs_lsp.value.paths import Where, as_where, created, judged_path
 
 INVALID_FORMAT = "TL401"
 OUT_DIR_MISSING = "TL402"

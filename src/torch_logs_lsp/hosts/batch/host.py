@@ -36,19 +36,13 @@ from functools import lru_cache
 from torch_logs_lsp.hosts.batch.lines import BANG, DYN, PCT2, UNSURE, Cell
 from torch_logs_lsp.hosts.batch.parse import Command, read
 from torch_logs_lsp.hosts.incremental import DocumentCache
-from torch_logs_lsp.hosts.interface import (
-    Note,
-    Overwrite,
-    PathFacts,
-    TextEdit,
-    line_before,
-    line_bounds,
-    no_path_facts,
-)
+from torch_logs_lsp.hosts.interface import Note, Overwrite, line_before, line_bounds, no_path_facts
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
+from torch_logs_lsp.value.paths import PathFacts
 
 SPEC = HostSpec(
     "batch",

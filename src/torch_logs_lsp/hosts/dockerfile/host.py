@@ -39,14 +39,10 @@ from torch_logs_lsp.hosts.dockerfile.json import ENV_NAMES, json_env, json_strin
 from torch_logs_lsp.hosts.dockerfile.words import encode_part as _encode
 from torch_logs_lsp.hosts.embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
 from torch_logs_lsp.hosts.incremental import DocumentCache
-from torch_logs_lsp.hosts.interface import (
-    Overwrite,
-    TextEdit,
-    line_before,
-    runs_elsewhere,
-)
+from torch_logs_lsp.hosts.interface import Overwrite, line_before, runs_elsewhere
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family, set_again
 

@@ -16,13 +16,10 @@ from bisect import bisect_left, bisect_right
 
 from torch_logs_lsp.hosts.dotenv.overwrites import overwritten as overwritten
 from torch_logs_lsp.hosts.incremental import DocumentCache, Edit, shift_span
-from torch_logs_lsp.hosts.interface import (
-    TextEdit,
-    line_before,
-    line_bounds,
-)
+from torch_logs_lsp.hosts.interface import line_before, line_bounds
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 

@@ -35,19 +35,13 @@ from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.ini import pytest_env as ini_pytest_env
 from torch_logs_lsp.hosts.ini import tox as ini_tox
 from torch_logs_lsp.hosts.ini.lines import configparser_options, iniconfig_options
-from torch_logs_lsp.hosts.interface import (
-    Overwrite,
-    PathFacts,
-    Stopped,
-    TextEdit,
-    line_before,
-    line_bounds,
-    lines_back,
-)
+from torch_logs_lsp.hosts.interface import Overwrite, Stopped, line_before, line_bounds, lines_back
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family
+from torch_logs_lsp.value.paths import PathFacts
 
 log = logging.getLogger(__name__)
 

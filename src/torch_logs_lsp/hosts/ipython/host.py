@@ -35,18 +35,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts.incremental import DocumentCache
-from torch_logs_lsp.hosts.interface import (
-    Note,
-    Overwrite,
-    TextEdit,
-    line_before,
-)
+from torch_logs_lsp.hosts.interface import Note, Overwrite, line_before
 from torch_logs_lsp.hosts.ipython.cells import read
 from torch_logs_lsp.hosts.ipython.escapes import Escape
 from torch_logs_lsp.hosts.ipython.order import torch_imported as torch_imported_in
 from torch_logs_lsp.hosts.ipython.values import encode_part as encode_part
 from torch_logs_lsp.hosts.python import host as python
 from torch_logs_lsp.hosts.spec import HostSpec
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_family
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from torch_logs_lsp.hosts.interface import TextEdit, line_bounds
+from torch_logs_lsp.hosts.interface import line_bounds
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.spans import ValueSpan
 
 

@@ -32,9 +32,6 @@ from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Parsed, Source, edit_tree, query, query_cursor
 from torch_logs_lsp.hosts.incremental import DocumentCache, diff, near_escape
-from torch_logs_lsp.hosts.interface import (
-    PathFacts,
-)
 from torch_logs_lsp.hosts.jsonc.candidates import _candidates, _trailing_comma
 from torch_logs_lsp.hosts.jsonc.edits import encode_part as encode_part
 from torch_logs_lsp.hosts.jsonc.edits import removal as removal
@@ -45,6 +42,7 @@ from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import outside_findings
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, names_family
+from torch_logs_lsp.value.paths import PathFacts
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -38,11 +38,7 @@ from typing import NamedTuple
 
 from torch_logs_lsp.hosts.embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
 from torch_logs_lsp.hosts.incremental import DocumentCache
-from torch_logs_lsp.hosts.interface import (
-    Overwrite,
-    TextEdit,
-    line_before,
-)
+from torch_logs_lsp.hosts.interface import Overwrite, line_before
 from torch_logs_lsp.hosts.makefile.lines import Line, read
 from torch_logs_lsp.hosts.makefile.values import (
     DEFINE,
@@ -56,6 +52,7 @@ from torch_logs_lsp.hosts.makefile.values import (
 from torch_logs_lsp.hosts.makefile.values import encode_part as _encode
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import kept_findings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family, set_again
 

@@ -34,18 +34,13 @@ import re
 from torch_logs_lsp.hosts._ts import ParsedState, Source
 from torch_logs_lsp.hosts.embedded import PWSH
 from torch_logs_lsp.hosts.incremental import DocumentCache
-from torch_logs_lsp.hosts.interface import (
-    Note,
-    Overwrite,
-    TextEdit,
-    line_before,
-    line_bounds,
-)
+from torch_logs_lsp.hosts.interface import Note, Overwrite, line_before, line_bounds
 from torch_logs_lsp.hosts.powershell.reader import NAME, Found, read
 from torch_logs_lsp.hosts.powershell.strings import DOUBLE_QUOTES, SINGLE_QUOTES
 from torch_logs_lsp.hosts.powershell.strings import encode_part as encode_part
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import QuoteFinding, kept_findings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Source
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.hosts.python.set_logs import _TARGETS, _certain, _imports
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.set_logs.site import LEVEL_ORDER, SetLogsSite, Spelling
 from torch_logs_lsp.set_logs.source import import_edit
 

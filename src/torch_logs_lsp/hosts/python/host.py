@@ -39,16 +39,12 @@ from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Parsed, Source, edit_tree
 from torch_logs_lsp.hosts.incremental import DocumentCache, diff, near_escape
-from torch_logs_lsp.hosts.interface import (
-    Note,
-    Overwrite,
-    TextEdit,
-    line_before,
-)
+from torch_logs_lsp.hosts.interface import Note, Overwrite, line_before
 from torch_logs_lsp.hosts.python.assign import _string_of, _value_of
 from torch_logs_lsp.hosts.python.values import key_of, unterminated, unwrap, value_span
 from torch_logs_lsp.hosts.spec import HostSpec
 from torch_logs_lsp.hosts.typographic import outside_findings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 

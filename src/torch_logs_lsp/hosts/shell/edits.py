@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from torch_logs_lsp.hosts.embedded import LAYER, encode_layers
-from torch_logs_lsp.hosts.interface import TextEdit, line_before, line_bounds
+from torch_logs_lsp.hosts.interface import line_before, line_bounds
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.spans import ValueSpan
 
 _SHELL_PLAIN = re.compile(r"[\w+\-.,/:@%=^]")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import bisect
 import re
 
-from torch_logs_lsp.hosts.interface import PathFacts
 from torch_logs_lsp.hosts.shell.words import scan_word
 from torch_logs_lsp.hosts.shell.wrappers import ShellWord, literal_assignment
 from torch_logs_lsp.model.spans import FAMILY, ValueSpan
+from torch_logs_lsp.value.paths import PathFacts
 
 
 def operand_span(text: str, word: ShellWord, off: int, *, comma: bool = False) -> ValueSpan | None:

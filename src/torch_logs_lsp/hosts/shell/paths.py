@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Source
-from torch_logs_lsp.hosts.interface import PathFacts
 from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
 from torch_logs_lsp.hosts.shell.commands import cd_target, install_dirs, mkdir_dirs
+from torch_logs_lsp.value.paths import PathFacts
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -9,8 +9,9 @@ import re
 
 from torch_logs_lsp.hosts import pytest_env
 from torch_logs_lsp.hosts.embedded import LAYER
-from torch_logs_lsp.hosts.interface import TextEdit, line_bounds
+from torch_logs_lsp.hosts.interface import line_bounds
 from torch_logs_lsp.hosts.toml import strings as toml_strings
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.spans import ValueSpan
 
 

@@ -9,9 +9,10 @@ import re
 
 from torch_logs_lsp.hosts._ts import Source
 from torch_logs_lsp.hosts.embedded import LAYER, encode_layers
-from torch_logs_lsp.hosts.interface import TextEdit, line_before, line_bounds, lines_back
+from torch_logs_lsp.hosts.interface import line_before, line_bounds, lines_back
 from torch_logs_lsp.hosts.yaml import scalars as yaml_scalars
 from torch_logs_lsp.hosts.yaml.tree import key_of
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.spans import ValueSpan
 
 

@@ -17,12 +17,17 @@ from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.selection import Selection
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.features.actions import (
+    client_diagnostic,
+    overlaps,
+    wanted,
+    workspace_edit,
+)
 from torch_logs_lsp.server.features.diagnostics import SOURCE
 from torch_logs_lsp.server.settings import Settings, off_codes
 from torch_logs_lsp.value.analysis import Diagnostic
 
 if TYPE_CHECKING:  # the fixer is imported by the first request (not at start-up)
-    from torch_logs_lsp.hosts.edits import TextEdit
     from torch_logs_lsp.hosts.typographic import QuoteFinding
     from torch_logs_lsp.lint.fixer import DocumentFix
     from torch_logs_lsp.value.fixes import Fix
@@ -44,21 +49,6 @@ KINDS: list[types.CodeActionKind | str] = [
 ]
 
 
-def wanted(kind: str, only: Sequence[str] | None) -> bool:
-    """Whether ``kind`` is requested by ``context.only`` (hierarchical: ``refactor``
-    includes ``refactor.rewrite``). No ``only`` means every kind."""
-    if not only:
-        return True
-    return any(kind == o or kind.startswith(o + ".") for o in only)
-
-
-def _overlaps(a: types.Range, b: types.Range) -> bool:
-    def key(p: types.Position) -> tuple[int, int]:
-        return p.line, p.character
-
-    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
-
-
 def _lsp_diagnostic(
     state: DocumentState,
     span: ValueSpan,
@@ -68,38 +58,6 @@ def _lsp_diagnostic(
     """The client's own diagnostic for ``d`` (value offsets) when it sent it, else an
     equal one."""
     return client_diagnostic(state.mapper.range(*span.document_range(d.start, d.end)), d, sent)
-
-
-def client_diagnostic(
-    rng: types.Range, d: Diagnostic, sent: Sequence[types.Diagnostic]
-) -> types.Diagnostic:
-    """The client's own diagnostic for ``d`` placed at ``rng`` (same code and range) when
-    it sent it in ``context.diagnostics``, else an equal one."""
-    for c in sent:
-        if str(c.code) == d.code and c.range == rng:
-            return c
-    return types.Diagnostic(
-        range=rng,
-        message=d.message,
-        severity=types.DiagnosticSeverity(int(d.severity)),
-        code=d.code,
-        source=SOURCE,
-    )
-
-
-def _workspace_edit(
-    state: DocumentState, edits: Sequence[TextEdit], versioned: bool
-) -> types.WorkspaceEdit:
-    lsp_edits = [
-        types.TextEdit(range=state.mapper.range(e.start, e.end), new_text=e.new_text)
-        for e in sorted(edits, key=lambda e: e.start)
-    ]
-    if versioned:
-        doc = types.OptionalVersionedTextDocumentIdentifier(uri=state.uri, version=state.version)
-        return types.WorkspaceEdit(
-            document_changes=[types.TextDocumentEdit(text_document=doc, edits=list(lsp_edits))]
-        )
-    return types.WorkspaceEdit(changes={state.uri: list(lsp_edits)})
 
 
 def _action(
@@ -114,7 +72,7 @@ def _action(
         kind=fix.kind,
         diagnostics=diags or None,
         is_preferred=fix.preferred or None,
-        edit=_workspace_edit(state, fix.edits, versioned),
+        edit=workspace_edit(state, fix.edits, versioned),
     )
 
 
@@ -175,7 +133,7 @@ def code_actions(
             if fix.anchor is not None:
                 spots.append(fix.anchor)
             ranges = [state.mapper.range(*span.document_range(*spot)) for spot in spots]
-            return any(_overlaps(r, params.range) for r in ranges)
+            return any(overlaps(r, params.range) for r in ranges)
 
         # only the fixes asked for get their edits made (each is verified by a re-read)
         for fix in span_fixes(state.host, state.text, span, analysis, registry, keep=keep):
@@ -212,7 +170,7 @@ def code_actions(
                 types.CodeAction(
                     title="Fix all TORCH_LOGS problems",
                     kind=FIX_ALL,
-                    edit=_workspace_edit(state, edits, versioned),
+                    edit=workspace_edit(state, edits, versioned),
                 )
             )
     return out
@@ -229,7 +187,7 @@ def _quote_actions(
     out: list[types.CodeAction] = []
     for finding, safe in quotes:
         rng = state.mapper.range(finding.start, finding.end)
-        if not _overlaps(rng, wanted_range):
+        if not overlaps(rng, wanted_range):
             continue
         d = finding.diagnostic()
         diag = next((c for c in sent if str(c.code) == d.code and c.range == rng), None)
@@ -246,7 +204,7 @@ def _quote_actions(
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diag],
                 is_preferred=safe or None,
-                edit=_workspace_edit(state, finding.edits, versioned),
+                edit=workspace_edit(state, finding.edits, versioned),
             )
         )
     return out

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.lint.misspelled import MISSPELLED_NAME
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features.code_actions import (
-    _overlaps,
-    _workspace_edit,
+from torch_logs_lsp.server.features.actions import (
     client_diagnostic,
+    overlaps,
     wanted,
+    workspace_edit,
 )
 
 
@@ -41,7 +41,7 @@ def name_actions(
         if d.code != MISSPELLED_NAME or not d.suggestions:
             continue
         rng = state.mapper.range(d.start, d.end)
-        if not _overlaps(rng, params.range):
+        if not overlaps(rng, params.range):
             continue
         diag = client_diagnostic(rng, d, sent)
         new = d.suggestions[0]
@@ -51,7 +51,7 @@ def name_actions(
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diag],
                 is_preferred=True,
-                edit=_workspace_edit(state, [TextEdit(d.start, d.end, new)], versioned),
+                edit=workspace_edit(state, [TextEdit(d.start, d.end, new)], versioned),
             )
         )
     return out

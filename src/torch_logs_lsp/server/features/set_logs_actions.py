@@ -1,6 +1,6 @@
 """Code actions of ``set_logs(...)`` calls and of ``TORCH_LOGS`` writes that have no
 effect: the quick fixes of TL601-TL613 and TL501 and the "Rewrite as TORCH_LOGS" refactor
-(:mod:`torch_logs_lsp.set_logs.fixes`), placed through the document's
+(:mod:`torch_logs_lsp.lint.set_logs_fixes`), placed through the document's
 :class:`~..positions.PositionMapper` (UTF-16 unless UTF-8 was negotiated).
 """
 
@@ -11,15 +11,15 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from torch_logs_lsp.hosts.interface import TextEdit
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.model.diagnostic import Diagnostic
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features.code_actions import (
-    _overlaps,
-    _workspace_edit,
+from torch_logs_lsp.server.features.actions import (
     client_diagnostic,
+    overlaps,
     wanted,
+    workspace_edit,
 )
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def set_logs_actions(
     """The actions whose diagnostic (or, for the refactor, whose call) overlaps the
     requested range, filtered by ``context.only``; codes in ``off`` get no fix. Only the
     calls and writes the range touches are fixed (each fix re-checks the document)."""
-    from torch_logs_lsp.set_logs.fixes import call_fixes, late_write_fixes
+    from torch_logs_lsp.lint.set_logs_fixes import call_fixes, late_write_fixes
 
     host, text = state.host, state.text
     if host is None or ("set_logs" not in text and "TORCH_LOGS" not in text):
@@ -75,7 +75,7 @@ def set_logs_actions(
         spots = [(d.start, d.end) for d in fix.diagnostics]
         if fix.target is not None:
             spots.append(fix.target)
-        if not any(_overlaps(state.mapper.range(*s), params.range) for s in spots):
+        if not any(overlaps(state.mapper.range(*s), params.range) for s in spots):
             continue
         diags = [_lsp_diagnostic(state, d, sent) for d in fix.diagnostics]
         out.append(
@@ -84,7 +84,7 @@ def set_logs_actions(
                 kind=fix.kind,
                 diagnostics=diags or None,
                 is_preferred=fix.preferred or None,
-                edit=_workspace_edit(state, fix.edits, versioned),
+                edit=workspace_edit(state, fix.edits, versioned),
             )
         )
     return out
@@ -95,7 +95,7 @@ def set_logs_fix_all(
 ) -> list[TextEdit]:
     """The edits of the safe ``set_logs`` fixes of the whole document, for
     ``source.fixAll.torch-logs`` (``torch=`` -> ``all=``; none when TL602 is ``off``)."""
-    from torch_logs_lsp.set_logs.fixes import call_fixes
+    from torch_logs_lsp.lint.set_logs_fixes import call_fixes
 
     if state.host is None or "set_logs" not in state.text or "TL602" in off:
         return []

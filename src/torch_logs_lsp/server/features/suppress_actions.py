@@ -15,15 +15,16 @@ from lsprotocol import types
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.edits import apply_text_edits
-from torch_logs_lsp.hosts.interface import TextEdit, line_bounds
+from torch_logs_lsp.hosts.interface import line_bounds
 from torch_logs_lsp.lint.suppressions import (
     UNUSED_SUPPRESSION,
     find_suppressions,
     suppression_edit,
 )
 from torch_logs_lsp.model.diagnostic import Diagnostic
+from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features.code_actions import _overlaps, _workspace_edit, wanted
+from torch_logs_lsp.server.features.actions import overlaps, wanted, workspace_edit
 from torch_logs_lsp.server.features.diagnostics import SOURCE, document_silencer
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ def suppress_actions(
     for diag in params.context.diagnostics[:MAX_SUPPRESSIONS]:
         if diag.source != SOURCE or not isinstance(diag.code, str):
             continue
-        if not _overlaps(diag.range, params.range):
+        if not overlaps(diag.range, params.range):
             continue
         offset = state.mapper.offset(diag.range.start)
         line = diag.range.start.line
@@ -125,7 +126,7 @@ def suppress_actions(
                 title=title,
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diag],
-                edit=_workspace_edit(state, [edit], versioned),
+                edit=workspace_edit(state, [edit], versioned),
             )
         )
     return out

@@ -35,11 +35,11 @@ from dataclasses import dataclass, replace
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.edits import TextEdit, apply_text_edits
-from torch_logs_lsp.hosts.interface import line_break
 from torch_logs_lsp.hosts.python.order import LATE
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.edits import line_break
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.set_logs.call import (
