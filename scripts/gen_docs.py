@@ -5,7 +5,7 @@ the codes' sections (``src/torch_logs_lsp/codes/sections.md``): ``./dev gen``.
     python3 scripts/gen_docs.py --check   # exit 1 when docs/codes.md is not the generated text
 
 Runs the checkout's ``src/`` (the ``codes`` package needs only the standard library), so
-no install is needed. ``tests/test_codes_table.py`` fails while the file is stale.
+no install is needed. ``tests/codes/test_table.py`` fails while the file is stale.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Usage: ``python scripts/gen_extension_hosts.py [--check]`` (``./dev gen``). Writ
 ``vscode-extension/src/generated/hosts.ts`` (the languages and file-name patterns its
 document selector sends, read by ``src/selector.ts``) and ``activationEvents`` in
 ``vscode-extension/package.json``. ``--check`` writes nothing and exits 1 when either
-differs (tests/test_extension_hosts.py checks the same).
+differs (tests/hosts/test_extension_hosts.py checks the same).
 """
 
 from __future__ import annotations

@@ -4,10 +4,12 @@ The touched files are those git shows as changed against ``HEAD`` (staged, unsta
 untracked); with none, those of the last commit (none in a clone without its parent).
 A test file belongs to the area when it is touched itself, imports (``import``/``from
 ... import``, read with ``ast``, never run) a touched module of the package
-(``src/torch_logs_lsp/...``) or a touched helper module under ``tests/``, or is named
-after a touched module (``.../hosts/toml/host.py``: ``test_toml_cli.py``,
-``lsp/test_toml_lsp.py``). A touched ``conftest.py``, ``pyproject.toml`` or lock selects
-every test file. Prints nothing when no test file belongs to the area.
+(``src/torch_logs_lsp/...``) or a touched helper module under ``tests/`` (``tests/support/``),
+is named after a touched module or lies in a folder named after one (``tests/`` mirrors the
+package: ``.../hosts/toml/host.py`` selects every file of ``tests/hosts/toml/`` and
+``tests/server/test_toml_lsp.py``), or lies under a touched ``conftest.py``. A touched
+``tests/conftest.py``, ``pyproject.toml`` or lock selects every test file. Prints nothing
+when no test file belongs to the area.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Folders whose files are modules, and the import path of the folder itself.
 PACKAGES = {"src": None, "tests": "tests"}
 #: Touching one of these can change any test.
-EVERYTHING = ("tests/conftest.py", "pyproject.toml", "requirements/", "tests/budget.py")
+EVERYTHING = ("tests/conftest.py", "pyproject.toml", "requirements/", "tests/support/budget.py")
 
 
 def _git(*args: str) -> list[str]:
@@ -82,10 +84,18 @@ def area(paths: list[str]) -> list[str]:
     names = {m.split(".")[-2] if m.endswith(".host") else m.split(".")[-1] for m in modules}
     names -= {"tests"}
     named = re.compile(rf"(^|_)({'|'.join(map(re.escape, sorted(names)))})(_|$)") if names else None
+    # a conftest.py applies to the tests at and under its folder
+    scopes = tuple(p.removesuffix("conftest.py") for p in paths if Path(p).name == "conftest.py")
     chosen = {p for p in paths if p in tests}
     for test in tests:
         subject = Path(test).stem.removeprefix("test_")
-        if modules & imports(ROOT / test) or (named and named.search(subject)):
+        folders = Path(test).parts[1:-1]  # under tests/: hosts, toml
+        if (
+            modules & imports(ROOT / test)
+            or (named and named.search(subject))
+            or names.intersection(folders)
+            or (scopes and test.startswith(scopes))
+        ):
             chosen.add(test)
     return sorted(chosen)
 

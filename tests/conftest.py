@@ -11,7 +11,7 @@
 - The slow tier (``-m slow``, left out by ``./dev test --quick``): packaging, real
   editors, pre-commit, whole-installation scans of torch; listed in :data:`SLOW`.
 - ``release_build``: the release files (sdist, wheel, seven .vsix) built once for the
-  session by scripts/release-build.sh (tests/release_build.py); its tests are slow.
+  session by scripts/release-build.sh (tests/support/release_build.py); its tests are slow.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
-from tests.release_build import ReleaseBuild, release_build
+from tests.support.release_build import ReleaseBuild, release_build
 
 _CACHE_DIR = tempfile.mkdtemp(prefix="torch-logs-code-cache-")
 _WORK_DIR = tempfile.mkdtemp(prefix="torch-logs-cwd-")
@@ -32,11 +32,11 @@ _WORK_DIR = tempfile.mkdtemp(prefix="torch-logs-cwd-")
 #: Test files (paths under tests/) and test ids whose tests are marked ``slow`` (and so
 #: is every test that uses the ``release_build`` fixture).
 SLOW = (
-    "test_vsix_platforms.py",
-    "test_distribution.py",
-    "test_precommit.py",
+    "release/test_vsix_platforms.py",
+    "release/test_distribution.py",
+    "release/test_precommit.py",
     "editors/",
-    "test_misspelled.py::test_packaged_2_13_equals_a_scan_of_the_installed_torch",
+    "lint/test_misspelled.py::test_packaged_2_13_equals_a_scan_of_the_installed_torch",
 )
 
 # Hypothesis keeps its files (the examples it found failing, replayed first on the next

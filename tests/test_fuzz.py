@@ -7,9 +7,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tests.budget import examples
-from tests.hosts.spancheck import check_spans
 from tests.hosts.test_incremental import SEEDS
+from tests.support.budget import examples
+from tests.support.spancheck import check_spans
 from torch_logs_lsp import hosts
 from torch_logs_lsp.model.limits import MAX_DIAGNOSTICS, MAX_QUOTED
 from torch_logs_lsp.value.analysis import analyse

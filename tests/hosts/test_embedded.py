@@ -3,7 +3,7 @@ through the outer decoding, and edits encode through every quoting layer."""
 
 from __future__ import annotations
 
-from tests.hosts.spancheck import check_spans
+from tests.support.spancheck import check_spans
 from torch_logs_lsp.hosts.embedded import LAYER, EmbeddedCode, shell_spans, verbatim
 from torch_logs_lsp.hosts.jsonc.edits import encode_part as json_part
 from torch_logs_lsp.hosts.shell import host as shell

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.budget import examples
+from tests.support.budget import examples
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.incremental import DocumentCache, diff
 

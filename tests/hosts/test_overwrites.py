@@ -20,8 +20,8 @@ from dotenv import dotenv_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.budget import examples
-from tests.oracles import BASH, scratch_dir
+from tests.support.budget import examples
+from tests.support.oracles import BASH, scratch_dir
 from torch_logs_lsp import hosts
 from torch_logs_lsp.model.spans import ValueSpan
 

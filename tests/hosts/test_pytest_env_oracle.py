@@ -1,6 +1,6 @@
 """pytest-env's reading (hosts/pytest_env.py, the INI and TOML hosts, where pytest
 stops: TL504) against real pytest runs with the installed pytest-env
-(:mod:`.pytest_oracle`: one driver process, ``pytest.main`` per case).
+(:mod:`tests.support.pytest_oracle`: one driver process, ``pytest.main`` per case).
 
 The hosts follow pytest-env 1.8.7. The lock installs 1.8.7 on Python >= 3.11 and 1.7.1
 on Python 3.10; where an older release behaves differently (read in 1.8.5 and 1.7.1,
@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.budget import examples
-from tests.hosts.pytest_oracle import PYTEST_ENV, USAGE_ERROR, Run, pytest_run
-from tests.hosts.spancheck import check_spans
+from tests.support.budget import examples
+from tests.support.pytest_oracle import PYTEST_ENV, USAGE_ERROR, Run, pytest_run
+from tests.support.spancheck import check_spans
 from torch_logs_lsp.hosts import pytest_env
 from torch_logs_lsp.hosts.ini import host as ini
 from torch_logs_lsp.hosts.ini import pytest_env as ini_pytest_env

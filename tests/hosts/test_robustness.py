@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.budget import examples
-from tests.hosts.spancheck import check_spans
+from tests.support.budget import examples
+from tests.support.spancheck import check_spans
 from torch_logs_lsp.hosts.dotenv import host as dotenv
 from torch_logs_lsp.hosts.jsonc import host as jsonc
 from torch_logs_lsp.hosts.python import host as python

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.budget import examples
+from tests.support.budget import examples
 from torch_logs_lsp.hosts._ts import Source
 
 TEXT = st.text(

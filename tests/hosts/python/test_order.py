@@ -1,0 +1,278 @@
+"""TL501: a TORCH_LOGS-family value set in this process after `import torch` has no
+effect. Oracle: torch 2.13 itself, run in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.support.budget import examples
+from tests.support.oracles import run_python
+from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.incremental import DocumentCache
+from torch_logs_lsp.hosts.python import host as python
+from torch_logs_lsp.lint.pipeline import findings
+
+
+def codes(text: str) -> list[tuple[str, int]]:
+    """(code, 1-based line) of every TL501 finding."""
+    return [
+        (f.diagnostic.code, f.line + 1)
+        for f in findings(text, "python")
+        if f.diagnostic.code == "TL501"
+    ]
+
+
+_SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 3)]),
+        # torch not the first name of its import
+        ('import os, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
+        ('import os; import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
+        ('import numpy as np, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 2)]),
+        ('from x import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
+        ('import torch.nn as nn\nos.environ.setdefault("TORCH_LOGS", "+dynamo")\n', [("TL501", 2)]),
+        (
+            'from torch import nn\nos.environ.update({"TORCH_LOGS_OUT": "/tmp/t.log"})\n',
+            [("TL501", 2)],
+        ),
+        ("import torch, os\nos.environ.update(TORCH_LOGS_FORMAT='short')\n", [("TL501", 2)]),
+        (
+            "from os import environ\nimport torch\nenviron['TORCH_TRACE'] = '/tmp/tr'\n",
+            [("TL501", 3)],
+        ),
+        (
+            'import torch\nif __name__ == "__main__":\n    os.environ["TORCH_LOGS"] = "+dynamo"\n',
+            [("TL501", 3)],
+        ),
+        # fine: before the import, or read again later
+        ('import os\nos.environ["TORCH_LOGS"] = "+dynamo"\nimport torch\n', []),
+        (
+            'import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
+            "torch._logging._internal._init_logs()\n",
+            [],
+        ),
+        (
+            'import torch\nos.environ["TORCH_LOGS_OUT"] = "/tmp/x.log"\n'
+            "torch._logging.set_logs()\n",
+            [],
+        ),
+        # not this process, not module level, not certain: no finding
+        ('import torch\nsubprocess.run(c, env={"TORCH_LOGS": "+dynamo"})\n', []),
+        ('import torch\nos.putenv("TORCH_LOGS", "+dynamo")\n', []),
+        ('import torch\nenv["TORCH_LOGS"] = "+dynamo"\n', []),
+        ('import torch\ndef main():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n', []),
+        # a function of the module, called only after the import
+        (_SETUP + "setup()\n", [("TL501", 4)]),
+        (_SETUP + 'if __name__ == "__main__":\n    setup()\n', [("TL501", 4)]),
+        (_SETUP + "x = setup()\n", [("TL501", 4)]),
+        (_SETUP, []),  # never called here
+        (_SETUP + "def main():\n    setup()\nmain()\n", []),  # called through main: not followed
+        (_SETUP + "callbacks = [setup]\n", []),
+        (_SETUP + "obj.setup()\n", []),  # another `setup`? not guessed
+        (_SETUP + "setup()\n# setup() is called\n", []),  # any other mention: no finding
+        # set_logs returns at once while TORCH_LOGS is set: it re-reads the others only
+        (_SETUP + "setup()\ntorch._logging.set_logs()\n", [("TL501", 4)]),
+        (_SETUP + "setup()\ntorch._logging._internal._init_logs()\n", []),
+        (
+            'import torch\nos.environ["TORCH_LOGS"] = "+dynamo"\ntorch._logging.set_logs()\n',
+            [("TL501", 2)],
+        ),
+        (
+            'import torch\nos.environ["TORCH_LOGS_FORMAT"] = "short"\n'
+            "torch._logging.set_logs(dynamo=10)\n",
+            [],
+        ),
+        ("def setup():\n    os.environ['TORCH_LOGS'] = 'x'\nsetup()\nimport torch\n", []),
+        (
+            "import torch\nclass C:\n    def setup(self):\n        os.environ['TORCH_LOGS'] = 'x'\n"
+            "C().setup()\n",
+            [],
+        ),
+        # a class body runs when its class statement runs (Python language reference,
+        # "Class definitions"): at module level, in place
+        ('import torch\nclass C:\n    os.environ["TORCH_LOGS"] = "+dynamo"\n', [("TL501", 3)]),
+        ('class C:\n    os.environ["TORCH_LOGS"] = "+dynamo"\nimport torch\n', []),
+        (
+            'import torch\nclass C:\n    class D:\n        os.environ["TORCH_LOGS"] = "x"\n',
+            [("TL501", 4)],
+        ),
+        ('import torch\ndef f():\n    class C:\n        os.environ["TORCH_LOGS"] = "x"\n', []),
+        (
+            _SETUP + "class C:\n    setup()\n",  # a call in a class body runs in place too
+            [("TL501", 4)],
+        ),
+        ('import torch\nmonkeypatch.setenv("TORCH_LOGS", "+dynamo")\n', []),
+        (
+            "try:\n    import torch\nexcept ImportError:\n    pass\n"
+            'os.environ["TORCH_LOGS"] = "x"\n',
+            [],
+        ),
+        ('import torchvision\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
+        ('import torch\nos.environ["TORCH_COMPILE_DEBUG"] = "1"\n', []),
+        ('import torch\nos.environ["TORCH_LOGS"] = f"+{x}"\n', []),
+        ('"""\nimport torch\n"""\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
+        # a local copy named environ is a child's environment
+        (
+            "import os\nimport torch\nenviron = dict(os.environ)\n"
+            'environ["TORCH_LOGS"] = "+dynamo"\nsubprocess.run(c, env=environ)\n',
+            [],
+        ),
+        (
+            'from os import environ\nimport torch\nenviron["TORCH_LOGS"] = "+dynamo"\n',
+            [("TL501", 3)],
+        ),
+    ],
+)
+def test_late_writes(text: str, expected: list[tuple[str, int]]) -> None:
+    assert codes(text) == expected
+
+
+def test_message_names_the_function_and_its_call() -> None:
+    (finding,) = findings(_SETUP + "\nsetup()\n", "python")
+    assert "(line 2) (in `setup`, called at line 6)" in finding.diagnostic.message
+
+
+def test_message_names_the_import_line() -> None:
+    text = '"""Doc."""\nimport os\n\nimport torch\n\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
+    (finding,) = [f for f in findings(text, "python") if f.diagnostic.code == "TL501"]
+    assert "after `import torch` (line 4)" in finding.diagnostic.message
+    assert "reads it once, at import" in finding.diagnostic.message
+    assert text[finding.start : finding.end] == "+dynamo"
+
+
+def _run(code: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCH_")}
+    return run_python(code, env=env)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    ("variable", "value", "error"),
+    [("TORCH_LOGS", "aot_g", "Invalid log settings"), ("TORCH_LOGS_FORMAT", "%(x)", "ValueError")],
+)
+def test_torch_ignores_a_late_value(variable: str, value: str, error: str) -> None:
+    set_it = f"os.environ[{variable!r}] = {value!r}\n"
+    early = "import os\n" + set_it + "import torch\n"
+    late = "import os\nimport torch\n" + set_it
+    reread = late + "torch._logging._internal._init_logs()\n"
+    proc = _run(early)
+    assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-2000:]
+    assert codes(early) == []
+    proc = _run(late)
+    assert proc.returncode == 0, proc.stderr[-2000:]  # the invalid value had no effect
+    assert codes(late) == [("TL501", 3)]
+    assert codes(reread) == []  # no finding: _init_logs reads the variables again
+    in_function = "import os\nimport torch\ndef setup():\n    " + set_it + "setup()\n"
+    proc = _run(in_function)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert codes(in_function) == [("TL501", 4)]
+    if variable == "TORCH_LOGS":  # (for TORCH_LOGS_FORMAT a second _init_logs keeps the
+        proc = _run(reread)  # formatter made at import: still no error, no finding either)
+        assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.oracle
+def test_set_logs_after_a_late_torch_logs_reads_nothing() -> None:
+    # the late invalid value is never parsed: set_logs returns before _init_logs
+    late = (
+        "import logging, os\nimport torch\nos.environ['TORCH_LOGS'] = 'aot_g'\n"
+        "torch._logging.set_logs(dynamo=logging.DEBUG)\n"
+        "print(logging.getLogger('torch._dynamo').level)\n"
+    )
+    proc = _run(late)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[-1] == "0"  # and the set_logs call was ignored too
+    assert "ignoring call to set_logs" in proc.stderr
+    assert codes(late) == [("TL501", 3)]
+
+
+_SEED = (
+    'import os\nos.environ["TORCH_LOGS"] = "+dynamo"\nimport torch\n'
+    'os.environ.setdefault("TORCH_LOGS_OUT", "/tmp/a.log")\n'
+    'if x:\n    os.environ["TORCH_TRACE"] = "/tmp/t"\ndef f():\n    environ["TORCH_LOGS"] = "a"\n'
+)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1), st.text(alphabet="abx_+,.:/09 é😀", max_size=3)),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_notes_after_edits_equal_fresh(edits: list[tuple[float, str]]) -> None:
+    """The notes read the tree the extraction left (edited, not parsed again, when typing
+    in a value): the same notes as for a fresh parse after every edit."""
+    text = _SEED
+    cache = DocumentCache()
+    for at, typed in edits:
+        i = int(at * len(text))
+        text = text[:i] + typed + text[i:]
+        spans = hosts.extract("python", text, cache)
+        incremental = python.notes(text, spans)
+        fresh_spans = hosts.extract("python", text)
+        assert spans == fresh_spans
+        assert incremental == python.notes(text, fresh_spans)
+
+
+_ALPHABET = st.sampled_from(["f", "g", "é", "_", "1", " ", "(", ")", "\n", "\xa0", "ß"])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(_ALPHABET, max_size=40).map("".join),
+    st.sets(st.sampled_from(["f", "g", "fé", "éf", "f1", "_", "ß"]), max_size=4),
+)
+def test_mentions_in_one_pass_equal_a_search_per_name(text: str, names: set[str]) -> None:
+    import re
+
+    from torch_logs_lsp.hosts.python.order import _mentions
+
+    data = text.encode()
+    expected = {
+        n: [m.start() for m in re.finditer(rb"(?<!\w)" + re.escape(n.encode()) + rb"(?!\w)", data)]
+        for n in names
+    }
+    assert _mentions(data, names) == expected  # a search per name
+    from torch_logs_lsp.hosts.python import order as python_order
+
+    saved = python_order._FIND_EACH
+    python_order._FIND_EACH = 0  # one pass over the words (used for many names)
+    try:
+        assert _mentions(data, names) == expected
+    finally:
+        python_order._FIND_EACH = saved
+
+
+def test_many_functions_written_after_the_import_are_all_found() -> None:
+    # one pass over the text for all function names (a search per function took 12 s
+    # for these 4,000; the benchmark times it)
+    n = 4000
+    parts = ["import os", "import torch"]
+    parts += [f"def f{i}():\n    os.environ['TORCH_LOGS'] = '+dynamo'\n" for i in range(n)]
+    parts += [f"f{i}()" for i in range(n)] + ["g = f7"]  # f7 is also used as a value
+    found = codes("\n".join(parts) + "\n")
+    assert len(found) == n - 1
+    assert ("TL501", 3 + 7 * 3 + 1) not in found and ("TL501", 3 + 8 * 3 + 1) in found
+
+
+def test_a_late_write_before_set_logs_says_the_call_is_ignored() -> None:
+    # ("no effect in this process" would contradict TL631 on the call: the
+    # write does make set_logs return at once)
+    text = 'import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
+    (alone,) = [f for f in findings(text, "python") if f.diagnostic.code == "TL501"]
+    assert "so this has no effect in this process" in alone.diagnostic.message
+    text += "torch._logging.set_logs(dynamo=10)\n"
+    late, ignored = (f.diagnostic for f in findings(text, "python"))
+    assert (late.code, ignored.code) == ("TL501", "TL631")
+    assert "set_logs(...) call that runs after it finds it in os.environ" in late.message
