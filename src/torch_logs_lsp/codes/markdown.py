@@ -1,6 +1,6 @@
 """``docs/codes.md``, generated: a title, the introduction of ``sections.md``, the table
 of :mod:`.table` (one row per code) and the sections of ``sections.md`` as they are.
-``scripts/gen_docs.py`` (``./dev gen``) writes it; ``tests/test_codes_table.py`` fails
+``scripts/gen_docs.py`` (``./dev gen``) writes it; ``tests/codes/test_table.py`` fails
 while the committed file differs."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Which names: a word matching :data:`BROAD` (``torch_log...``, ``torchtrace...``,
 - has no digit (``TORCH_LOGS_2`` is taken to be deliberate);
 - is close to a name torch reads that matches :data:`BROAD` (the family plus, e.g.,
   ``TORCH_COMPILE_DEBUG_DIR``): equal up to case or ``_``, or ``difflib`` ratio of the upper-
-  cased names at least :data:`CUTOFF` (tuned in ``tests/test_misspelled.py``). Only a family
+  cased names at least :data:`CUTOFF` (tuned in ``tests/lint/test_misspelled.py``). Only a family
   name can be confirmed below (hosts report family assignments), so a near miss of
   ``TORCH_COMPILE_DEBUG_DIR`` (``torch_compile_debug_dir``) is left alone rather than
   "corrected" to ``TORCH_COMPILE_DEBUG``.

@@ -10,7 +10,7 @@ or warnings than before (an information such as TL411 may appear; not TL631, an 
 call). Offsets (edits and diagnostics) are code points into the document.
 
 torch facts (torch 2.13.0 ``torch/_logging/_internal.py``, each measured by an oracle test
-in ``tests/test_set_logs_fixes.py``):
+in ``tests/set_logs/test_fixes.py``):
 
 - ``modules={"loop_ordering": True}`` enables a registered name that is no keyword
   (``set_logs`` runs keywords and ``modules`` entries through one loop, line 503);

@@ -20,7 +20,7 @@ translated here, following gitignore(5) (https://git-scm.com/docs/gitignore) and
   runs of ``*`` are one ``*``.
 
 Which files apply where (:class:`Level`, :func:`enter`, :func:`inherited`): see
-:mod:`.walk`. Checked against git itself by ``tests/test_walk_gitignore.py``.
+:mod:`.walk`. Checked against git itself by ``tests/project/test_walk_gitignore.py``.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from torch_logs_lsp.value.analysis_cache import AnalysisCache
 log = logging.getLogger(__name__)
 
 #: The package version (``serverInfo``, ``--version``). A constant: reading it with
-#: ``importlib.metadata`` costs ~40 ms of start-up; tests/test_startup.py holds it equal to
+#: ``importlib.metadata`` costs ~40 ms of start-up; tests/server/test_startup.py holds it equal to
 #: the installed distribution's version (pyproject.toml).
 VERSION = "0.1.0"
 

@@ -3,7 +3,7 @@
 The call is abstract (:mod:`.set_logs_call`: the host extracts it from Python source);
 nothing here knows about Python syntax trees, LSP or files. Facts are those of
 ``set_logs`` in ``torch/_logging/_internal.py`` (torch 2.13.0 line 211, measured on
-2.13.0 by ``tests/test_set_logs.py``):
+2.13.0 by ``tests/set_logs/test_set_logs.py``):
 
 - keyword-only: an unknown keyword raises ``TypeError`` before anything happens; the
   keywords are not the registry (:mod:`.set_logs_keywords`);

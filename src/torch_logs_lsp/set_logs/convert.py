@@ -3,7 +3,7 @@ refactor code action: ``dynamo=logging.DEBUG, graph_breaks=True`` <-> ``+dynamo,
 
 "Exact" means: under torch, ``TORCH_LOGS=<value>`` at import and ``set_logs(<keywords>)``
 give the same logger levels (``log_state.log_qname_to_level``) and the same enabled
-artifacts (checked on torch 2.13.0 by the differential test in ``tests/test_set_logs.py``).
+artifacts (checked on torch 2.13.0 by the differential test in ``tests/set_logs/test_set_logs.py``).
 Where that cannot be promised the answer is ``None``:
 
 - a call with positional arguments, ``*args`` or ``**kwargs``;

@@ -4,7 +4,7 @@ user's environment, found by reading directories only (nothing is imported or ex
 torch (``torch/_logging/_internal.py`` ``_is_valid_module``, 2.6+) calls
 ``importlib.util.find_spec(name)`` for a name that is not registered. Its answers, which
 :meth:`ModuleFinder.find_spec` mirrors (checked against torch 2.13.0 by
-``tests/test_torch_oracle.py``):
+``tests/value/test_torch_oracle.py``):
 
 - a relative name (``.json``) raises ``ImportError`` -> status ``relative``;
 - for ``a.b.c`` the parents ``a`` and ``a.b`` are imported first: a missing parent, or a

@@ -4,7 +4,7 @@
 torch has no level words: an item's level is its prefix (``+name`` DEBUG, ``name`` INFO,
 ``-name`` ERROR; ``torch/_logging/_internal.py``, 2.1-2.15), and a registered log that
 is not named stays at WARNING (``_reset_logs``, 2.13.0). What torch does with each form,
-checked on torch 2.13.0 (``tests/test_levels.py``): ``name:DEBUG``, ``name=debug``,
+checked on torch 2.13.0 (``tests/value/test_levels.py``): ``name:DEBUG``, ``name=debug``,
 ``dynamo=logging.DEBUG`` fail the grammar (ValueError); ``DEBUG``, ``1``, ``true``,
 ``on``, ``off`` are looked up as modules (ValueError when none is importable);
 ``torch._dynamo.DEBUG`` is a missing submodule (ValueError) and ``dynamo.DEBUG`` a

@@ -2,7 +2,7 @@
 
 Commands are read as cmd.exe's batch parser reads them (:mod:`.batch_lines`,
 :mod:`.batch_parse`; no cmd.exe runs here, so the rules follow the documentation cited
-there and in ``tests/hosts/test_batch.py``). What ``set`` does with its argument is
+there and in ``tests/hosts/batch/test_host.py``). What ``set`` does with its argument is
 documented by ``set /?`` and https://learn.microsoft.com/windows-server/administration/
 windows-commands/set_1:
 

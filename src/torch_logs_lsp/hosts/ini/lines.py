@@ -1,7 +1,7 @@
 """The INI host's readers of the file structure, with document offsets: iniconfig's (what
 pytest reads ``pytest.ini``, ``.pytest.ini``, ``tox.ini`` and ``setup.cfg`` with) and
 configparser's (what tox 4 reads ``tox.ini`` and ``setup.cfg`` with). Neither library
-gives offsets, so each is mirrored here rule by rule; ``tests/hosts/test_ini_oracle.py``
+gives offsets, so each is mirrored here rule by rule; ``tests/hosts/ini/test_oracle.py``
 checks both against the libraries on generated files.
 
 An :class:`Option` is one ``name = value`` (or ``name: value``) entry: its section, its

@@ -7,7 +7,7 @@ documents of their own whose URI path is the notebook's path
 is a cell here (:func:`detect_name`); notebook JSON given as a cell reads as nothing.
 
 What a cell holds (measured with IPython as the oracle in
-``tests/hosts/test_ipython_host.py``):
+``tests/hosts/ipython/test_host.py``):
 
 - ``%env NAME=value``, ``%env NAME value``, ``%set_env``: a value set in the kernel's
   process, verbatim (:mod:`.ipython_values`);

@@ -1,7 +1,7 @@
 """The Makefile host: ``Makefile``, ``makefile``, ``GNUmakefile``, ``*.mk``, ``*.mak``.
 
 Read as GNU make 4.3 reads it (:mod:`.makefile_lines`, :mod:`.makefile_values`; GNU make
-is the oracle of ``tests/hosts/test_makefile_oracle.py``):
+is the oracle of ``tests/hosts/makefile/test_oracle.py``):
 
 - a variable assignment of a family name, with any modifiers and operator
   (``export TORCH_LOGS = v``, ``TORCH_LOGS := v``, ``override TORCH_LOGS ?= v``), the

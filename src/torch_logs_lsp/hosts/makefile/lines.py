@@ -24,7 +24,7 @@ tests run ``make`` on generated makefiles):
 tree-sitter-make is not used for this: its 1.1.1 grammar disagrees with GNU make on lines
 that matter here (it keeps ``# comment`` in a variable's text, reads
 ``target: export NAME := v`` as a rule with an ERROR, and takes only ``@`` as a recipe
-prefix, not ``-``/``+``); ``tests/hosts/test_makefile.py`` pins these differences.
+prefix, not ``-``/``+``); ``tests/hosts/makefile/test_host.py`` pins these differences.
 
 All offsets are **code points into the document**; a :class:`Chars` maps each code point
 of a line as make reads it to its document source.

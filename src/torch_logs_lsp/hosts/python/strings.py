@@ -7,7 +7,7 @@ analysis: String and Bytes literals" (CPython 3.10-3.14 read them alike): prefix
 escapes ``\\<newline> \\\\ \\' \\" \\a \\b \\f \\n \\r \\t \\v \\ooo \\xhh \\uXXXX
 \\UXXXXXXXX \\N{name}`` (an unknown escape keeps its backslash); a line break in the source
 (``\\r\\n``, ``\\r``, ``\\n``) reads as ``\\n``, as the tokenizer translates it. The oracle
-is ``ast.literal_eval`` (tests/hosts/test_python.py).
+is ``ast.literal_eval`` (tests/hosts/python/test_host.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ The rules are TOML 1.0's (https://toml.io/en/v1.0.0#string), as Python's ``tomll
   may end the content right before the closing delimiter (``\"\"\"\"\"`` = ``"`` + close);
 - multi-line literal ``'''...'''``: the same without escapes.
 
-``tomllib`` is the oracle (``tests/hosts/test_toml_strings.py`` compares generated
+``tomllib`` is the oracle (``tests/hosts/toml/test_strings.py`` compares generated
 strings). All offsets are code points into the document.
 """
 

@@ -10,7 +10,7 @@ live: :mod:`.yaml_places` (``env``/``environment``/``variables`` entries) and
 :mod:`.yaml_ci` (``run:`` steps and GitLab scripts, read by the shell host); a quote
 left open while typing: :mod:`.yaml_open`; a file longer than tree-sitter-yaml reads
 (32,767 rows): :mod:`.yaml_chunks`.
-A document is parsed afresh on every call (measured: see ``tests/hosts/test_yaml_host.py``).
+A document is parsed afresh on every call (measured: see ``tests/hosts/yaml/test_host.py``).
 All offsets are code points into the document.
 """
 
