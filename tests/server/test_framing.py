@@ -1,4 +1,4 @@
-"""The base protocol over stdio (server/stdio.py), with the raw client writing bytes.
+"""The base protocol over stdio (server/pygls_fixes/stdio.py), with the raw client writing bytes.
 
 pygls' loop died on ``Content-Length: 40000000000`` (MemoryError, exit 1), held a header
 line of any length in memory, ignored ``content-length:`` in lower case (the request was
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.raw import Client
-from torch_logs_lsp.server.stdio import MAX_BODY, MAX_HEADER_LINE
+from torch_logs_lsp.server.pygls_fixes.stdio import MAX_BODY, MAX_HEADER_LINE
 
 ENV = "TORCH_LOGS=+dynamo\n"
 
@@ -129,7 +129,7 @@ def test_the_quieted_messages_are_pygls_own() -> None:
     import importlib
     import inspect
 
-    from torch_logs_lsp.server.quiet import NOISE
+    from torch_logs_lsp.server.pygls_fixes.quiet import NOISE
 
     for module, messages in NOISE.items():
         source = inspect.getsource(importlib.import_module(module))

@@ -1,5 +1,5 @@
-"""Results that encode themselves (server/wire.py) send exactly what pygls would send for
-their lsprotocol form: the same JSON text, byte for byte, in the same message."""
+"""Results that encode themselves (server/pygls_fixes/wire.py) send exactly what pygls would
+send for their lsprotocol form: the same JSON text, byte for byte, in the same message."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from torch_logs_lsp.knowledge.registry import load_registry, registry_from_facts
 from torch_logs_lsp.server.app import create_server
 from torch_logs_lsp.server.documents import build_state
 from torch_logs_lsp.server.features.completion import NameCompletions, answer, completions
-from torch_logs_lsp.server.wire import Encoded, range_json
+from torch_logs_lsp.server.pygls_fixes.wire import Encoded, range_json
 
 DOCS = {
     "file:///w/.env": 'TORCH_LOGS=+dynamo,gu\nTORCH_LOGS=+dynamo, \nTORCH_LOGS="дин,all,+help"\n',

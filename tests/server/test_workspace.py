@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
-from torch_logs_lsp.server import workspace
-from torch_logs_lsp.server.workspace import SpecTextDocument, spec_lines, spec_offset
+from torch_logs_lsp.server.pygls_fixes import workspace
+from torch_logs_lsp.server.pygls_fixes.workspace import SpecTextDocument, spec_lines, spec_offset
 
 CHARS = st.sampled_from(["a", "é", "😀", "\n", "\r", "\r\n", "\u2028", "\x0b", "\x85", "\x1c"])
 TEXTS = st.lists(CHARS, max_size=30).map("".join)

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 
 from torch_logs_lsp.server import codecache
-from torch_logs_lsp.server.quiet import quiet_pygls
+from torch_logs_lsp.server.pygls_fixes.quiet import quiet_pygls
 
 log = logging.getLogger("torch_logs_lsp.server")
 

@@ -21,7 +21,7 @@ from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile
 from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry
-from torch_logs_lsp.server import codecache, notebooks, requests, stdio
+from torch_logs_lsp.server import codecache, notebooks, requests
 from torch_logs_lsp.server import launch_links as launch_links_feature
 from torch_logs_lsp.server.documents import DocumentState, build_state, uri_path, utf8_size
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
@@ -30,11 +30,12 @@ from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
 from torch_logs_lsp.server.features import status as status_feature
 from torch_logs_lsp.server.positions import encoding_name
 from torch_logs_lsp.server.project_config import project_selection
-from torch_logs_lsp.server.protocol import ServerProtocol
+from torch_logs_lsp.server.pygls_fixes import stdio
+from torch_logs_lsp.server.pygls_fixes.protocol import ServerProtocol
+from torch_logs_lsp.server.pygls_fixes.wire import Encoded
+from torch_logs_lsp.server.pygls_fixes.workspace import is_open, open_uris
 from torch_logs_lsp.server.settings import Settings, checked_settings
 from torch_logs_lsp.server.texts import label
-from torch_logs_lsp.server.wire import Encoded
-from torch_logs_lsp.server.workspace import is_open, open_uris
 from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefetch
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 

@@ -31,7 +31,7 @@ from torch_logs_lsp.model.diagnostic import Diagnostic
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.server.documents import uri_path
 from torch_logs_lsp.server.positions import PositionMapper
-from torch_logs_lsp.server.workspace import open_uris
+from torch_logs_lsp.server.pygls_fixes.workspace import open_uris
 
 if TYPE_CHECKING:
     from torch_logs_lsp.server.app import TorchLogsServer

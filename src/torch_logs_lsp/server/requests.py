@@ -16,7 +16,7 @@ from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
 from torch_logs_lsp.server.features import hover as hover_feature
 from torch_logs_lsp.server.project_config import project_selection
-from torch_logs_lsp.server.wire import Encoded
+from torch_logs_lsp.server.pygls_fixes.wire import Encoded
 
 if TYPE_CHECKING:
     from torch_logs_lsp.server.app import TorchLogsServer

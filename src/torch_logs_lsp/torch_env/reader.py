@@ -61,7 +61,8 @@ class _Unreadable(Exception):
 
 
 #: Most strings the evaluator materializes for one file, copies and intermediate lists
-#: included (torch 2.13.0's ``_registrations.py`` needs 54: ``tests/torch_env/test_resource_bounds.py``).
+#: included (torch 2.13.0's ``_registrations.py`` needs 54:
+#: ``tests/torch_env/test_resource_bounds.py``).
 MAX_ELEMENTS = 100_000
 
 #: Most characters in those strings, in all (torch 2.13.0's file: 1,502).

@@ -17,8 +17,8 @@ from torch_logs_lsp.model.spans import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features import set_logs_ide
 from torch_logs_lsp.server.features.memo import PerRegistry
+from torch_logs_lsp.server.pygls_fixes.wire import Encoded, range_json
 from torch_logs_lsp.server.texts import label
-from torch_logs_lsp.server.wire import Encoded, range_json
 from torch_logs_lsp.torch_env.context import fallback_finder
 from torch_logs_lsp.value.family import LOG_RECORD_FIELDS, NAMED_FORMATS, since
 

@@ -23,8 +23,8 @@ from torch_logs_lsp.lint.dead_values import OVERWRITTEN
 from torch_logs_lsp.lint.selection import Selection
 from torch_logs_lsp.lint.suppressions import UNUSED_SUPPRESSION, Silencer
 from torch_logs_lsp.server.documents import DocumentState
+from torch_logs_lsp.server.pygls_fixes.wire import Encoded
 from torch_logs_lsp.server.settings import Settings, off_codes
-from torch_logs_lsp.server.wire import Encoded
 from torch_logs_lsp.value.analysis import Diagnostic
 
 SOURCE = "torch-logs"

@@ -37,7 +37,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from torch_logs_lsp.server.wire import JsonProtocol
+from torch_logs_lsp.server.pygls_fixes.wire import JsonProtocol
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import lsp_method
 
-from torch_logs_lsp.server.wire import JsonProtocol
-from torch_logs_lsp.server.workspace import SpecWorkspace
+from torch_logs_lsp.server.pygls_fixes.wire import JsonProtocol
+from torch_logs_lsp.server.pygls_fixes.workspace import SpecWorkspace
 
 log = logging.getLogger(__name__)
 
