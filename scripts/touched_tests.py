@@ -1,4 +1,5 @@
-"""Print the test files of the touched area, one per line, for ``./dev test --quick``.
+"""Print the test files of the touched area, one per line, for ``./dev test --quick``
+(``scripts/touched_tests.py [PATHS]``: the area of the files and folders named instead).
 
 The touched files are those git shows as changed against ``HEAD`` (staged, unstaged and
 untracked); with none, those of the last commit (none in a clone without its parent).
@@ -100,11 +101,23 @@ def area(paths: list[str]) -> list[str]:
     return sorted(chosen)
 
 
-def main() -> int:
-    for test in area(touched()):
+def named(paths: list[str]) -> list[str]:
+    """``paths`` (files or folders, relative to the repository root or absolute) as the
+    touched files: a folder stands for every file git knows under it."""
+    out: list[str] = []
+    for raw in paths:
+        path = Path(raw).resolve()
+        rel = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else raw
+        out += _git("ls-files", "--", rel) if path.is_dir() else [rel]
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """Print the area of the touched files, or of the files and folders named."""
+    for test in area(named(argv) if argv else touched()):
         print(test)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

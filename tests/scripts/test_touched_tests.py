@@ -4,6 +4,9 @@ on this checkout's own tests (``area`` is given the changed paths; git is not as
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -96,3 +99,18 @@ def test_module_of() -> None:
     assert touched.module_of("tests/hosts/toml/test_host.py") == "tests.hosts.toml.test_host"
     assert touched.module_of("tests/support/__init__.py") == "tests.support"
     assert touched.module_of("docs/cli.md") is None
+
+
+def test_named_source_folder_selects_its_area(tmp_path: Path) -> None:
+    """``touched_tests.py PATHS``: the area of the source files and folders named, as if
+    they were touched (``./dev test --quick src/...``)."""
+    out = subprocess.run(
+        [sys.executable, str(SCRIPTS / "touched_tests.py"), str(HOSTS / "toml")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "tests/hosts/toml/test_host.py" in out
+    assert "tests/server/test_toml_lsp.py" in out
+    assert not any(t.startswith("tests/hosts/yaml/") for t in out)
