@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
+from torch_logs_lsp.hosts.yaml.decoded import Scalar
 from torch_logs_lsp.hosts.yaml.encode import UNSURE
-
-if TYPE_CHECKING:
-    from torch_logs_lsp.hosts.yaml.scalars import Scalar
 
 _HEADER = re.compile(r"([|>])(?:([1-9])([-+])?|([-+])([1-9])?)?([ \t]+(?:#[^\r\n]*)?)?")
 
@@ -78,7 +75,6 @@ def decode_block(text: str, start: int, indent: int) -> Scalar:
     column 0). ``value`` is ``None`` for an invalid header, where the spec and PyYAML
     read the indentation differently, or for a character a loader rejects or reads as a
     YAML 1.1 line break."""
-    from torch_logs_lsp.hosts.yaml.scalars import Scalar
 
     kind = text[start]
     m = _HEADER.match(text, start)

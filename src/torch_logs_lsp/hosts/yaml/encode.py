@@ -1,5 +1,5 @@
 """Writing a value as the body of a YAML scalar, and which plain scalars are strings;
-part of :mod:`.yaml_scalars` (which re-exports both functions)."""
+part of :mod:`.scalars` (which re-exports both functions)."""
 
 from __future__ import annotations
 

@@ -40,6 +40,7 @@ import re
 from typing import NamedTuple
 
 from torch_logs_lsp.hosts.yaml.block_scalars import decode_block, next_token_ok
+from torch_logs_lsp.hosts.yaml.decoded import Scalar
 from torch_logs_lsp.hosts.yaml.encode import (
     UNSURE,
     core_schema_string,
@@ -72,28 +73,6 @@ _ESCAPES = {
 }
 _HEX_WIDTH = {"x": 2, "u": 4, "U": 8}
 _HEX = frozenset("0123456789abcdefABCDEF")
-
-
-class Scalar(NamedTuple):
-    """A YAML scalar decoded from the document (see :func:`decode_scalar`).
-
-    ``value``: the string a YAML loader gives for it (as a string: a plain ``12`` is
-    ``"12"`` here, see :func:`plain_is_string`); ``None`` when it cannot be decoded exactly
-    here (then ``starts``/``ends`` are empty). ``starts``/``ends``: per decoded code point,
-    the document offsets (code points) where its source starts and ends (exclusive).
-    ``content_start``/``content_end``: the content's range (after an opening quote, after
-    the block header line); for an empty value the insertion point. ``quote``: ``""``
-    plain, ``"'"``, ``'"'``, ``"|"`` literal or ``">"`` folded block. ``terminated``:
-    ``False`` for a quote left open; then the value is the text to the end of its line.
-    """
-
-    value: str | None
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
-    content_start: int
-    content_end: int
-    quote: str
-    terminated: bool
 
 
 class _Out:
