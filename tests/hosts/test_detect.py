@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,20 +64,12 @@ def test_detect_host(path: str, text: str, expected: str | None) -> None:
 
 
 def test_dispatch() -> None:
-    assert hosts.HOST_KINDS == (
-        "shell",
-        "dotenv",
-        "jsonc",
-        "python",
-        "dockerfile",
-        "yaml",
-        "ipython",
-        "toml",
-        "ini",
-        "makefile",
-        "powershell",
-        "batch",
-    )
+    # every host package is registered (a kind of HostKind) and every kind has its package
+    packages = {p.parent.name for p in Path(hosts.__file__).parent.glob("*/host.py")}
+    assert set(hosts.HOST_KINDS) == packages
+    for kind in hosts.HOST_KINDS:
+        module = hosts.host_module(kind)
+        assert module is not None and module.HOST == kind == module.SPEC.kind
     assert [s.value for s in hosts.extract("dotenv", "TORCH_LOGS=a")] == ["a"]
     assert [s.value for s in hosts.extract("shell", "export TORCH_LOGS='a'")] == ["a"]
     doc = '{"configurations": [{"env": {"TORCH_LOGS": "a"}}]}'

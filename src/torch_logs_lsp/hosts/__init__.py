@@ -105,34 +105,36 @@ def host_module(kind: HostKind) -> Host | None:
     return module
 
 
+def _capable(kind: HostKind, protocol: type) -> object | None:
+    """The module of host kind ``kind`` when it has the members of ``protocol`` (a
+    runtime-checkable protocol of :mod:`.interface`), else ``None``."""
+    module = host_module(kind)
+    return module if isinstance(module, protocol) else None
+
+
 def notes_host(kind: HostKind) -> NotesHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.NotesHost`."""
-    module = host_module(kind)
-    return module if isinstance(module, NotesHost) else None
+    return cast("NotesHost | None", _capable(kind, NotesHost))
 
 
 def overwrites_host(kind: HostKind) -> OverwritesHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.OverwritesHost`."""
-    module = host_module(kind)
-    return module if isinstance(module, OverwritesHost) else None
+    return cast("OverwritesHost | None", _capable(kind, OverwritesHost))
 
 
 def stops_host(kind: HostKind) -> StopsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.StopsHost`."""
-    module = host_module(kind)
-    return module if isinstance(module, StopsHost) else None
+    return cast("StopsHost | None", _capable(kind, StopsHost))
 
 
 def path_facts_host(kind: HostKind) -> PathFactsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.PathFactsHost`."""
-    module = host_module(kind)
-    return module if isinstance(module, PathFactsHost) else None
+    return cast("PathFactsHost | None", _capable(kind, PathFactsHost))
 
 
 def set_logs_host(kind: HostKind) -> SetLogsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.SetLogsHost`."""
-    module = host_module(kind)
-    return module if isinstance(module, SetLogsHost) else None
+    return cast("SetLogsHost | None", _capable(kind, SetLogsHost))
 
 
 def runs_on(kind: HostKind) -> str:
