@@ -66,3 +66,11 @@ def test_only_a_call_in_a_later_cell_may_read_the_variables_again():
         assert [d.code for d in found[1]] == ["TL501"], later
     later = "torch._logging.set_logs(dynamo=10)\n"
     assert cross_cell_diagnostics(cells("import torch\n", WRITE, later)) == {}
+
+
+def test_a_late_write_of_a_value_we_cannot_know_is_reported_over_its_source():
+    write = 'import os\nos.environ["TORCH_TRACE"] = str(tmpdir)\n'
+    found = cross_cell_diagnostics(cells("import torch\n", write))
+    (diag,) = found[1]
+    assert diag.code == "TL501" and "`import torch` in cell 1:" in diag.message
+    assert write[diag.start : diag.end] == "str(tmpdir)"

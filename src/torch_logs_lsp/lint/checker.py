@@ -121,13 +121,19 @@ def analyse_span(
 
 
 def with_host_notes(
-    host: HostKind, text: str, entries: list[tuple[ValueSpan, Analysis | None]]
+    host: HostKind,
+    text: str,
+    entries: list[tuple[ValueSpan, Analysis | None]],
+    unplaced: list[Diagnostic] | None = None,
 ) -> list[tuple[ValueSpan, Analysis | None]]:
     """``entries`` (every span of ``text`` with its analysis, in order) with the host's
-    own warnings (:meth:`.hosts.interface.Host.notes`, e.g. the Python host's TL501)
+    own warnings (:meth:`.hosts.interface.NotesHost.notes`, e.g. the Python host's TL501)
     added over the whole value of the analyses they are about. A note with the code of
     one of the analysis's diagnostics replaces that one's message instead (as a warning:
-    the PowerShell host's TL001, true in some PowerShell versions only)."""
+    the PowerShell host's TL001, true in some PowerShell versions only). A note on a value
+    that is not static (``os.environ["TORCH_TRACE"] = trace_dir``: where it is written
+    decides, not what it holds) is appended to ``unplaced`` when given, over the value's
+    source (document offsets)."""
     module = hosts.notes_host(host)
     if module is None or not entries:
         return entries
@@ -137,7 +143,11 @@ def with_host_notes(
     out = list(entries)
     for index, code, message in notes:
         span, analysis = out[index]
-        if analysis is not None and span.value is not None:
+        if span.value is None and span.terminated and unplaced is not None:
+            unplaced.append(
+                Diagnostic(code, Severity.WARNING, message, span.raw_start, span.raw_end)
+            )
+        elif analysis is not None and span.value is not None:
             diag = Diagnostic(code, Severity.WARNING, message, 0, len(span.value))
             same = [d for d in analysis.diagnostics if d.code == code]
             if same:  # the host's words for the analysis's own finding (PowerShell's TL001)

@@ -59,22 +59,27 @@ def overwrites(host: HostKind, text: str, spans: list[ValueSpan]) -> list[Overwr
 
 
 def with_document_hints(
-    host: HostKind, text: str, entries: Entries, cache: AnalysisCache | None = None
+    host: HostKind,
+    text: str,
+    entries: Entries,
+    cache: AnalysisCache | None = None,
+    unplaced: list[Diagnostic] | None = None,
 ) -> Entries:
     """``entries`` (every span of ``text`` with its analysis, in order) with the findings
     that depend on the whole document: overwritten values (:data:`OVERWRITTEN`), the hints
     across variables (:func:`.checker.with_cross_hints`, among the live values only) and
-    the host's notes (:func:`.checker.with_host_notes`, on live values only)."""
+    the host's notes (:func:`.checker.with_host_notes`, on live values only; those on
+    values that are not static go to ``unplaced``)."""
     found = overwrites(host, text, [s for s, _ in entries])
     dead = {o.dead: o for o in found if 0 <= o.dead < o.live < len(entries)}
     if not dead:
-        return with_host_notes(host, text, with_cross_hints(entries, cache))
+        return with_host_notes(host, text, with_cross_hints(entries, cache), unplaced)
     live = [i for i in range(len(entries)) if i not in dead]
     hinted = with_cross_hints([entries[i] for i in live], cache)
     out: Entries = [(span, None) for span, _ in entries]
     for i, entry in zip(live, hinted, strict=True):
         out[i] = entry
-    out = with_host_notes(host, text, out)  # the dead ones have no analysis here
+    out = with_host_notes(host, text, out, unplaced)  # the dead ones have no analysis here
     index = LineIndex(text)  # once: a line count per dead value was quadratic
     for i, o in dead.items():
         span, analysis = entries[i]

@@ -195,9 +195,10 @@ def check_document(
             unterminated = unterminated_analysis(span, reg.release) if saved else None
             analysis = unterminated or analyse_span(span, reg, finder, analyses, where)
             entries.append((span, analysis))
-        entries = with_document_hints(host, text, entries, analyses)
+        unplaced: list[Diagnostic] = []  # the host's notes on values that are not static
+        entries = with_document_hints(host, text, entries, analyses, unplaced)
         entries, quotes = typographic.apply(host, text, entries)  # TL109
-        document += [q.diagnostic() for q in quotes]
+        document += unplaced + [q.diagnostic() for q in quotes]
     except Exception as exc:
         failed("analyse", exc)
         entries = [(span, None) for span in spans]

@@ -130,13 +130,21 @@ def _named(message: str, cell: int) -> str:
 def note_findings(text: str, host: HostKind, notes: Sequence[Note]) -> list[Finding]:
     """``notes`` (of ``hosts.extract(host, text)``'s spans) as warnings placed in
     ``text`` over each value (offsets and positions as in :class:`.checker.Finding`),
-    only for static values whose quote is closed (as the checker adds host notes)."""
+    for values whose quote is closed (as the checker adds host notes): a static value's
+    over the value, one that is not static over its source (no ``span`` then)."""
     spans: list[ValueSpan] = hosts.extract(host, text)
     index = LineIndex(text)
     out: list[Finding] = []
     for note in notes:
         span = spans[note.span_index] if 0 <= note.span_index < len(spans) else None
-        if span is None or span.value is None or not span.terminated:
+        if span is None or not span.terminated:
+            continue
+        if span.value is None:  # where it is written decides, not what it holds
+            start, end = span.raw_start, span.raw_end
+            diag = Diagnostic(note.code, Severity.WARNING, note.message, start, end)
+            line, column = index.position(start)
+            end_line, end_column = index.position(end)
+            out.append(Finding(None, diag, start, end, line, column, end_line, end_column))
             continue
         diag = Diagnostic(note.code, Severity.WARNING, note.message, 0, len(span.value))
         start, end = span.document_range(0, len(span.value))

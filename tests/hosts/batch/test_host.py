@@ -322,6 +322,10 @@ def test_setx_note_and_findings() -> None:
     assert [(n.span_index, n.code) for n in batch.notes(text, spans)] == [(0, "TL503")]
     codes = [f.diagnostic.code for f in findings(text, "batch", load_registry("2.13"))]
     assert codes == ["TL503"]
+    # a value we cannot know is stored for later processes all the same
+    text = "setx TORCH_LOGS %LEVEL%\n"
+    (found,) = findings(text, "batch", load_registry("2.13"))
+    assert found.diagnostic.code == "TL503" and text[found.start : found.end] == "%LEVEL%"
 
 
 def test_typed_name() -> None:

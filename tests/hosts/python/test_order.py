@@ -118,7 +118,8 @@ _SETUP = 'import os\nimport torch\ndef setup():\n    os.environ["TORCH_LOGS"] = 
         ),
         ('import torchvision\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
         ('import torch\nos.environ["TORCH_COMPILE_DEBUG"] = "1"\n', []),
-        ('import torch\nos.environ["TORCH_LOGS"] = f"+{x}"\n', []),
+        # where the write is decides, not its value
+        ('import torch\nos.environ["TORCH_LOGS"] = f"+{x}"\n', [("TL501", 2)]),
         ('"""\nimport torch\n"""\nos.environ["TORCH_LOGS"] = "+dynamo"\n', []),
         # a local copy named environ is a child's environment
         (
@@ -276,3 +277,48 @@ def test_a_late_write_before_set_logs_says_the_call_is_ignored() -> None:
     late, ignored = (f.diagnostic for f in findings(text, "python"))
     assert (late.code, ignored.code) == ("TL501", "TL631")
     assert "set_logs(...) call that runs after it finds it in os.environ" in late.message
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '"+dynamo,graph_breaks" if VERBOSE else "graph_breaks"',
+        "trace_dir",
+        'f"+{name}"',
+        "str(tmpdir)",
+        "os.environ.get('X', '+dynamo')",
+    ],
+)
+def test_a_late_write_counts_whatever_its_value(written: str) -> None:
+    """Where a write is decides TL501, not the value: a value we cannot know is late all
+    the same, and the warning sits over the written expression."""
+    for variable in ("TORCH_LOGS", "TORCH_TRACE"):
+        text = f'import os\nimport torch\nos.environ["{variable}"] = {written}\n'
+        found = [f for f in findings(text, "python") if f.diagnostic.code == "TL501"]
+        assert len(found) == 1, text
+        assert text[found[0].start : found[0].end] == written
+        assert found[0].line == 2 and variable in found[0].diagnostic.message
+        before = f'import os\nos.environ["{variable}"] = {written}\nimport torch\n'
+        assert codes(before) == []
+
+
+_TRACE = (
+    "import os\n{first}\n{second}\ntorch.compile(lambda x: x + 1, backend='eager')(torch.ones(2))\n"
+)
+
+
+def test_a_late_trace_directory_gets_no_trace(tmp_path) -> None:
+    """Oracle: torch 2.13 writes its trace only when TORCH_TRACE (here a directory known
+    at run time only) is set before the import; after it, the directory stays empty."""
+    set_it = "os.environ['TORCH_TRACE'] = os.environ['TRACE_TO']"
+    for name, first, second, written in [
+        ("before", set_it, "import torch", True),
+        ("after", "import torch", set_it, False),
+    ]:
+        trace = tmp_path / name
+        code = _TRACE.format(first=first, second=second)
+        assert codes(code) == ([] if written else [("TL501", 3)])
+        env = {**os.environ, "TRACE_TO": str(trace)}
+        env.pop("TORCH_TRACE", None)
+        run_python(code, env=env, check=True)
+        assert (trace.exists() and any(trace.iterdir())) == written, name
