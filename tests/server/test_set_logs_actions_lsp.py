@@ -87,7 +87,8 @@ async def test_fix_all_renames_torch_to_all_only(vscode: LanguageClient):
         "torch._logging.set_logs(torch=logging.INFO, dynamo=True)\n"
     )
     diags = await open_and_wait(vscode, uri, text, "python")
-    assert sorted(str(d.code) for d in diags) == ["TL102", "TL602", "TL611"]
+    # torch= is a TypeError while binding: dynamo=True is never read, so no TL611 yet
+    assert sorted(str(d.code) for d in diags) == ["TL102", "TL602"]
     whole = types.Range(
         start=types.Position(line=0, character=0), end=types.Position(line=6, character=0)
     )
@@ -96,4 +97,5 @@ async def test_fix_all_renames_torch_to_all_only(vscode: LanguageClient):
     assert fixed == text.replace("+dynamo ,guards", "+dynamo,guards").replace(
         "torch=logging.INFO", "all=logging.INFO"
     )
-    assert await change(vscode, uri, fixed, 2) == ["TL611"]  # `True` -> DEBUG is not safe
+    # fixed, the call binds and torch reads dynamo=True: `True` -> DEBUG is not safe
+    assert await change(vscode, uri, fixed, 2) == ["TL611"]

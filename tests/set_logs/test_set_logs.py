@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.set_logs_oracle import run_cases, signature_of_installed
 from torch_logs_lsp.knowledge.registry import load_registry, releases
+from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.model.diagnostic import Severity
 from torch_logs_lsp.set_logs.call import (
     LOGGING_LEVELS,
@@ -492,3 +493,22 @@ def test_no_ignored_call_hint_on_a_call_python_rejects():
     raising = Diagnostic("TL602", Severity.ERROR, "TypeError", 30, 43)
     assert raising_calls_only_raise([linked, raising, other]) == [raising, other]
     assert raising_calls_only_raise([linked, other]) == [linked, other]
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("set_logs(dynamo=True, gaurds=True)", ["TL601"]),
+        ("set_logs(10, dynamo=True)", ["TL606"]),
+        ("set_logs(torch=10, dynamo=True)", ["TL602"]),
+        ("set_logs(dynamo=True)", ["TL611"]),  # binds: torch reads the value
+    ],
+)
+def test_a_binding_error_comes_first(call: str, expected: list[str]) -> None:
+    """Python raises TypeError while binding the arguments, before set_logs reads any
+    value: only that is reported (the value errors appear once it is fixed)."""
+    text = f"import torch\ntorch._logging.{call}\n"
+    got = [f.diagnostic.code for f in findings(text, "python", load_registry("2.13"))]
+    assert got == expected
+    every = findings(text, "python", load_registry("2.13"), binding_first=False)
+    assert "TL611" in [f.diagnostic.code for f in every] or expected == ["TL611"]

@@ -217,12 +217,17 @@ def stop_diagnostics(host: HostKind, text: str) -> list[Diagnostic]:
 
 
 def call_diagnostics(
-    host: HostKind, text: str, registry: Registry, finder: ModuleFinder | None = None
+    host: HostKind,
+    text: str,
+    registry: Registry,
+    finder: ModuleFinder | None = None,
+    binding_first: bool = True,
 ) -> list[Diagnostic]:
     """The diagnostics of the ``torch._logging.set_logs(...)`` calls of ``text`` (found by
     the host: :meth:`.hosts.interface.Host.set_logs_calls`; checked by
     :func:`.set_logs.check_set_logs` for ``registry``'s torch, ``modules=`` keys with
-    ``finder``), their offsets document offsets (code points), in document order.
+    ``finder``; ``binding_first``: see there), their offsets document offsets (code points),
+    in document order.
     Never raises."""
     module = hosts.set_logs_host(host)
     if module is None:
@@ -233,7 +238,9 @@ def call_diagnostics(
     signature = set_logs_signature(registry)
     out: list[Diagnostic] = []
     for call in calls:
-        out += check_set_logs(call, registry, signature=signature, finder=finder)
+        out += check_set_logs(
+            call, registry, signature=signature, finder=finder, binding_first=binding_first
+        )
     return out
 
 

@@ -168,13 +168,16 @@ def check_document(
     extraction: DocumentCache | None = None,
     analyses: AnalysisCache | None = None,
     failed: Failed = _raise,
+    binding_first: bool = True,
 ) -> CheckedDocument:
     """Check one document: ``text`` (a whole file or an editor's text, any line endings)
     read as ``host`` (``None``: nothing is read). Names are checked against ``context``'s
     torch when given (its registry and module finder; its pin comment may get ``TL902``),
     else ``registry`` (default: the packaged one for the default release) and ``finder``.
     See the module docstring for ``saved``, ``base_dir``, ``roots``, ``links``,
-    ``extraction``, ``analyses`` and ``failed``. Never raises unless ``failed`` does."""
+    ``extraction``, ``analyses`` and ``failed``; ``binding_first``: a ``set_logs`` call
+    Python rejects while binding its arguments gets only those errors (every problem of it
+    without: a fix's verification). Never raises unless ``failed`` does."""
     if context is not None:
         registry, finder = context.registry, context.finder
     reg = registry or load_registry()
@@ -203,7 +206,7 @@ def check_document(
         failed("analyse", exc)
         entries = [(span, None) for span in spans]
     stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = [
-        ("set_logs calls", lambda: call_diagnostics(host, text, reg, finder)),
+        ("set_logs calls", lambda: call_diagnostics(host, text, reg, finder, binding_first)),
         ("reader stops", lambda: stop_diagnostics(host, text)),  # TL504
         ("variable names", lambda: name_diagnostics(host, text, reg.release)),  # TL408
     ]
@@ -248,11 +251,14 @@ def findings(
     base_dir: str | None = None,
     roots: tuple[str, ...] | None = None,
     silence: bool = True,
+    binding_first: bool = True,
 ) -> list[Finding]:
     """Every diagnostic of a saved file placed in document coordinates, in order
     (:func:`check_document`, :meth:`CheckedDocument.findings`); with ``silence``, the
     document's suppression comments applied."""
-    checked = check_document(text, host, registry, finder, base_dir=base_dir, roots=roots)
+    checked = check_document(
+        text, host, registry, finder, base_dir=base_dir, roots=roots, binding_first=binding_first
+    )
     return checked.findings(silence=silence)
 
 

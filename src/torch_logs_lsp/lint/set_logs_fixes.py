@@ -117,7 +117,8 @@ class _Verifier:
         self._before: Counter[str] | None = None
 
     def _counts(self, text: str) -> Counter[str]:
-        found = findings(text, self.host, self.registry, self.finder)
+        # every problem, also those a binding error hides: fixing it may reveal them
+        found = findings(text, self.host, self.registry, self.finder, binding_first=False)
         serious = (Severity.ERROR, Severity.WARNING)  # hints (TL411) may come and go
         return Counter(
             f.diagnostic.code

@@ -292,6 +292,7 @@ def check_set_logs(
     *,
     signature: SetLogsSignature | None = None,
     finder: ModuleFinder | None = None,
+    binding_first: bool = True,
 ) -> list[Diagnostic]:
     """Diagnostics of one ``set_logs(...)`` call for ``registry``'s torch, in keyword order.
 
@@ -305,7 +306,11 @@ def check_set_logs(
     ``TL606`` over all of them (first, before the keywords). When the host found that
     ``TORCH_LOGS`` is certainly set before the call (``call.torch_logs_set``), only the
     errors Python raises while binding the arguments are kept, and ``TL631`` is added:
-    torch then ignores the values. Never raises.
+    torch then ignores the values. A call with such a binding error (an unknown keyword, a
+    positional argument, a keyword given twice) gets only those: Python raises before
+    set_logs reads a value (all of them without ``binding_first``: a fix's verification
+    counts every problem, a fix of the binding error may reveal the others). Never
+    raises.
     """
     sig = signature if signature is not None else set_logs_signature(registry)
     find = finder if finder is not None else fallback_finder()
@@ -354,6 +359,10 @@ def check_set_logs(
             )
         if found is not None:
             out.append(found)
+    if binding_first and any(d.code in _BINDING_ERRORS for d in out):
+        # Python raises (TypeError, or SyntaxError for a repeated keyword) while binding the
+        # arguments, before set_logs runs: no value is ever read, so only that is reported
+        out = [d for d in out if d.code in _BINDING_ERRORS]
     if call.torch_logs_set is not None:
         # torch's set_logs returns before reading a value: only what Python raises while
         # binding the arguments is left, and the call is reported as ignored
