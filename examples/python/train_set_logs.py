@@ -7,9 +7,10 @@ import sys
 
 import torch
 
-# Wrong: no `loop_ordering` keyword (a TypeError; TORCH_LOGS=loop_ordering works: TL602),
-# and a component takes a level, not True (a ValueError: TL611).
-torch._logging.set_logs(loop_ordering=True, dynamo=True)
+# Wrong: no `loop_ordering` keyword (a TypeError; TORCH_LOGS=loop_ordering works: TL602).
+torch._logging.set_logs(loop_ordering=True)
+# Wrong: a component takes a level, not True (a ValueError: TL611).
+torch._logging.set_logs(dynamo=True)
 # Right: a level for a component, a bool for an artifact.
 torch._logging.set_logs(dynamo=logging.DEBUG, graph_breaks=True)
 

@@ -3,6 +3,8 @@ declared comment marker is one that suppressions and pin comments recognise."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from torch_logs_lsp import hosts
@@ -70,3 +72,27 @@ def test_every_declared_marker_is_recognised_by_pin_comments(kind: str, marker: 
     pin = pin_comment(text)
     assert pin is not None and pin.release is None
     assert text[pin.start : pin.end] == f"{marker} torch-logs: torch=abc"
+
+
+def test_the_capability_tuples_name_every_host_that_has_the_capability() -> None:
+    """mypy checks a capability's members against the hosts listed for it in the
+    ``TYPE_CHECKING`` block of ``hosts/__init__.py``; a host that has the members but is
+    not listed would go unchecked."""
+    import ast
+
+    source = Path(hosts.__file__).read_text(encoding="utf-8")
+    listed: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Tuple):
+            assert isinstance(node.target, ast.Name)
+            listed[node.target.id] = {e.id for e in node.value.elts if isinstance(e, ast.Name)}
+    lookups = {
+        "_NOTES": hosts.notes_host,
+        "_OVERWRITES": hosts.overwrites_host,
+        "_STOPS": hosts.stops_host,
+        "_PATH_FACTS": hosts.path_facts_host,
+        "_SET_LOGS": hosts.set_logs_host,
+    }
+    for name, lookup in lookups.items():
+        having = {kind for kind in hosts.HOST_KINDS if lookup(kind) is not None}
+        assert listed[name] == having, name

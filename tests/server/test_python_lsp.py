@@ -130,7 +130,10 @@ async def test_variable_names_in_a_key_string(vscode: LanguageClient):
 
 async def test_set_logs_call_diagnostics_in_utf16(vscode: LanguageClient):
     uri = "file:///work/py/logs.py"
-    line = 'tag = "😀"; torch._logging.set_logs(loop_ordering=True, dynamo=True)'
+    line = (
+        'tag = "😀"; torch._logging.set_logs(loop_ordering=True); '
+        "torch._logging.set_logs(dynamo=True)"
+    )
     text = "# torch-logs: torch=2.13\nimport torch\n" + line + "\n"
     diags = await open_and_wait(vscode, uri, text, "python")
     got = sorted(

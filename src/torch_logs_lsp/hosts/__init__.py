@@ -78,16 +78,21 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     _MAKEFILE: Host = makefile
     _POWERSHELL: Host = powershell
     _BATCH: Host = batch
-    # and each optional capability of the hosts that have it
+    # and each optional capability of the hosts that have it (tests/hosts/test_specs.py
+    # checks these tuples name exactly the hosts that have it)
     _NOTES: tuple[NotesHost, ...] = (batch, ipython, powershell, python, yaml)
     _OVERWRITES: tuple[OverwritesHost, ...] = (
         batch,
         dockerfile,
+        dotenv,
         ini,
         ipython,
+        jsonc,
         makefile,
         powershell,
         python,
+        shell,
+        toml,
     )
     _STOPS: tuple[StopsHost, ...] = (ini, toml)
     _PATH_FACTS: tuple[PathFactsHost, ...] = (batch, dockerfile, ini, jsonc, shell, yaml)

@@ -33,6 +33,8 @@ class HostSpec:
     sends in files and untitled editors. ``vscode_by_name``: the extension also sends files
     matching ``globs`` whatever their language. ``activation``: the extension's activation
     events for this host (``None``: ``onLanguage:`` of each of ``vscode_languages``).
+    ``posix_only``: its documents run only on Linux or macOS (a POSIX shell), where
+    environment names are case-sensitive: ``torch_logs`` is never ``TORCH_LOGS`` there.
     """
 
     kind: HostKind
@@ -43,6 +45,7 @@ class HostSpec:
     vscode_languages: tuple[str, ...] = ()
     vscode_by_name: bool = False
     activation: tuple[str, ...] | None = None
+    posix_only: bool = False
     _names: frozenset[str] = field(init=False, repr=False, compare=False)
     _suffixes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _others: re.Pattern[str] | None = field(init=False, repr=False, compare=False)

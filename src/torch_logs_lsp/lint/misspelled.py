@@ -20,7 +20,8 @@ Which names: a word matching :data:`BROAD` (``torch_log...``, ``torchtrace...``,
   "corrected" to ``TORCH_COMPILE_DEBUG``.
 
 Case: environment names are case-sensitive on Linux and macOS and not on Windows. A shell
-script runs under a POSIX shell, so ``torch_logs`` there is always reported; for the other
+script runs under a POSIX shell (its host's ``SPEC.posix_only``), so ``torch_logs`` there
+is always reported; for the other
 hosts (``.env``, launch.json, Python) a name that differs from a read name only in case is
 reported unless the checker itself runs on Windows (where the file most likely runs too);
 in a batch file or a PowerShell script (a host whose ``RUNS_ON`` is not ``"posix"``: their
@@ -187,7 +188,9 @@ def near_misses(
     platform (see the module docstring). Never raises for any text."""
     if case_sensitive is None:
         posix = hosts.runs_on(host) == "posix"  # not a batch file or PowerShell script
-        case_sensitive = host == "shell" or (os.name != "nt" and posix)
+        module = hosts.host_module(host)
+        posix_only = module is not None and module.SPEC.posix_only  # a shell script
+        case_sensitive = posix_only or (os.name != "nt" and posix)
     read = names_read(release)
     found: list[NearMiss] = []
     for m in _words(text):

@@ -61,6 +61,7 @@ SPEC = HostSpec(
     ),
     ("shellscript", "sh", "bash", "zsh"),
     vscode_languages=("shellscript",),
+    posix_only=True,
 )
 HOST: HostKind = "shell"
 DESCRIPTION = "shell scripts"
