@@ -384,3 +384,29 @@ def test_a_utf16_script_is_reported_as_skipped_not_found_clean(tmp_path: Path):
     assert proc.returncode == 0
     assert "skipped (UTF-16 or UTF-32 text; only UTF-8 is read" in proc.stderr
     assert "0 file(s) checked" in proc.stderr + proc.stdout
+
+
+def test_an_ignored_env_file_that_sets_a_value_is_named(tmp_path: Path):
+    """Most projects ignore `.env`, where the values live: `check .` leaves it out (as
+    the ignore files say) but names it, with the option that checks it."""
+    (tmp_path / ".git").mkdir()  # a repository top: its .gitignore applies
+    (tmp_path / ".gitignore").write_text(".env\nsub/\n")
+    (tmp_path / ".env").write_text("TORCH_LOGS=aot_g\n")
+    (tmp_path / "run.sh").write_text("export TORCH_LOGS=+dynamo\n")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / ".env").write_text("OTHER=1\n")  # ignored? no: not listed
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / ".gitignore").write_text(".env\n")
+    (tmp_path / "other" / ".env").write_text("OTHER=1\n")  # ignored, sets nothing of ours
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".env").write_text("TORCH_LOGS=x\n")  # an ignored directory
+    proc = run("check", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if "--no-ignore" in line]
+    assert notes == [
+        "torch-logs: note: not checked, left out by the ignore files (.gitignore) but "
+        f"setting TORCH_LOGS-family variables: {tmp_path / '.env'}; --no-ignore checks them"
+    ]
+    proc = run("check", "--no-ignore", str(tmp_path))
+    assert proc.returncode == 1 and "TL201" in proc.stdout
+    assert "--no-ignore checks" not in proc.stderr

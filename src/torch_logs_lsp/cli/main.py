@@ -95,8 +95,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"torch-logs: {shown(exc.path)}: skipped ({exc.reason})", file=sys.stderr)
 
     forget_projects()
+    ignored_env: list[Path] = []  # .env files the ignore rules leave out
     try:
-        files = list(iter_files(args.paths, skipped, ignore=not args.no_ignore))
+        files = list(
+            iter_files(
+                args.paths, skipped, ignore=not args.no_ignore, ignored_env=ignored_env.append
+            )
+        )
     except FileNotFoundError as exc:
         print(f"torch-logs: no such file or directory: {shown(exc.args[0])}", file=sys.stderr)
         return 2
@@ -161,11 +166,39 @@ def cmd_check(args: argparse.Namespace) -> int:
             if f.diagnostic.severity <= minimum:
                 output.add(file_row(path, host, text, f))
     output.finish(checked)
+    note_ignored_env(ignored_env)
     if args.fix:
         print(f"{fixed} value(s) fixed", file=sys.stderr)
     if unreadable or chooser.failed:
         return 2
     return 1 if output.errors else 0
+
+
+#: Most ignored ``.env`` files named in the note of :func:`note_ignored_env`.
+_NAMED_IGNORED = 5
+
+
+def note_ignored_env(paths: list[Path]) -> None:
+    """A note on stderr naming the ``.env`` files that the ignore files left out and that
+    set a family variable (most projects ignore ``.env``, where the values live): they
+    were not checked, and ``--no-ignore`` checks them. Nothing when there are none."""
+    setting: list[Path] = []
+    for path in paths:
+        try:
+            data = read_bytes(path)
+        except SkippedFile:
+            continue
+        if may_find(data) and hosts.extract("dotenv", data.decode("utf-8", "replace")):
+            setting.append(path)
+    if not setting:
+        return
+    names = ", ".join(shown(p) for p in setting[:_NAMED_IGNORED])
+    more = f" and {len(setting) - _NAMED_IGNORED} more" if len(setting) > _NAMED_IGNORED else ""
+    print(
+        f"torch-logs: note: not checked, left out by the ignore files (.gitignore) but "
+        f"setting TORCH_LOGS-family variables: {names}{more}; --no-ignore checks them",
+        file=sys.stderr,
+    )
 
 
 def file_row(path: Path, host: HostKind, text: str, f: Finding) -> Row:

@@ -90,13 +90,15 @@ def walk(
     *,
     ignore: bool = True,
     wanted: Callable[[str], bool] | None = None,
+    left_out: Callable[[os.DirEntry[str]], None] | None = None,
 ) -> Iterator[os.DirEntry[str]]:
     """The non-directory entries under the directory ``top``, depth first in sorted
     order (a directory's files, then each subdirectory's, as ``os.walk`` top-down with
     sorted names), skipping what the module's docstring says (ignore files only when
     ``ignore``; ``top`` itself is always entered). ``wanted``: when given, only entries
     whose name it accepts are yielded (and only those are matched against the ignore
-    rules).
+    rules). ``left_out``: called with each wanted file the ignore rules leave out (not
+    those under an ignored directory, which is not entered).
 
     A symlink to a directory is not entered nor yielded; a broken symlink is yielded
     like a file. A directory that cannot be listed is handed to ``report`` as a
@@ -136,10 +138,11 @@ def walk(
                 is_dir = False
             name = entry.name
             if not is_dir:
-                if (wanted is None or wanted(name)) and _kept(
-                    chain, repo, entry, False, known, only_tracked
-                ):
-                    yield entry
+                if wanted is None or wanted(name):
+                    if _kept(chain, repo, entry, False, known, only_tracked):
+                        yield entry
+                    elif left_out is not None:
+                        left_out(entry)
             elif (
                 name not in SKIP_DIRS
                 and (name[0] != "." or name in SHOWN_DOT_DIRS)
@@ -243,13 +246,15 @@ def iter_files(
     skipped: Callable[[SkippedFile], None] | None = None,
     *,
     ignore: bool = True,
+    ignored_env: Callable[[Path], None] | None = None,
 ) -> Iterator[tuple[Path, FileKind]]:
     """Files under ``paths`` that hold a host kind, with that kind, in sorted order
     (Jupyter notebooks too, with the kind :data:`.notebook.NOTEBOOK`).
 
     A path naming a file is checked when its kind can be detected (content included),
     ignored or not; directories are walked (:func:`walk`; ``ignore``: whether the
-    ignore files apply). A path given twice (or a file reached twice) is yielded once.
+    ignore files apply; ``ignored_env``: called with each ``.env`` file they leave out,
+    where values usually live). A path given twice (or a file reached twice) is yielded once.
     A path that does not exist is handed to ``skipped`` (with its error), like one that
     cannot be read; the others are still yielded.
 
@@ -299,7 +304,12 @@ def iter_files(
             if kind and first_time(path):
                 yield path, kind
             continue
-        for entry in walk(raw, report, ignore=ignore, wanted=worth_a_look):
+
+        def left_out(entry: os.DirEntry[str]) -> None:
+            if ignored_env is not None and named_kind(entry.name) == "dotenv":
+                ignored_env(Path(entry.path))
+
+        for entry in walk(raw, report, ignore=ignore, wanted=worth_a_look, left_out=left_out):
             named = named_kind(entry.name)
             if not _entry_is_file(entry):  # the directory entry's type: no stat but for a link
                 try:
