@@ -9,7 +9,7 @@ import random
 import pytest
 
 from torch_logs_lsp.hosts import set_logs_host
-from torch_logs_lsp.hosts.python.call_site import set_logs_site
+from torch_logs_lsp.hosts.python.host import set_logs_site
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.set_logs.call import Keyword, LevelName, NotStatic, SetLogsCall

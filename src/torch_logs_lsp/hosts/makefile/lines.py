@@ -35,20 +35,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from torch_logs_lsp.hosts.makefile.chars import Chars, ref_end
 from torch_logs_lsp.model.spans import names_family
-
-
-class Chars(NamedTuple):
-    """Text as make reads it: ``text[i]`` comes from the document's
-    ``[starts[i], ends[i])`` (code points)."""
-
-    text: str
-    starts: list[int]
-    ends: list[int]
-
-    def sub(self, start: int, end: int) -> Chars:
-        """``text[start:end]`` with its offsets."""
-        return Chars(self.text[start:end], self.starts[start:end], self.ends[start:end])
 
 
 class Line(NamedTuple):
@@ -90,26 +78,6 @@ def _odd_backslashes(text: str, start: int, end: int) -> bool:
     while end - n > start and text[end - n - 1] == "\\":
         n += 1
     return n % 2 == 1
-
-
-def ref_end(text: str, i: int) -> int:
-    """The end of the make reference starting with ``$`` at ``i``: ``$(...)``/``${...}``
-    (make counts only its own kind of parenthesis), ``$$`` or ``$X``."""
-    if i + 1 >= len(text):
-        return i + 1
-    op = text[i + 1]
-    if op not in "({":
-        return i + 2
-    close = ")" if op == "(" else "}"
-    depth = 0
-    for j in range(i + 1, len(text)):
-        if text[j] == op:
-            depth += 1
-        elif text[j] == close:
-            depth -= 1
-            if depth == 0:
-                return j + 1
-    return len(text)
 
 
 def collapse(chars: Chars) -> Chars:
@@ -298,8 +266,8 @@ def read(text: str, all_recipes: bool = False) -> list[Line]:
     docstring; a ``define`` when its first line does; every recipe line with
     ``all_recipes``), in order. A rule line opens a rule (recipe lines follow it), a
     variable assignment closes it; ``.RECIPEPREFIX`` is followed."""
+    # (not at start-up: detection imports every host, and only a makefile needs these)
     from torch_logs_lsp.hosts.makefile.values import line_kind, posix_shell, recipe_prefix
-
     out: list[Line] = []
     pos = 0
     depth = 0
@@ -385,4 +353,4 @@ def read(text: str, all_recipes: bool = False) -> list[Line]:
     return out if posix else [line for line in out if line.kind != "recipe"]
 
 
-__all__ = ["Chars", "Line", "collapse", "comment_at", "first_word", "read", "ref_end", "uncomment"]
+__all__ = ["Line", "collapse", "comment_at", "first_word", "read", "uncomment"]

@@ -1,5 +1,5 @@
 """Variable assignments, values and recipe code as GNU make 4.3 reads them (for
-:mod:`.makefile`; the lines come from :mod:`.makefile_lines`).
+:mod:`.host`; the lines come from :mod:`.lines`).
 
 - an assignment (``parse_var_assignment``/``parse_variable_definition`` in ``read.c``):
   modifiers (``export``, ``unexport``, ``override``, ``private``), the name, blanks, an
@@ -12,7 +12,7 @@
 - recipe code: make expands it (``$$`` -> ``$``, references: not static) and removes the
   ``@``/``-``/``+`` prefixes and blanks at its start, then ``/bin/sh -c`` runs it.
 
-All offsets are indexes into a :class:`~.makefile_lines.Chars` unless said otherwise.
+All offsets are indexes into a :class:`~.chars.Chars` unless said otherwise.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from torch_logs_lsp.hosts.embedded import EmbeddedCode
-from torch_logs_lsp.hosts.makefile.lines import Chars, ref_end
+from torch_logs_lsp.hosts.makefile.chars import Chars, ref_end
 
 _BLANK = " \t"
 #: What make skips before a value (``next_token``: C's ``isspace``, CR and FF included).

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from torch_logs_lsp.hosts._ts import Source
 from torch_logs_lsp.hosts.python.set_logs import _TARGETS, _certain, _imports
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.set_logs.site import LEVEL_ORDER, SetLogsSite, Spelling
-from torch_logs_lsp.set_logs.source import import_edit
+from torch_logs_lsp.set_logs.source import SetLogsSource, import_edit
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -59,6 +60,10 @@ _INDENT = re.compile(r"[ \t]*")
 _KEYWORD_HEAD = re.compile(r"(?:[ \t\r\n\f]|\\\r?\n|#[^\r\n]*)*([^\W\d]\w*)[ \t]*\Z")
 #: How far past the cursor the rest of an argument list is read for its keywords.
 _LOOK_AHEAD = 20_000
+
+
+#: How a module spells what a set_logs fix writes (the Python host's ``set_logs_source``).
+SourceOf = Callable[[str], SetLogsSource | None]
 
 
 @dataclass
@@ -215,14 +220,13 @@ def _more_follows(text: str, end: int) -> bool:
     return at < len(text) and text[at] not in ",)}#\r\n\\"
 
 
-def _spellings(text: str) -> dict[str, Spelling]:
+def _spellings(text: str, source_of: SourceOf | None) -> dict[str, Spelling]:
     """Each offered level name as this document can certainly write it (see
     :class:`Spelling`), from the same reading of the module as the quick fixes
-    (:func:`.python.set_logs_source`: a name rebound anywhere, or imported only in a
-    function, is not trusted); a level with no certain spelling is not offered."""
-    from torch_logs_lsp.hosts.python.host import set_logs_source
-
-    source = set_logs_source(text)
+    (``source_of``: the Python host's ``set_logs_source``: a name rebound anywhere, or
+    imported only in a function, is not trusted); a level with no certain spelling is not
+    offered (none without ``source_of``)."""
+    source = source_of(text) if source_of is not None else None
     if source is None:
         return {}
     out: dict[str, Spelling] = {}
@@ -264,12 +268,16 @@ def _entry_value(
 
 
 def set_logs_site(
-    text: str, offset: int, tree: tree_sitter.Tree | None = None
+    text: str,
+    offset: int,
+    tree: tree_sitter.Tree | None = None,
+    source_of: SourceOf | None = None,
 ) -> SetLogsSite | None:
     """Where ``offset`` (code points) stands in torch's ``set_logs(...)`` call (see the
     module docstring): at a keyword position, or typing the value after ``keyword=``;
-    ``None`` anywhere else. ``tree``: ``text`` parsed by tree-sitter-python, if at hand.
-    Never raises on any text."""
+    ``None`` anywhere else. ``tree``: ``text`` parsed by tree-sitter-python, if at hand;
+    ``source_of``: how the module spells names (the host's ``set_logs_source``), for the
+    level names offered. Never raises on any text."""
     if "set_logs" not in text or not 0 <= offset <= len(text):
         return None
     src = Source(text, lone_cr_is_lf=True)
@@ -307,7 +315,7 @@ def set_logs_site(
         key, entry_value = found
         if _more_follows(text, end):
             return None
-        levels = _spellings(text)
+        levels = _spellings(text, source_of)
         return SetLogsSite(
             "value",
             callee.start(),
@@ -339,7 +347,7 @@ def set_logs_site(
         return None  # `dynamo=1 + ` and the like: not a name being typed
     if _more_follows(text, end):
         return None
-    levels = _spellings(text)
+    levels = _spellings(text, source_of)
     return SetLogsSite(
         "value", callee.start(), value.start(), end, value.group(), keyword, given, False, levels
     )

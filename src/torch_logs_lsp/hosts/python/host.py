@@ -378,7 +378,7 @@ def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
 
     if "set_logs" not in text or too_deep(text):  # the substring test first: ~free
         return None
-    return site(text, offset, tree_for(text, _tree_of(text)))
+    return site(text, offset, tree_for(text, _tree_of(text)), set_logs_source)
 
 
 def removal(text: str, span: ValueSpan) -> tuple[str, TextEdit] | None:
