@@ -172,3 +172,35 @@ def test_fix_reports_every_quote_fix_when_lengths_change(tmp_path: Path) -> None
     assert path.read_text(encoding="utf-8").endswith(
         "TORCH_LOGS: dynamo\nb:\n  env:\n    TORCH_LOGS: guards\n"
     )
+
+
+def test_fix_never_writes_outside_the_checked_paths(tmp_path: Path) -> None:
+    """A symlink in the checked tree to a file elsewhere: reported, not fixed."""
+    outside = tmp_path / "outside"
+    tree = tmp_path / "tree"
+    outside.mkdir()
+    tree.mkdir()
+    bad = "TORCH_LOGS=+dynamo ,guards\n"
+    (outside / "real.env").write_text(bad)
+    (tree / "link.env").symlink_to(outside / "real.env")
+    (tree / "own.env").write_text(bad)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--fix", str(tree)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (outside / "real.env").read_text() == bad  # untouched
+    assert (tree / "own.env").read_text() == "TORCH_LOGS=+dynamo,guards\n"
+    assert (
+        f"{tree / 'link.env'}: a symbolic link to a file outside the checked paths" in proc.stderr
+    )
+    # named on the command line, the link's file is the one meant
+    subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--fix", str(tree / "link.env")],
+        capture_output=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (outside / "real.env").read_text() == "TORCH_LOGS=+dynamo,guards\n"

@@ -33,6 +33,7 @@ from torch_logs_lsp.cli.formats import (
 )
 from torch_logs_lsp.cli.launch import cli_roots, launch_links
 from torch_logs_lsp.cli.notebook import check_notebook
+from torch_logs_lsp.cli.paths import writable_here
 from torch_logs_lsp.cli.select import add_select_options, make_chooser
 from torch_logs_lsp.cli.text import json_text, shown
 from torch_logs_lsp.cli.torch_options import (
@@ -150,7 +151,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         context = context_for(args, text, path)  # --torch-version, pin, --python, .venv, PATH
         print_notes(context, noted)  # e.g. a release that is not packaged: named once
         registry = context.registry
-        if args.fix:
+        if args.fix and writable_here(path, args.paths):
             text, n = _fix(path, host, registry, text, args.format, chooser.ignored(path))
             fixed += n
         document = check_document(

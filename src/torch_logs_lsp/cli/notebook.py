@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from torch_logs_lsp.cli.paths import writable_here
 from torch_logs_lsp.cli.text import shown
 from torch_logs_lsp.cli.torch_options import context_for, print_notes, project_dir
 from torch_logs_lsp.files import (
@@ -77,7 +78,7 @@ def check_notebook(
     context = context_for(args, code_text, path)
     print_notes(context, noted)
     fixed = 0
-    if args.fix:
+    if args.fix and writable_here(path, args.paths):
         notebook, fixed = _fix(path, notebook, context.registry, args.format, ignore)
     roots = (os.getcwd(), project_dir(path))
     found = notebook_findings(

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile
+from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile, read_regular
 from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry
@@ -72,8 +72,9 @@ class TorchLogsServer(LanguageServer):
         #: Open documents that went over :data:`MAX_FILE_BYTES` (the user has been told;
         #: kept until the document is closed).
         self.too_large: set[str] = set()
-        #: Open documents edited since they were opened or last saved: a quote left open
-        #: there may just not be closed yet (no TL108 until the file is saved).
+        #: Open documents whose text is not the file's: edited since they were opened or
+        #: last saved, or opened with text that is not on disk (restored edits, untitled):
+        #: a quote left open there may just not be closed yet (no TL108 until saved).
         self.unsaved: set[str] = set()
         #: Per open document: the previous version's tree and spans (incremental parsing).
         self.doc_caches: dict[str, DocumentCache] = {}
@@ -337,9 +338,27 @@ def shutdown(ls: TorchLogsServer, params: None) -> None:
 
 
 def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.language_ids[params.text_document.uri] = params.text_document.language_id
-    ls.publish(params.text_document.uri)
+    doc = params.text_document
+    ls.language_ids[doc.uri] = doc.language_id
+    if not saved_on_disk(doc.uri, doc.text):  # restored unsaved edits, an untitled editor
+        ls.unsaved.add(doc.uri)
+    ls.publish(doc.uri)
     launch_links_feature.refresh(ls, params.text_document.uri)
+
+
+def saved_on_disk(uri: str, text: str) -> bool:
+    """Whether ``text`` (an opened document's) is what the ``file:`` URI ``uri`` holds on
+    disk (read by the one safe reader, decoded as the CLI decodes it; a byte order mark,
+    which editors hide, is not compared): an editor may open unsaved text (restored edits,
+    an untitled document). ``False`` when the file cannot be read."""
+    if not uri.startswith("file:"):
+        return False
+    try:
+        data = read_regular(uri_path(uri), MAX_FILE_BYTES)
+    except SkippedFile:
+        return False
+    disk = data.decode("utf-8", "replace")
+    return disk.removeprefix("\ufeff") == text.removeprefix("\ufeff")
 
 
 def did_change(ls: TorchLogsServer, params: types.DidChangeTextDocumentParams) -> None:

@@ -208,9 +208,13 @@ def did_change(ls: TorchLogsServer, params: types.DidChangeNotebookDocumentParam
     old = before[1] if before is not None else {}
     new = _per_cell(ls, notebook)
     ls.notebook_cells[uri] = [c.document for c in notebook.cells]
+    moved = cells is not None and cells.structure is not None  # cells added, gone, moved
     for cell in notebook.cells:
         doc = cell.document
-        if doc in touched or _shape(old.get(doc)) != _shape(new.get(doc)):
+        # a cell moved in two steps (removed, then inserted) has no notes in the state
+        # between: after any change of the structure, every cell is published again (each
+        # from its kept state, at little cost)
+        if moved or doc in touched or _shape(old.get(doc)) != _shape(new.get(doc)):
             ls.schedule_publish(doc)
 
 

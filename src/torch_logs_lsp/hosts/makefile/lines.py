@@ -268,6 +268,7 @@ def read(text: str, all_recipes: bool = False) -> list[Line]:
     variable assignment closes it; ``.RECIPEPREFIX`` is followed."""
     # (not at start-up: detection imports every host, and only a makefile needs these)
     from torch_logs_lsp.hosts.makefile.values import line_kind, posix_shell, recipe_prefix
+
     out: list[Line] = []
     pos = 0
     depth = 0

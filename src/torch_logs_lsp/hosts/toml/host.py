@@ -87,6 +87,9 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
         return []
     try:
         return _extract(text)
+    except RecursionError:  # keys or tables nested thousands deep: not read
+        log.warning("toml: nested too deeply to read; no value of it is checked")
+        return []
     except Exception:  # bad input never crashes the server
         log.exception("toml: extraction failed")
         return []

@@ -81,6 +81,8 @@ def stops(text: str) -> list[Stopped]:
         return []
     try:
         return _stops(text)
+    except RecursionError:  # nested thousands deep: said once by the extraction
+        return []
     except Exception:  # bad input never crashes the checker
         log.exception("toml: reading where pytest-env stops failed")
         return []
