@@ -34,7 +34,6 @@ def test_check_examples_flags_the_done_when_list():
         "envs/inductor.env:2:28: TL104 trailing comma",
         "envs/quiet.env:2:12: TL001",
         ".vscode/launch.json:17:31: TL107",
-        ".vscode/launch.json:17:39: TL107",
         ".vscode/launch.json:35:37: TL201 unknown name `Dynamo`",
         "containers/.devcontainer/devcontainer.json:7:28: TL201 unknown name `gards`",
         "scripts/train.sh:8:27: TL102",

@@ -45,8 +45,8 @@ async def test_launch_json_diagnostics_with_escapes(vscode: LanguageClient):
     line4 = text.splitlines()[4]
     g = line4.index("-guards")
     assert codes(diags) == [
-        ("TL107", 3, q + 1, q + 3),  # the escaped quote \" is two document characters
-        ("TL107", 3, q + 9, q + 11),
+        # one finding over the pair (the escaped quote \" is two document characters)
+        ("TL107", 3, q + 1, q + 11),
         ("TL301", 4, g, g + 1),
     ]
 

@@ -20,7 +20,7 @@ CASES = [
     ("help", "help", [("TL002", E, 0, 4)]),
     ("+help", "help", [("TL002", E, 0, 5)]),
     ("", "crash", [("TL001", E, 0, 0)]),
-    ('"dynamo"', "invalid", [("TL107", E, 0, 1), ("TL107", E, 7, 8)]),
+    ('"dynamo"', "invalid", [("TL107", E, 0, 8)]),
     ("+torch._dynamo.guards", "ok", [("TL202", H, 1, 21)]),
     ("+dynamo,-dynamo", "ok", [("TL303", W, 0, 7)]),
     ("dynamo,dynamo", "ok", [("TL302", W, 7, 13)]),

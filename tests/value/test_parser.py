@@ -30,8 +30,8 @@ CASES = [
     ("dynamo aot", [("TL106", 6, 7)], ["dynamo aot"]),
     ("dynamo=1", [("TL106", 6, 7)], ["dynamo=1"]),
     ("dyn'amo", [("TL106", 3, 4)], ["dyn'amo"]),
-    ('"dynamo"', [("TL107", 0, 1), ("TL107", 7, 8)], ["dynamo"]),
-    ("'+dynamo,aot'", [("TL107", 0, 1), ("TL107", 12, 13)], ["+dynamo", "aot"]),
+    ('"dynamo"', [("TL107", 0, 8)], ["dynamo"]),  # one mistake: one finding over the pair
+    ("'+dynamo,aot'", [("TL107", 0, 13)], ["+dynamo", "aot"]),
     ("dynamo+", [("TL106", 6, 7)], ["dynamo+"]),
     ("éàü,ß", [], ["éàü", "ß"]),
     ("dynamo,\u00a0aot", [], ["dynamo", "aot"]),

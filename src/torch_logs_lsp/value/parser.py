@@ -186,8 +186,7 @@ def parse_value(text: str, strip_outer: bool = False) -> ParsedValue:
             f"the value is wrapped in {text[0]} quotes that are part of the value: "
             "torch rejects it on Linux and macOS (Windows strips one pair from 2.9)"
         )
-        problems.append(SyntaxProblem(QUOTED_VALUE, msg, 0, 1))
-        problems.append(SyntaxProblem(QUOTED_VALUE, msg, hi - 1, hi))
+        problems.append(SyntaxProblem(QUOTED_VALUE, msg, 0, hi))  # one mistake: the pair
         lo, hi = 1, hi - 1
 
     bounds: list[tuple[int, int]] = []

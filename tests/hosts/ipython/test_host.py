@@ -410,7 +410,7 @@ def test_check_text_codes() -> None:
         ]
 
     assert codes("%env TORCH_LOGS=\n") == [("TL001", "")]
-    assert codes('%env TORCH_LOGS="+dynamo"\n') == [("TL107", '"'), ("TL107", '"')]
+    assert codes('%env TORCH_LOGS="+dynamo"\n') == [("TL107", '"+dynamo"')]
     assert codes("!TORCH_LOGS=aot_g python x.py\n") == [("TL201", "aot_g")]
     assert codes("%%bash\nTORCH_LOGS=aot_g python x.py\n") == [("TL201", "aot_g")]
     assert codes("import torch\n%env TORCH_LOGS=+dynamo\n")[0][0] == "TL501"
