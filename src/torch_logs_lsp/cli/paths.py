@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from torch_logs_lsp.cli.text import shown
+from torch_logs_lsp.value.paths import inside
 
 
 def writable_here(path: Path, named: Sequence[str]) -> bool:
@@ -21,7 +22,7 @@ def writable_here(path: Path, named: Sequence[str]) -> bool:
         if os.path.normpath(raw) == os.path.normpath(path):
             return True  # named itself: the file it is (or points to) is the one meant
         top = os.path.realpath(raw)
-        if os.path.isdir(top) and os.path.commonpath([real, top]) == top:
+        if os.path.isdir(top) and inside(real, top):
             return True
     print(
         f"{shown(path)}: a symbolic link to a file outside the checked paths; not fixed",

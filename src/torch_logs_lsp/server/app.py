@@ -12,15 +12,17 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile, read_regular
+from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile
 from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint.checker import read_document
 from torch_logs_lsp.server import codecache, notebooks, requests
 from torch_logs_lsp.server import launch_links as launch_links_feature
 from torch_logs_lsp.server.documents import DocumentState, build_state, uri_path, utf8_size
@@ -354,10 +356,9 @@ def saved_on_disk(uri: str, text: str) -> bool:
     if not uri.startswith("file:"):
         return False
     try:
-        data = read_regular(uri_path(uri), MAX_FILE_BYTES)
+        disk = read_document(Path(uri_path(uri)))
     except SkippedFile:
         return False
-    disk = data.decode("utf-8", "replace")
     return disk.removeprefix("\ufeff") == text.removeprefix("\ufeff")
 
 
