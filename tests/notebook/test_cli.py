@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.paths import EXAMPLES
 from torch_logs_lsp import hosts
+from torch_logs_lsp.lint.pipeline import findings
 from torch_logs_lsp.notebook.edits import apply_byte_edits, source_edits
 from torch_logs_lsp.notebook.order import cell_order_notes, imports_torch
 from torch_logs_lsp.notebook.reader import CELL_HOST, NOTEBOOK, NotNotebook, read_notebook
@@ -294,7 +295,7 @@ def test_cell_order_notes_for_the_language_server() -> None:
     cells = ["import torch\n", "x = 1\n", LATE_CELL]
     notes = cell_order_notes(cells, numbers=[1, 3, 7])
     assert list(notes) == [2]
-    ((index, code_, message),) = notes[2]
+    ((index, code_, message, _),) = notes[2]
     assert (index, code_) == (0, "TL501") and "`import torch` in cell 1:" in message
     # the cell's own import is its own note, not the order's
     assert cell_order_notes(["import torch\n", "import torch\n" + LATE_CELL]) == {}
@@ -311,10 +312,13 @@ def test_cell_order_notes_for_the_language_server() -> None:
     # a value set again in the same cell is dead (TL502), not late
     twice = LATE_CELL + 'os.environ["TORCH_LOGS"] = "+dynamo"\n'
     assert [n.span_index for n in cell_order_notes(["import torch\n", twice])[1]] == [1]
-    # a write in a function called later in the cell: its line is the cell's own
-    func = 'import os\ndef f():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n\nf()\n'
-    ((_, _, message),) = cell_order_notes(["import torch\n", func])[1]
-    assert "in cell 1 (in `f`, called at line 5)" in message
+    # a write in a function defined after the import cell: late whenever it runs
+    func = 'import os\ndef f():\n    os.environ["TORCH_LOGS"] = "+dynamo"\n'
+    ((_, _, message, _),) = cell_order_notes(["import torch\n", func])[1]
+    assert "set in `f`, which can only run after `import torch` in cell 1:" in message
+    # a child process started in a later cell sees it (TL505)
+    ((_, code_, _, _),) = cell_order_notes(["import torch\n", func, "subprocess.run(c)\n"])[1]
+    assert code_ == "TL505"
 
 
 def test_mutated_notebooks_read_as_json_loads_or_are_refused() -> None:
@@ -409,3 +413,32 @@ def test_code_cells_over_the_file_limit_are_skipped(tmp_path: Path) -> None:
     path = write(tmp_path / "big.ipynb", notebook([code(big)]))
     proc = run("check", *PY, str(path))
     assert "code cells hold more than 8 MiB" in proc.stderr and "TL201" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("later", "child"),
+    [
+        ("!python train.py\n", "!python"),
+        ("%%bash\npython train.py\n", "%%bash"),
+        ("%system python train.py\n", "%system"),
+        ("import subprocess\nsubprocess.run(['python', 'train.py'])\n", "subprocess"),
+        ("x = 1\n", None),  # nothing starts a child: TL501
+        ("import subprocess\n", None),  # an import alone starts nothing
+    ],
+)
+def test_a_later_cell_that_starts_a_child_sees_the_write(later: str, child: str | None) -> None:
+    cells = ["import torch\n", LATE_CELL, later]
+    ((_, code_, message, _),) = cell_order_notes(cells)[1]
+    if child is None:
+        assert code_ == "TL501"
+    else:
+        assert code_ == "TL505" and f"(`{child}`) see it" in message
+        assert "after `import torch` in cell 1:" in message
+
+
+def test_a_shell_escape_in_the_same_cell_sees_the_write() -> None:
+    text = 'import os, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n!python train.py\n'
+    got = [(f.diagnostic.code, f.diagnostic.message) for f in findings(text, "ipython")]
+    assert [c for c, _ in got] == ["TL505"] and "(`!python`) see it" in got[0][1]
+    before = '!python train.py\nimport os, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
+    assert [f.diagnostic.code for f in findings(before, "ipython")] == ["TL501"]

@@ -107,6 +107,7 @@ CODES: tuple[CodeInfo, ...] = (
         NONE,
         "pytest stops before any test runs: pytest-env rejects an entry of the file",
     ),
+    _c("TL505", INFO, NONE, "set in Python after `import torch`: only child processes see it"),
     _c("TL601", E, QUICK, "`set_logs()` keyword that no torch release has"),
     _c("TL602", E, SAFE, "registered name that is not a `set_logs` keyword"),
     _c("TL603", E, QUICK, "`set_logs` keyword of other torch releases"),

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
+from torch_logs_lsp.model.diagnostic import Severity
 from torch_logs_lsp.model.edits import TextEdit, line_break
 from torch_logs_lsp.value.paths import PathFacts
 
@@ -32,13 +33,14 @@ from torch_logs_lsp.hosts.spec import HostSpec
 
 
 class Note(NamedTuple):
-    """A host's own warning about a span (the checker adds it to the span's analysis,
+    """A host's own finding about a span (the checker adds it to the span's analysis,
     over the whole value): ``span_index`` into the spans, a diagnostic ``code``, a
-    message."""
+    message, and its ``severity`` (a warning unless the code is an information, TL505)."""
 
     span_index: int
     code: str
     message: str
+    severity: Severity = Severity.WARNING
 
 
 class Stopped(NamedTuple):

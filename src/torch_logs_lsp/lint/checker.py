@@ -141,17 +141,15 @@ def with_host_notes(
     if not notes:
         return entries
     out = list(entries)
-    for index, code, message in notes:
+    for index, code, message, severity in notes:
         span, analysis = out[index]
         if span.value is None and span.terminated and unplaced is not None:
-            unplaced.append(
-                Diagnostic(code, Severity.WARNING, message, span.raw_start, span.raw_end)
-            )
+            unplaced.append(Diagnostic(code, severity, message, span.raw_start, span.raw_end))
         elif analysis is not None and span.value is not None:
-            diag = Diagnostic(code, Severity.WARNING, message, 0, len(span.value))
+            diag = Diagnostic(code, severity, message, 0, len(span.value))
             same = [d for d in analysis.diagnostics if d.code == code]
             if same:  # the host's words for the analysis's own finding (PowerShell's TL001)
-                diag = replace(same[0], message=message, severity=Severity.WARNING)
+                diag = replace(same[0], message=message, severity=severity)
                 kept = tuple(diag if d is same[0] else d for d in analysis.diagnostics)
                 out[index] = (span, replace(analysis, diagnostics=kept))
             else:

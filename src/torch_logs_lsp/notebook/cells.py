@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from torch_logs_lsp.hosts.python.order import READ_AT_IMPORT
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint.checker import Finding
 from torch_logs_lsp.lint.pipeline import check_document
-from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
+from torch_logs_lsp.model.diagnostic import Diagnostic
 from torch_logs_lsp.notebook.order import (
     cell_order_notes,
+    child_start,
     imports_torch,
     note_findings,
     rereads,
@@ -59,16 +61,20 @@ def cross_cell_diagnostics(cells: Sequence[CellText]) -> dict[int, list[Diagnost
     out: dict[int, list[Diagnostic]] = {}
     code = [i for i, c in enumerate(cells) if c.code]
     reread_after: dict[int, bool] = {}
+    child_after: dict[int, tuple[tuple[str, str | None], ...]] = {}
     later = False
+    child: dict[str, str | None] = dict.fromkeys(sorted(READ_AT_IMPORT))
     for i in reversed(code):
         reread_after[i] = later
+        child_after[i] = tuple(child.items())
         later = later or _rereads(cells[i].text)
+        child = {v: _child_start(cells[i].text, v) or c for v, c in child.items()}
     first: int | None = None  # the number of the first cell that imports torch
     for i in code:
         cell = cells[i]
         if first is not None and not reread_after[i]:
             try:
-                found = _cross_notes(cell.text, first, cell.number)
+                found = _cross_notes(cell.text, first, cell.number, child_after[i])
             except Exception:  # a bug must not take the server down
                 log.exception("the import order of cell %d failed", cell.number)
                 found = ()
@@ -96,10 +102,13 @@ def _rereads(text: str) -> bool:
     return rereads(text)
 
 
-def _read_cross_notes(text: str, first: int, number: int) -> tuple[Diagnostic, ...]:
-    notes = cell_order_notes(["import torch\n", text], CELL_HOST, [first, number]).get(1, [])
+def _read_cross_notes(
+    text: str, first: int, number: int, child: tuple[tuple[str, str | None], ...]
+) -> tuple[Diagnostic, ...]:
+    cells = ["import torch\n", text]
+    notes = cell_order_notes(cells, CELL_HOST, [first, number], dict(child)).get(1, [])
     return tuple(
-        Diagnostic(f.diagnostic.code, Severity.WARNING, f.diagnostic.message, f.start, f.end)
+        Diagnostic(f.diagnostic.code, f.diagnostic.severity, f.diagnostic.message, f.start, f.end)
         for f in note_findings(text, CELL_HOST, notes)
     )
 
@@ -107,12 +116,27 @@ def _read_cross_notes(text: str, first: int, number: int) -> tuple[Diagnostic, .
 _cross_notes_cached = lru_cache(maxsize=_REMEMBERED)(_read_cross_notes)
 
 
-def _cross_notes(text: str, first: int, number: int) -> tuple[Diagnostic, ...]:
-    """The TL501 diagnostics of a cell read after cell ``first`` imported torch;
-    remembered per (text, first, number) for a cell up to :data:`_CACHED_TEXT`."""
+def _cross_notes(
+    text: str, first: int, number: int, child: tuple[tuple[str, str | None], ...]
+) -> tuple[Diagnostic, ...]:
+    """The TL501 diagnostics of a cell read after cell ``first`` imported torch (TL505
+    where ``child``, variable -> what starts a child process that inherits it in a later
+    cell, names one); remembered per (text, first, number, child) for a cell up to
+    :data:`_CACHED_TEXT`."""
     if _remembered(text):
-        return _cross_notes_cached(text, first, number)
-    return _read_cross_notes(text, first, number)
+        return _cross_notes_cached(text, first, number, child)
+    return _read_cross_notes(text, first, number, child)
+
+
+@lru_cache(maxsize=_REMEMBERED)
+def _child_start_cached(text: str, variable: str) -> str | None:
+    return child_start(text, variable)
+
+
+def _child_start(text: str, variable: str) -> str | None:
+    if _remembered(text):
+        return _child_start_cached(text, variable)
+    return child_start(text, variable)
 
 
 @dataclass(frozen=True)

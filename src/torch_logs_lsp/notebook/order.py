@@ -18,16 +18,17 @@ language server's notebook documents (the cells it is sent, in order).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.interface import Note
+from torch_logs_lsp.hosts.python.order import seen_by_children
 from torch_logs_lsp.lint.checker import Finding, LineIndex
 from torch_logs_lsp.lint.dead_values import overwrites
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.notebook.reader import CELL_HOST
-from torch_logs_lsp.value.analysis import Diagnostic, Severity
+from torch_logs_lsp.value.analysis import Diagnostic
 
 #: What is put before a cell to ask the host whether its writes come after an import.
 _PREFIX = "import torch\n"
@@ -68,6 +69,7 @@ def cell_order_notes(
     cells: Sequence[str],
     host: HostKind = CELL_HOST,
     numbers: Sequence[int] | None = None,
+    child_then: Mapping[str, str | None] | None = None,
 ) -> dict[int, list[Note]]:
     """The TL501 notes that the cell order adds: for each position ``i`` of ``cells``
     (the code cells' texts, in document order) whose in-process writes come after an
@@ -77,20 +79,34 @@ def cell_order_notes(
     ``i + 1``; the CLI passes the 1-based index among all cells, markdown included, as
     Jupyter shows it). Writes the cell's own notes report (an import earlier in the
     same cell) are left out; so is everything when a later cell mentions
-    ``_init_logs``/``set_logs`` (which may read the variables again). Never raises."""
+    ``_init_logs``/``set_logs`` (which may read the variables again). A write that a
+    child process started in a later cell sees (:func:`child_start`; ``child_then``: what
+    starts one after the last of ``cells``, by variable) is TL505 instead. Never raises."""
     names = list(numbers) if numbers is not None else [i + 1 for i in range(len(cells))]
     module = hosts.host_module(host)
     out: dict[int, list[Note]] = {}
     if module is None:
         return out
     # whether a cell after position i may read the variables again
+    # (and what in one may start a child process, which sees the values: TL505)
     reread_after = [False] * len(cells)
     for i in range(len(cells) - 2, -1, -1):
         reread_after[i] = reread_after[i + 1] or rereads(cells[i + 1])
+
+    def children(i: int) -> Callable[[str], str | None]:
+        def child(variable: str) -> str | None:
+            for later in cells[i + 1 :]:
+                found = child_start(later, variable)
+                if found is not None:
+                    return found
+            return (child_then or {}).get(variable)
+
+        return child
+
     first: int | None = None  # the position of the first cell that imports torch
     for i, text in enumerate(cells):
         if first is not None and not reread_after[i]:
-            notes = _late_in_cell(host, text)
+            notes = late_in_cell(host, text, children(i))
             if notes:
                 out[i] = [n._replace(message=_named(n.message, names[first])) for n in notes]
         if first is None and imports_torch(text):
@@ -98,9 +114,21 @@ def cell_order_notes(
     return out
 
 
-def _late_in_cell(host: HostKind, text: str) -> list[Note]:
+def child_start(text: str, variable: str) -> str | None:
+    """What may start a child process that inherits ``variable`` in the code cell ``text``
+    (see :func:`.hosts.ipython.host.child_start`), or ``None``. Never raises."""
+    from torch_logs_lsp.hosts.ipython.host import child_start as start
+
+    return start(text, variable)
+
+
+def late_in_cell(
+    host: HostKind, text: str, children: Callable[[str], str | None] | None = None
+) -> list[Note]:
     """The host's notes of ``text`` as if torch was imported just before it, less the
-    ones of ``text`` alone. None for a cell magic's cell (``%%bash``: another process;
+    ones of ``text`` alone; with ``children`` (a variable -> what starts a child process
+    that inherits it in a later cell, as written, or ``None``), each TL501 note a child
+    sees is its TL505. None for a cell magic's cell (``%%bash``: another process;
     ``%%time``: not judged)."""
     module = hosts.notes_host(host)
     if module is None or text.lstrip().startswith("%%"):
@@ -115,7 +143,14 @@ def _late_in_cell(host: HostKind, text: str) -> list[Note]:
     # notes on those, as in a file)
     skip = {n.span_index for n in module.notes(text, spans)}
     skip |= {o.dead for o in overwrites(host, text, spans)}
-    return [n for n in module.notes(_PREFIX + text, shifted) if n.span_index not in skip]
+    found = [n for n in module.notes(_PREFIX + text, shifted) if n.span_index not in skip]
+    if children is None:
+        return found
+    out = []
+    for note in found:
+        child = children(shifted[note.span_index].variable)
+        out.append(note if child is None else seen_by_children(note, child))
+    return out
 
 
 def _named(message: str, cell: int) -> str:
@@ -141,12 +176,12 @@ def note_findings(text: str, host: HostKind, notes: Sequence[Note]) -> list[Find
             continue
         if span.value is None:  # where it is written decides, not what it holds
             start, end = span.raw_start, span.raw_end
-            diag = Diagnostic(note.code, Severity.WARNING, note.message, start, end)
+            diag = Diagnostic(note.code, note.severity, note.message, start, end)
             line, column = index.position(start)
             end_line, end_column = index.position(end)
             out.append(Finding(None, diag, start, end, line, column, end_line, end_column))
             continue
-        diag = Diagnostic(note.code, Severity.WARNING, note.message, 0, len(span.value))
+        diag = Diagnostic(note.code, note.severity, note.message, 0, len(span.value))
         start, end = span.document_range(0, len(span.value))
         line, column = index.position(start)
         end_line, end_column = index.position(end)
@@ -154,4 +189,11 @@ def note_findings(text: str, host: HostKind, notes: Sequence[Note]) -> list[Find
     return out
 
 
-__all__ = ["cell_order_notes", "imports_torch", "note_findings", "rereads"]
+__all__ = [
+    "cell_order_notes",
+    "child_start",
+    "imports_torch",
+    "late_in_cell",
+    "note_findings",
+    "rereads",
+]

@@ -136,15 +136,65 @@ def _split(text: str, spans: list[ValueSpan]) -> tuple[str, list[int], list[int]
 
 def notes(text: str, spans: list[ValueSpan]) -> list[Note]:
     """The Python host's TL501 notes on the view, and TL501 for a ``%env`` line after
-    an unconditional ``import torch`` of the cell (see :mod:`.ipython_order`)."""
+    an unconditional ``import torch`` of the cell (see :mod:`.ipython_order`); TL505
+    instead when a shell escape after the value starts a child process that sees it."""
     from torch_logs_lsp.hosts.ipython.order import late_env
+    from torch_logs_lsp.hosts.python.order import seen_by_children
 
     view, py, mine = _split(text, spans)
+    escapes = read(text).escapes
     out = [
-        Note(py[n.span_index], n.code, n.message)
-        for n in python.notes(view, [spans[i] for i in py])
+        n._replace(span_index=py[n.span_index]) for n in python.notes(view, [spans[i] for i in py])
     ]
-    return out + late_env(text, view, spans, mine, read(text).escapes)
+    out += late_env(text, view, spans, mine, escapes)
+    for k, note in enumerate(out):
+        span = spans[note.span_index]
+        child = _shell_escape(escapes, span.raw_end, span.variable)
+        if child is not None:
+            out[k] = seen_by_children(note, child)
+    return out
+
+
+#: A cell magic whose body runs in a new shell process.
+_SHELL_CELL = re.compile(r"\s*%%(?:bash|sh|script|system)\b")
+#: Line magics that run a shell command.
+_SHELL_MAGICS = frozenset({"system", "sx"})
+
+
+def _shell_escape(escapes: list[Escape], after: int, variable: str) -> str | None:
+    """The first of a cell's ``escapes`` from code point ``after`` on that starts a shell
+    process (``!cmd``, ``!!cmd``, ``a = !cmd``, ``%system``, ``%sx``) and does not name
+    ``variable`` (a command that sets or unsets it decides its own value), as written in
+    short (``"!python"``), or ``None``."""
+    for e in escapes:
+        if e.start < after or variable in e.code.text:
+            continue
+        words = e.code.text.split()
+        if e.kind in ("!", "!!", "=!"):
+            return "!" + (words[0][:40] if words else "")
+        if e.kind in ("%", "=%") and words and words[0] in _SHELL_MAGICS:
+            return "%" + words[0]
+    return None
+
+
+def child_start(text: str, variable: str) -> str | None:
+    """What first may start a child process that inherits ``variable`` in the cell
+    ``text`` (a shell cell magic such as ``%%bash``, a ``!cmd`` or ``%system`` line, or
+    Python that starts one: see :func:`.python_order.child_in`), as written in short, or
+    ``None``. Never raises."""
+    from torch_logs_lsp.hosts.python.order import child_in
+
+    if _SHELL_CELL.match(text):
+        return text.split(None, 1)[0][:40]
+    reading = read(text)
+    found = _shell_escape(reading.escapes, 0, variable)
+    if found is not None:
+        return found
+    try:
+        return child_in(reading.view, variable)
+    except Exception:  # a bug must not cost the other checks
+        log.exception("ipython: looking for child processes failed")
+        return None
 
 
 def torch_imported(text: str) -> int | None:

@@ -13,16 +13,21 @@ A finding needs all of these, so that it is never a guess:
   v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)`` (not ``os.putenv``,
   which ``os.environ`` never sees, nor a child process's ``env``, nor a test fixture);
 - it runs at module level (statements in module-level ``if``/``for``/``while``/``try``/
-  ``with`` blocks and ``class`` bodies count; not in a lambda or a region tree-sitter could
-  not parse), or in a function of the module (not a method, not nested) whose name the text
-  mentions only in its ``def`` and in calls ``f(...)`` of module-level code after the
-  import (then the function can only run after torch was imported);
+  ``with`` blocks and ``class`` bodies count; not a region tree-sitter could not parse);
+  or in a function, method or lambda of a module statement after the import (module code
+  after the import, or a module importing this one, can run it only once torch was
+  imported); or in a function of the module defined before the import (not a method, not
+  nested) whose name the text mentions only in its ``def`` and in calls ``f(...)`` of
+  module-level code after the import;
 - an unconditional ``import torch`` / ``import torch.x`` / ``from torch... import ...`` (a
   direct statement of the module) comes before it;
 - nothing after it can re-read the variable: no ``_init_logs`` in the rest of the text,
   and for the variables other than ``TORCH_LOGS`` no ``set_logs`` either (for a write in a
   function: in the whole text). A ``set_logs`` call returns at once while ``TORCH_LOGS``
   is set, so it never re-reads ``TORCH_LOGS`` itself.
+
+Such a write still reaches the child processes started after it (:data:`_CHILD`): when
+the text may start one, the finding is :data:`CHILDREN` (an information) instead.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Source, query, query_cursor
 from torch_logs_lsp.hosts.interface import Note
+from torch_logs_lsp.model.diagnostic import Severity
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -41,6 +47,8 @@ if TYPE_CHECKING:
 
 #: The code of the finding.
 LATE = "TL501"
+#: The code of a late write that child processes started after it still see.
+CHILDREN = "TL505"
 #: The variables torch reads only at import.
 READ_AT_IMPORT = frozenset(
     {"TORCH_LOGS", "TORCH_LOGS_OUT", "TORCH_LOGS_FORMAT", "TORCH_TRACE"}
@@ -55,6 +63,18 @@ _REREAD = re.compile(r"\b(?:_init_logs|set_logs)\b")
 #: ``TORCH_LOGS`` is in ``os.environ``, torch 2.13.0 ``_internal.py`` line 491; it runs
 #: ``_init_logs``, which reads the other variables again, only without it).
 _REREAD_TORCH_LOGS = re.compile(r"\b_init_logs\b")
+#: What starts a child process, which inherits ``os.environ`` as it is then and whose
+#: own ``import torch`` reads the value: ``subprocess`` (any function, ``Popen``),
+#: ``os.system``/``popen``/``exec*``/``spawn*``/``posix_spawn*``, ``pty.spawn``,
+#: ``multiprocessing`` and ``torch.multiprocessing`` (``spawn``/``forkserver`` children
+#: import torch again; a ``fork``ed one does not), ``ProcessPoolExecutor``,
+#: ``asyncio.create_subprocess_*``, torch's launchers (``torchrun``, ``elastic_launch``).
+_CHILD = re.compile(
+    r"\b(?:subprocess|Popen|check_call|check_output|multiprocessing|ProcessPoolExecutor"
+    r"|create_subprocess_\w+|elastic_launch|torchrun|start_processes)\b"
+    r"|\bos\.(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*)\b|\bpty\.spawn\b"
+    r"|\bmp\.(?:spawn|Process|Pool|get_context)\b"
+)
 _FROM_OS_ENVIRON = re.compile(r"from[ \t]+os[ \t]+import[^\r\n]*\benviron\b")  # at a line start
 _ENVIRON_BOUND = re.compile(r"\benviron\s*(?::[^=\n]*)?=(?!=)|\bas\s+environ\b|def\s+environ\b")
 
@@ -151,6 +171,137 @@ def _at_module_level(node: tree_sitter.Node) -> tree_sitter.Node | None:
             return node
         node = node.parent
     return None
+
+
+def _scope(data: bytes, node: tree_sitter.Node) -> tuple[tree_sitter.Node, str] | None:
+    """For ``node`` inside a function or lambda: the module's statement holding it and the
+    scope's name as code says it (``"Trainer.setup"``, ``"a lambda in `main`"``); ``None``
+    at module level or inside a region that did not parse."""
+    names: list[str] = []
+    in_scope = lambda_first = False
+    while node.parent is not None:
+        if node.type == "ERROR":
+            return None
+        if node.type in ("function_definition", "class_definition"):
+            in_scope = in_scope or node.type == "function_definition"
+            name = node.child_by_field_name("name")
+            if name is not None:
+                names.append(_text(data, name))
+        elif node.type == "lambda":
+            in_scope = True
+            lambda_first = lambda_first or not names
+        if node.parent.type == "module":
+            if not in_scope:
+                return None
+            dotted = ".".join(reversed(names))
+            if lambda_first:
+                return node, f"a lambda in `{dotted}`" if dotted else "a lambda"
+            return node, f"`{dotted}`"
+        node = node.parent
+    return None
+
+
+def _children_note(index: int, head: str, child: str) -> Note:
+    return Note(
+        index,
+        CHILDREN,
+        f"{head}: torch in this process has read it already, so only child processes "
+        f"started after it (`{child}`) see it; checked as their value",
+        Severity.INFORMATION,
+    )
+
+
+#: How every :data:`LATE` message goes on after its head (which says where the write is).
+_LATE_TAIL = ": torch reads it once, at import"
+
+
+def seen_by_children(note: Note, child: str) -> Note:
+    """``note`` as a child process started after the write sees it: a :data:`LATE` note
+    becomes the :data:`CHILDREN` note naming ``child`` (what starts it, as written:
+    ``"!python"``); any other note is returned as it is."""
+    if note.code != LATE or _LATE_TAIL not in note.message:
+        return note
+    return _children_note(note.span_index, note.message.split(_LATE_TAIL, 1)[0], child)
+
+
+def child_in(text: str, variable: str) -> str | None:
+    """What may start a child process that inherits ``variable`` anywhere in the Python
+    ``text`` (see :func:`_child_start`), or ``None``."""
+    if _CHILD.search(text) is None:
+        return None
+    src = Source(text, lone_cr_is_lf=True)
+    return _child_start(src, src.parse("python").root_node, 0, True, variable)
+
+
+def _child_start(
+    src: Source, root: tree_sitter.Node, after: int, anywhere: bool, variable: str
+) -> str | None:
+    """What first may start a child process that inherits this process's ``variable``
+    (:data:`_CHILD`, as written) in the text from code point ``after`` on, or
+    (``anywhere``: a write in a function, which may run after any line) before it. An
+    import line does not count, nor a call given an environment of its own without
+    ``variable`` (:func:`_own_environment`); ``None`` when nothing may."""
+    text = src.text
+    found = None
+    for m in _CHILD.finditer(text):
+        line = text[max(text.rfind("\n", 0, m.start()), text.rfind("\r", 0, m.start())) + 1 :]
+        if line.lstrip().startswith(("import ", "from ")):
+            continue
+        if _own_environment(src, root, m, variable):
+            continue
+        if m.start() >= after:
+            return m.group()
+        if anywhere and found is None:
+            found = m.group()
+    return found
+
+
+def _own_environment(src: Source, root: tree_sitter.Node, m: re.Match[str], variable: str) -> bool:
+    """Whether the match ``m`` is the function of a call whose ``env=`` is a dict display
+    (``{...}``, ``dict(...)``, or a name the text assigns one to) that does not mention
+    ``environ`` or that sets ``variable`` itself: a child that does not inherit this
+    process's ``variable``."""
+    node = root.named_descendant_for_byte_range(src.byte(m.start()), src.byte(m.end()))
+    while node is not None and node.type in ("identifier", "attribute"):
+        node = node.parent
+    if node is None or node.type != "call":
+        return False
+    args = node.child_by_field_name("arguments")
+    for arg in args.named_children if args is not None else ():
+        name = arg.child_by_field_name("name") if arg.type == "keyword_argument" else None
+        if name is None or _text(src.data, name) != "env":
+            continue
+        value = arg.child_by_field_name("value")
+        if value is not None and value.type == "identifier":
+            value = _assigned_display(src, root, _text(src.data, value))
+        shown = _text(src.data, value)
+        if value is None or not (value.type == "dictionary" or shown.startswith("dict(")):
+            return False
+        if "environ" not in shown:
+            return True
+        return (
+            bool(variable)
+            and re.search(rf"(?:[\"']{variable}[\"']\s*:|\b{variable}\s*=)", shown) is not None
+        )
+    return False
+
+
+def _assigned_display(src: Source, root: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    """The dict display (``{...}`` or ``dict(...)``) of the text's only assignment
+    statement ``name = ...``, or ``None`` (no such assignment, or more than one)."""
+    found = list(re.finditer(rf"(?m)^[ \t]*{re.escape(name)}[ \t]*=(?!=)", src.text))
+    if len(found) != 1:
+        return None
+    at = src.byte(found[0].start())
+    node = root.named_descendant_for_byte_range(at, at)
+    while node is not None and node.type != "assignment":
+        node = node.parent
+    right = node.child_by_field_name("right") if node is not None else None
+    if right is None or not (
+        right.type == "dictionary" or _text(src.data, right).startswith("dict(")
+    ):
+        return None
+    return right
 
 
 def _module_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -283,13 +434,14 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
         key = _key_node(src, root, spans[i])
         if key is not None and _writes_environ(src.data, key, environ):
             writes.append((i, spans[i], key))
-    # a write in a function: its function (whose name's mentions are found in one pass)
+    # a write in a function defined before the import: its function (whose name's
+    # mentions are found in one pass)
     functions: dict[int, tree_sitter.Node] = {}
     for _, span, key in writes:
         if not rereads(span.variable) and _at_module_level(key) is None:
             function = _module_function(key)
-            if function is not None:
-                functions[key.start_byte] = function
+            if function is not None and function.start_byte < imported.end_byte:
+                functions[key.start_byte] = function  # (defined before the import)
     mentions = _mentions(
         src.data, {_text(src.data, f.child_by_field_name("name")) for f in functions.values()}
     )
@@ -298,20 +450,34 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     for i, span, key in writes:
         where = ""
         stmt = _at_module_level(key)
-        if stmt is None:  # in a function: only when it is called after the import
-            function = functions.get(key.start_byte)
-            if function is None:
+        if stmt is None:  # in a function or lambda
+            if rereads(span.variable):
                 continue
-            if function.start_byte not in called_at:
-                called_at[function.start_byte] = _called_only_after(
-                    src, root, function, imported.end_byte, mentions
-                )
-            called = called_at[function.start_byte]
-            if called is None:
+            scope = _scope(src.data, key)
+            if scope is None:
                 continue
-            name = _text(src.data, function.child_by_field_name("name"))
-            where = f" (in `{name}`, called at line {called})"
+            top, scope_name = scope
+            if top.start_byte >= imported.end_byte:  # defined after the import
+                where = f"in {scope_name}, which can only run after"
+            else:  # defined before it: only when called after it
+                function = functions.get(key.start_byte)
+                if function is None:
+                    continue
+                if function.start_byte not in called_at:
+                    called_at[function.start_byte] = _called_only_after(
+                        src, root, function, imported.end_byte, mentions
+                    )
+                called = called_at[function.start_byte]
+                if called is None:
+                    continue
+                name = _text(src.data, function.child_by_field_name("name"))
+                where = f"in `{name}`, called at line {called} after"
         elif stmt.start_byte < imported.end_byte or _read_again(rereads(span.variable), span):
+            continue
+        head = f"{span.variable} is set {where or 'after'} `import torch` (line {line})"
+        child = _child_start(src, root, span.raw_end, bool(where), span.variable)
+        if child is not None:
+            out.append(_children_note(i, head, child))
             continue
         effect = "this has no effect in this process"
         if span.variable == "TORCH_LOGS" and (
@@ -325,8 +491,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
             Note(
                 i,
                 LATE,
-                f"{span.variable} is set after `import torch` (line {line}){where}: torch"
-                f" reads it once, at import, so {effect}; set it before the import",
+                f"{head}: torch reads it once, at import, so {effect}; set it before the import",
             )
         )
     return out
@@ -409,4 +574,12 @@ def torch_logs_set_before(
     return out
 
 
-__all__ = ["LATE", "READ_AT_IMPORT", "late_writes", "torch_logs_set_before"]
+__all__ = [
+    "CHILDREN",
+    "LATE",
+    "READ_AT_IMPORT",
+    "child_in",
+    "late_writes",
+    "seen_by_children",
+    "torch_logs_set_before",
+]
