@@ -128,7 +128,20 @@ _BEFORE = 'import os\ndef setup():\n    os.environ["TORCH_LOGS"] = "+dynamo"\nim
             _SETUP + "class C:\n    setup()\n",  # a call in a class body runs in place too
             [("TL501", 4)],
         ),
-        ('import torch\nmonkeypatch.setenv("TORCH_LOGS", "+dynamo")\n', []),
+        # test helpers put the value in this process's os.environ (torch 2.13: no logs)
+        ('import torch\nmonkeypatch.setenv("TORCH_LOGS", "+dynamo")\n', [("TL501", 2)]),
+        (
+            "import torch\ndef test():\n    with patch.dict(os.environ, {'TORCH_LOGS': 'x'}):\n"
+            "        f()\n",
+            [("TL501", 3)],
+        ),
+        (
+            "import torch\n@mock.patch.dict(os.environ, TORCH_LOGS='x')\ndef test(): ...\n",
+            [("TL501", 2)],
+        ),
+        ("import torch\nwith patch.dict(d, {'TORCH_LOGS': 'x'}):\n    f()\n", []),  # not os.environ
+        ("import torch\nmonkeypatch.setenv(name, 'TORCH_LOGS')\n", []),  # the value, not the name
+        ("import torch\nmonkeypatch.delenv('TORCH_LOGS')\n", []),
         (
             "try:\n    import torch\nexcept ImportError:\n    pass\n"
             'os.environ["TORCH_LOGS"] = "x"\n',
@@ -439,3 +452,21 @@ def test_torch_in_a_child_reads_a_late_write() -> None:
 )
 def test_a_child_with_its_own_environment_does_not_see_it(child: str, expected: str) -> None:
     assert _late(_TOP + child + "\n") == [(expected, 3)]
+
+
+@pytest.mark.oracle
+def test_torch_ignores_a_value_patched_in_after_the_import() -> None:
+    code = (
+        "import os\nfrom unittest.mock import patch\nimport torch\n"
+        "with patch.dict(os.environ, {'TORCH_LOGS': 'aot_g'}):\n"
+        "    import torch._dynamo\n    print('ran')\n"
+    )
+    proc = _run(code)
+    assert proc.returncode == 0 and "ran" in proc.stdout, proc.stderr[-2000:]  # no effect
+    assert codes(code) == [("TL501", 4)]
+    early = code.replace("import torch\nwith", "with").replace(
+        "import torch._dynamo", "import torch"
+    )
+    proc = _run(early)
+    assert proc.returncode != 0 and "Invalid log settings" in proc.stderr, proc.stderr[-2000:]
+    assert codes(early) == []

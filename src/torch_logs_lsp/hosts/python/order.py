@@ -10,8 +10,9 @@ read it too.
 A finding needs all of these, so that it is never a guess:
 
 - the write changes this process's environment: ``os.environ[K] = v`` / ``environ[K] =
-  v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)`` (not ``os.putenv``,
-  which ``os.environ`` never sees, nor a child process's ``env``, nor a test fixture);
+  v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)``, and while the code
+  under them runs ``patch.dict(os.environ, ...)`` and ``monkeypatch.setenv(K, v)`` (not
+  ``os.putenv``, which ``os.environ`` never sees, nor a child process's ``env``);
 - it runs at module level (statements in module-level ``if``/``for``/``while``/``try``/
   ``with`` blocks and ``class`` bodies count; not a region tree-sitter could not parse);
   or in a function, method or lambda of a module statement after the import (module code
@@ -149,6 +150,32 @@ def _writes_environ(data: bytes, key: tree_sitter.Node, environ: frozenset[str])
         return False
     method = _method(data, call, environ)
     return method == "update" or (method == "setdefault" and parent.type == "argument_list")
+
+
+def _patches_environ(data: bytes, key: tree_sitter.Node, environ: frozenset[str]) -> bool:
+    """Whether the family name ``key`` is put into this process's ``os.environ`` by a
+    test helper while the code under it runs: ``patch.dict(os.environ, {K: v})`` or
+    ``patch.dict(os.environ, K=v)`` (``unittest.mock``; a ``with`` or a decorator), or
+    ``monkeypatch.setenv(K, v)`` (pytest)."""
+    parent = key.parent
+    if parent is None:
+        return False
+    if parent.type == "pair":
+        display = parent.parent
+        args = display.parent if display is not None else None
+    elif parent.type == "keyword_argument":
+        args = parent.parent
+    else:
+        args = parent
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    fn = call.child_by_field_name("function") if call is not None else None
+    if args is None or fn is None or fn.type != "attribute":
+        return False
+    name = _text(data, fn)
+    first = args.named_children[0] if args.named_children else None
+    if name.split(".")[-2:] == ["patch", "dict"]:
+        return parent.type != "argument_list" and _text(data, first) in environ
+    return name == "monkeypatch.setenv" and first == key and parent.type == "argument_list"
 
 
 def _method(data: bytes, call: tree_sitter.Node, environ: frozenset[str]) -> str | None:
@@ -432,7 +459,9 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     writes: list[tuple[int, ValueSpan, tree_sitter.Node]] = []
     for i in candidates:
         key = _key_node(src, root, spans[i])
-        if key is not None and _writes_environ(src.data, key, environ):
+        if key is not None and (
+            _writes_environ(src.data, key, environ) or _patches_environ(src.data, key, environ)
+        ):
             writes.append((i, spans[i], key))
     # a write in a function defined before the import: its function (whose name's
     # mentions are found in one pass)
