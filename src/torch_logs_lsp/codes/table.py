@@ -66,7 +66,7 @@ CODES: tuple[CodeInfo, ...] = (
     _c("TL104", E, SAFE, "trailing comma"),
     _c("TL105", E, SAFE, "more than one prefix"),
     _c("TL106", E, SAFE, "illegal character"),
-    _c("TL107", E, SAFE, "quotes inside the value"),
+    _c("TL107", "error / warning / information", SAFE, "quotes inside the value"),
     _c("TL108", E, NONE, "quote never closed (in a saved file)"),
     _c("TL109", EW, SAFE, "typographic quotes (`“+dynamo”`)"),
     _c("TL201", EW, SAFE, "unknown name"),

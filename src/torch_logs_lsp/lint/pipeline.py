@@ -51,8 +51,9 @@ from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
 from torch_logs_lsp.torch_env.context import TorchContext, pin_diagnostics
 from torch_logs_lsp.torch_env.modules import ModuleFinder
-from torch_logs_lsp.value.analysis import Analysis, Diagnostic
+from torch_logs_lsp.value.analysis import Analysis, Diagnostic, quotes_before_2_9, with_diagnostic
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
+from torch_logs_lsp.value.parser import QUOTED_VALUE
 
 #: The launch-configuration hint's code (:mod:`torch_logs_lsp.launch.links`).
 LINKED_CALL = "TL632"
@@ -198,6 +199,8 @@ def check_document(
             unterminated = unterminated_analysis(span, reg.release) if saved else None
             analysis = unterminated or analyse_span(span, reg, finder, analyses, where)
             entries.append((span, analysis))
+        if context is not None and context.guessed:  # TL107 where 2.1-2.8 read otherwise
+            entries = with_release_quotes(host, entries, reg)
         unplaced: list[Diagnostic] = []  # the host's notes on values that are not static
         entries = with_document_hints(host, text, entries, analyses, unplaced)
         entries, quotes = typographic.apply(host, text, entries)  # TL109
@@ -223,6 +226,26 @@ def check_document(
     if any(d.code == LINKED_CALL for d in document):
         checked = checked.linked([d for d in document if d.code == LINKED_CALL])
     return checked
+
+
+def with_release_quotes(host: HostKind, entries: Entries, registry: Registry) -> Entries:
+    """``entries`` with, for a host whose values a Windows process reads (``RUNS_ON``
+    ``"windows"``: a batch file), the information TL107 of a ``TORCH_LOGS`` value wrapped
+    in quotes (:func:`.analysis.quotes_before_2_9`), for a check against ``registry``
+    because nothing named the user's release."""
+    module = hosts.host_module(host)
+    if module is None or module.RUNS_ON != "windows":
+        return entries
+    out = list(entries)
+    for i, (span, analysis) in enumerate(entries):
+        if span.variable != "TORCH_LOGS" or span.value is None or analysis is None:
+            continue
+        if any(d.code == QUOTED_VALUE for d in analysis.diagnostics):
+            continue
+        diag = quotes_before_2_9(span.value, registry)
+        if diag is not None:
+            out[i] = (span, with_diagnostic(analysis, diag))
+    return out
 
 
 def check_text(

@@ -76,7 +76,8 @@ class TorchContext:
     interpreter's environment, if one was found. ``certain``: the interpreter was named
     explicitly. ``notes``: warnings worth showing (a pin to an unpackaged release, a
     ``_registrations.py`` we could not fully read). ``pin``: the document's pin comment,
-    as given to :meth:`TorchResolver.context`.
+    as given to :meth:`TorchResolver.context`. ``guessed``: nothing named the release (no
+    torch found, no pin, no configured release): ``registry`` is the newest packaged one.
     """
 
     registry: Registry
@@ -86,6 +87,7 @@ class TorchContext:
     certain: bool
     notes: tuple[str, ...] = ()
     pin: Pin | None = None
+    guessed: bool = False
 
 
 def _mtime(path: str) -> int:
@@ -300,7 +302,8 @@ class TorchResolver:
             how = f"torch {registry.version or registry.release} of {env.python}"
             return TorchContext(registry, finder, how, env, certain, notes, pin)
         how = f"newest packaged release {DEFAULT_RELEASE} (no torch found)"
-        return TorchContext(load_registry(DEFAULT_RELEASE), finder, how, env, certain, (), pin)
+        registry = load_registry(DEFAULT_RELEASE)
+        return TorchContext(registry, finder, how, env, certain, (), pin, guessed=True)
 
 
 def unpackaged_note(wanted: str, used: str) -> str:

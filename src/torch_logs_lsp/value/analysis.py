@@ -153,6 +153,27 @@ def _quoted_value(
     ]
 
 
+def quotes_before_2_9(value: str, registry: Registry) -> Diagnostic | None:
+    """For a value a Windows process reads (a batch file's) checked against ``registry``
+    only because nothing named the user's release: TL107 as an information over
+    ``value`` when it is wrapped in one pair of quotes, saying what each release does
+    (2.9+ strips the pair on Windows, ``process_env_var_string_for_windows``; 2.1-2.8 keep
+    the quotes in the value and reject it); ``None`` otherwise or when ``registry``'s
+    release does not strip them (then the analysis already says so)."""
+    if not outer_quotes(value) or not holds("windows_outer_quotes", registry.release):
+        return None
+    return Diagnostic(
+        QUOTED_VALUE,
+        Severity.INFORMATION,
+        f"the value is wrapped in quotes: on Windows torch 2.9 and later strip one pair "
+        f"(checked so, against torch {registry.release}: no torch was found), but torch "
+        "2.1-2.8 keep them in the value and reject it; name the release to check it "
+        "exactly (--python, --torch-version or a pin comment), or remove the quotes",
+        0,
+        len(value),
+    )
+
+
 def _name_diagnostic(
     item: Item, registry: Registry, finder: ModuleFinder, suggestions_for: Suggestions
 ) -> tuple[Diagnostic, Outcome, Spec | None]:

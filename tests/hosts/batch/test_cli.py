@@ -96,3 +96,47 @@ def test_pin_comment_in_batch_syntax(tmp_path: Path, pin: str) -> None:
     ]
     path.write_text(f'{pin.replace("2.8", "2.9")}\r\nset TORCH_LOGS="+dynamo"\r\n')
     assert _rows(run("check", str(path)), path) == []
+
+
+def _python_without_torch(tmp_path: Path) -> str:
+    """A venv-looking interpreter path with no torch (never run: pyvenv.cfg is read)."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib" / "python3.12" / "site-packages").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.12.0\n")
+    python = venv / "bin" / "python"
+    python.write_text("")
+    return str(python)
+
+
+def test_release_not_known_says_what_each_release_does(tmp_path: Path) -> None:
+    """With no torch found, no pin and no --torch-version the release is a guess: a
+    quoted value gets one information TL107 (2.9+ strips the pair on Windows, 2.1-2.8
+    reject it); a named release decides it (2.8: one error; 2.13: nothing)."""
+    python = ("--python", _python_without_torch(tmp_path))  # (whatever is on PATH)
+    path = tmp_path / "run.bat"
+    path.write_bytes(b'set TORCH_LOGS="+dynamo,guards"\r\n')
+    proc = run("check", *python, str(path), cwd=tmp_path)
+    assert _rows(proc, path) == ["run.bat:1:16: TL107"], proc.stdout + proc.stderr
+    assert proc.returncode == 0  # an information
+    assert "torch 2.9 and later strip one pair" in proc.stdout
+    assert "torch 2.1-2.8 keep them in the value and reject it" in proc.stdout
+    assert _rows(run("check", "--torch-version", "2.13", str(path)), path) == []
+    assert _rows(run("check", "--torch-version", "2.8", str(path)), path) == ["run.bat:1:16: TL107"]
+    # one mistake inside is still its own finding; the quotes are still one
+    path.write_bytes(b'set TORCH_LOGS="+dynamo,,guards"\r\n')
+    assert _rows(run("check", *python, str(path), cwd=tmp_path), path) == [
+        "run.bat:1:16: TL107",
+        "run.bat:1:25: TL103",
+    ]
+    # a pin comment names the release: no guess
+    path.write_bytes(b'rem torch-logs: torch=2.13\r\nset TORCH_LOGS="+dynamo"\r\n')
+    assert _rows(run("check", *python, str(path), cwd=tmp_path), path) == []
+
+
+def test_shell_and_powershell_keep_their_own_rules(tmp_path: Path) -> None:
+    sh = tmp_path / "run.sh"
+    sh.write_text("export TORCH_LOGS='\"+dynamo\"'\n")
+    assert [
+        r.split()[1] for r in run("check", str(sh), cwd=tmp_path).stdout.splitlines() if ": TL" in r
+    ] == ["TL107"]
