@@ -112,14 +112,20 @@ def script_dirs(
                 break
             for cwd in _resolved(m.group(m.lastindex or 1), bases, folders):
                 add(cwd)
-        for i, m in enumerate(_SCRIPT.finditer(text)):
-            if i >= MAX_SCRIPTS or len(out) >= MAX_DIRS:
+        words: dict[str, None] = {}
+        for m in _SCRIPT.finditer(text):
+            if len(words) >= MAX_SCRIPTS:
                 break
-            for script in _resolved(m.group(0), bases, folders):
+            words[m.group(0)] = None
+        for word in words:
+            if len(out) >= MAX_DIRS:
+                break
+            for script in _resolved(word, bases, folders):
                 add(os.path.dirname(script))
-                real = os.path.realpath(script)  # python puts the real directory there
-                if real != script:
-                    add(os.path.dirname(real))
+                if os.path.lexists(script):  # python puts the real directory first
+                    real = os.path.realpath(script)
+                    if real != script:
+                        add(os.path.dirname(real))
     except (OSError, ValueError):  # a path the OS refuses (NUL, too long): no more
         pass
     return tuple(out)
