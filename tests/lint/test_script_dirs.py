@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.support.growth import growth
 from torch_logs_lsp.lint.pipeline import check_document
 from torch_logs_lsp.lint.script_dirs import MAX_DIRS, script_dirs
 from torch_logs_lsp.model.host_kind import HostKind
@@ -182,3 +184,15 @@ def test_same_directory_as_the_real_process(tree: Path):
     assert out == [str(proj / "tools"), str(proj / "tools"), str(proj / "srcdir")]
     dirs = script_dirs(text, str(proj / "run.sh"), [], str(tree), (str(tree),))
     assert set(out) <= set(dirs), dirs
+
+
+@pytest.mark.parametrize("unit", ["a", "a/", "${x}", "x.pyx", "cd ", '"cwd": "', "${ab"])
+def test_linear_in_the_text(tmp_path: Path, unit: str):
+    """One long word without `.py` (a minified line, a base64 blob) used to be scanned
+    from each of its characters: quadratic."""
+
+    def make(n: int) -> Callable[[], object]:
+        text = unit * n
+        return lambda: script_dirs(text, str(tmp_path / "a.sh"), [], None, None)
+
+    assert growth(make, 20_000) < 8

@@ -42,8 +42,11 @@ MAX_DIRS = 64
 #: Most ``*.py`` words, and most directories changed to, of one document looked at.
 MAX_SCRIPTS = 256
 
-#: A word ending in ``.py``: path characters and ``${name}`` variables.
-_SCRIPT = re.compile(r"(?:\$\{\w+\}|[^\s\"'`=;,()\[\]{}<>|&$\\*?])*\.py(?![\w.-])")
+#: A word ending in ``.py``: path characters and ``${name}`` variables, starting after a
+#: separator (so each word is scanned once: linear in the text, whatever it holds).
+_SCRIPT = re.compile(
+    r"(?<![^\s\"'`=;,()\[\]<>|&\\*?])(?:\$\{\w+\}|[^\s\"'`=;,()\[\]{}<>|&$\\*?])*\.py(?![\w.-])"
+)
 #: Where a command runs: a launch configuration's ``"cwd": "..."`` (without escapes), a
 #: workflow step's ``working-directory:``, compose's ``working_dir:``, a shell's ``cd DIR``
 #: or ``pushd DIR`` (anywhere: also inside ``cd x && python -m app``).
