@@ -161,6 +161,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             # the workspace for paths: the current directory and the file's project (TL402)
             base_dir=os.getcwd(),
             roots=(os.getcwd(), project_dir(path)),
+            path=os.path.abspath(path),  # module names: the script's directory first
             links=launch_links(path, roots, names),  # TL632: a launch config runs it
         )
         for f in chooser.chosen(path, document.findings(), lambda f: f.diagnostic.code):

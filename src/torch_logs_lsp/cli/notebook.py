@@ -82,7 +82,12 @@ def check_notebook(
         notebook, fixed = _fix(path, notebook, context.registry, args.format, ignore)
     roots = (os.getcwd(), project_dir(path))
     found = notebook_findings(
-        notebook, context.registry, base_dir=os.getcwd(), roots=roots, context=context
+        notebook,
+        context.registry,
+        base_dir=os.getcwd(),
+        roots=roots,
+        context=context,
+        path=os.path.abspath(path),
     )
     return found, fixed
 

@@ -4,8 +4,8 @@ description: a ``TORCH_LOGS=help`` that crashes nothing).
 
 Each checked file's project stands in for the workspace (:func:`project_dir`: the nearest
 directory above it with a ``.venv``/``venv``): that interpreter's torch is used, and the
-directory is searched first for module names (like the script directory of ``python
-train.py``).
+directory is one of the candidates for ``sys.path[0]`` when module names are resolved
+(the pipeline adds the file's own: :mod:`torch_logs_lsp.lint.script_dirs`).
 """
 
 from __future__ import annotations

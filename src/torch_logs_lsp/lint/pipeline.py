@@ -11,6 +11,9 @@
   from its workspace folders and open documents.
 - ``base_dir`` / ``roots``: where relative paths are resolved and which folders hold the
   paths that are judged (:mod:`.paths`).
+- ``path``: the document's file (absolute; ``None`` for text that is not one): with
+  ``base_dir``, ``roots`` and the scripts the document names it says where module names
+  are looked for first (:mod:`.script_dirs`: the process's ``sys.path[0]``).
 - ``extraction`` / ``analyses``: the server's caches kept across versions; the result is
   the same without them.
 - ``failed``: what happens when a stage raises (a bug): re-raised by default; the server
@@ -45,11 +48,12 @@ from torch_logs_lsp.lint.checker import (
 from torch_logs_lsp.lint.dead_values import with_document_hints
 from torch_logs_lsp.lint.misspelled import name_diagnostics
 from torch_logs_lsp.lint.paths import places
+from torch_logs_lsp.lint.script_dirs import script_dirs
 from torch_logs_lsp.lint.suppressions import Silencer
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.set_logs.checks import raising_calls_only_raise
-from torch_logs_lsp.torch_env.context import TorchContext, pin_diagnostics
+from torch_logs_lsp.torch_env.context import TorchContext, fallback_finder, pin_diagnostics
 from torch_logs_lsp.torch_env.modules import ModuleFinder
 from torch_logs_lsp.value.analysis import Analysis, Diagnostic, quotes_before_2_9, with_diagnostic
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
@@ -91,12 +95,15 @@ class CheckedDocument:
     """What :func:`check_document` found in one document. ``entries``: every span with its
     analysis (offsets inside the analyses: code points into the span's value);
     ``document``: diagnostics not tied to a value (document offsets, code points);
-    ``host``: ``None`` for a document no host reads (it has no diagnostics)."""
+    ``host``: ``None`` for a document no host reads (it has no diagnostics); ``finder``:
+    the module finder the names were resolved with (the document's candidates for
+    ``sys.path[0]`` included), ``None`` when nothing was resolved."""
 
     host: HostKind | None
     text: str
     entries: Entries
     document: list[Diagnostic] = field(default_factory=list)
+    finder: ModuleFinder | None = None
 
     def placed(self, extra: Sequence[Diagnostic] = ()) -> list[Placed]:
         """Every diagnostic in document offsets, suppression comments not applied, in
@@ -165,6 +172,7 @@ def check_document(
     saved: bool = True,
     base_dir: str | None = None,
     roots: tuple[str, ...] | None = None,
+    path: str | None = None,
     links: Links | None = None,
     extraction: DocumentCache | None = None,
     analyses: AnalysisCache | None = None,
@@ -175,7 +183,7 @@ def check_document(
     read as ``host`` (``None``: nothing is read). Names are checked against ``context``'s
     torch when given (its registry and module finder; its pin comment may get ``TL902``),
     else ``registry`` (default: the packaged one for the default release) and ``finder``.
-    See the module docstring for ``saved``, ``base_dir``, ``roots``, ``links``,
+    See the module docstring for ``saved``, ``base_dir``, ``roots``, ``path``, ``links``,
     ``extraction``, ``analyses`` and ``failed``; ``binding_first``: a ``set_logs`` call
     Python rejects while binding its arguments gets only those errors (every problem of it
     without: a fix's verification). Never raises unless ``failed`` does."""
@@ -191,10 +199,14 @@ def check_document(
     except Exception as exc:
         failed("extract", exc)
         spans = []
+    wheres = places(host, text, spans, base_dir, roots)
+    # where the reading process may look first (sys.path[0]): for values and set_logs calls
+    finder = (finder or fallback_finder()).with_first(
+        script_dirs(text, path, wheres, base_dir, roots)
+    )
     if analyses is not None:
         analyses.refresh(finder)
     try:
-        wheres = places(host, text, spans, base_dir, roots)
         for span, where in zip(spans, wheres, strict=True):
             unterminated = unterminated_analysis(span, reg.release) if saved else None
             analysis = unterminated or analyse_span(span, reg, finder, analyses, where)
@@ -222,7 +234,7 @@ def check_document(
             document += run()
         except Exception as exc:
             failed(stage, exc)
-    checked = CheckedDocument(host, text, entries, document)
+    checked = CheckedDocument(host, text, entries, document, finder)
     if any(d.code == LINKED_CALL for d in document):
         checked = checked.linked([d for d in document if d.code == LINKED_CALL])
     return checked

@@ -161,13 +161,15 @@ def notebook_findings(
     base_dir: str | None = None,
     roots: tuple[str, ...] | None = None,
     context: TorchContext | None = None,
+    path: str | None = None,
 ) -> list[CellFinding]:
     """Every finding of a saved notebook's code cells, in cell order, then by offset: each
     cell checked as a document (:func:`.pipeline.check_document`, paths judged as there)
     with its :func:`cross_cell_diagnostics`, suppression comments applied. ``[]`` for a
     notebook whose kernel is not Python. ``context``: the user's torch, used instead of
-    ``registry`` and ``finder`` when given (a cell's pin comment may get ``TL902``). Never
-    raises for any cell text."""
+    ``registry`` and ``finder`` when given (a cell's pin comment may get ``TL902``).
+    ``path``: the notebook's file (its directory is the kernel's working directory, where
+    module names are looked for first). Never raises for any cell text."""
     if not notebook.is_python:
         return []
     cells = [CellText(c.index + 1, c.text, c.kind == "code") for c in notebook.cells]
@@ -177,7 +179,14 @@ def notebook_findings(
         if not cell.code:
             continue
         checked = check_document(
-            cell.text, CELL_HOST, registry, finder, context=context, base_dir=base_dir, roots=roots
+            cell.text,
+            CELL_HOST,
+            registry,
+            finder,
+            context=context,
+            base_dir=base_dir,
+            roots=roots,
+            path=path,
         )
         out += [CellFinding(cell.number, f) for f in checked.findings(across.get(i, ()))]
     return out

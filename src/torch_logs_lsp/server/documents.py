@@ -6,7 +6,8 @@ Computed once per version and shared by every feature (diagnostics, completion, 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlparse
 
 from torch_logs_lsp import hosts
@@ -30,6 +31,15 @@ def uri_path(uri: str) -> str:
         return unquote(urlparse(uri).path)
     except ValueError:
         return uri
+
+
+def document_path(uri: str) -> str | None:
+    """The file of a document: a ``file:`` URI's path, a notebook cell's notebook
+    (``vscode-notebook-cell:``); ``None`` for others (``untitled:``)."""
+    if not uri.startswith(("file:", "vscode-notebook-cell:")):
+        return None
+    path = uri_path(uri)
+    return path if os.path.isabs(path) else None
 
 
 def utf8_size(text: str) -> int:
@@ -131,7 +141,11 @@ def build_state(
     paths are resolved (the first workspace folder; not checked without one); ``roots``:
     the workspace folders, outside which no path is judged; ``saved``: whether the text is
     the file's saved text (a quote left open is ``TL108`` only then); ``links``: the
-    launch configurations' ``TL632``. Never raises: a failing stage is logged and skipped."""
+    launch configurations' ``TL632``. The document's path (a ``file:`` URI's, a notebook
+    cell's notebook) tells where module names are looked for first; the state's
+    ``context`` holds the finder the document was checked with, so hover, completion and
+    fixes resolve names as its diagnostics did. Never raises: a failing stage is logged
+    and skipped."""
 
     def failed(stage: str, exc: Exception) -> None:
         log.error("%s of %s failed", stage, uri, exc_info=exc)
@@ -144,10 +158,13 @@ def build_state(
         saved=saved,
         base_dir=base_dir,
         roots=roots,
+        path=document_path(uri),
         links=links,
         extraction=cache,
         analyses=analyses,
         failed=failed,
     )
     mapper = PositionMapper(text, encoding)
+    if context is not None and checked.finder is not None:
+        context = replace(context, finder=checked.finder)
     return DocumentState(uri, version, checked, mapper, context)

@@ -214,8 +214,9 @@ class TorchResolver:
         return registry, notes
 
     def finder(self, env: PythonEnv | None, workspace: str | None, certain: bool) -> ModuleFinder:
-        """A module finder over the environment's search path (the workspace folder first,
-        standing in for the script's directory); without an environment, a partial one:
+        """A module finder over the environment's search path, with the workspace folder
+        as a candidate for the script's directory (``sys.path[0]``; a document adds its
+        own with :meth:`.ModuleFinder.with_first`); without an environment, a partial one:
         our own standard library and the packaged torch module list."""
         if env is None:
             if self._fallback is None:
@@ -229,8 +230,9 @@ class TorchResolver:
                     description="no Python environment found",
                 )
             return self._fallback
-        paths = ([workspace] if workspace else []) + env.search_path()
-        key = (env.python, str(certain), *paths)
+        paths = env.search_path()
+        first = [workspace] if workspace else []
+        key = (env.python, str(certain), *first, "", *paths)
         finder = self._finders.get(key)
         if finder is None:
             finder = ModuleFinder(
@@ -239,6 +241,7 @@ class TorchResolver:
                 certain=certain and not env.pth_imports_editable(),
                 builtins=env.builtins,
                 description=env.python,
+                first=first,
             )
             self._finders[key] = finder
         return finder

@@ -18,6 +18,13 @@ then ``x.py``/``x.pyc``/extension modules (``x.cpython-311-x86_64-linux-gnu.so``
 ``__init__`` is a namespace portion that is used only when no entry of the path has a
 regular package or module. Zip files on the path are not read (lookups they could answer
 are reported ``unknown`` only when the path is incomplete).
+
+``sys.path[0]`` depends on how the process that reads the value starts (``python
+dir/train.py``: ``dir``; ``python -m pkg.mod`` and ``python -c``: the working directory),
+which a checked file rarely says for certain. A finder therefore takes ``first``: the
+directories that may be ``sys.path[0]``, and a name is found when it is found with *any*
+of them in front of the path (no finding for a module the project's own script could
+import). :meth:`ModuleFinder.with_first` gives a document its own candidates.
 """
 
 from __future__ import annotations
@@ -42,6 +49,10 @@ Status = Literal[
 #: Names in ``sys.modules`` before any user code runs that are not files of their own
 #: (``os`` installs ``os.path``); ``find_spec`` answers them from ``sys.modules``.
 ALIASED = frozenset({"os.path"})
+
+#: Most finders :meth:`ModuleFinder.with_first` keeps per finder (one per set of candidate
+#: directories: in practice one per document directory).
+_MAX_DERIVED = 256
 
 _MODULE_FILE = re.compile(
     r"^(?P<name>[^\W\d]\w*)"
@@ -100,6 +111,8 @@ class ModuleFinder:
     (no file). ``known``: dotted names known to exist without files here (the packaged
     torch module list), used when the path does not have the top-level package.
     ``description``: where the path came from, for messages (``".venv/bin/python"``).
+    ``first``: directories that may be ``sys.path[0]`` (see the module docstring): a name
+    found with any of them in front of ``paths`` is found.
     """
 
     def __init__(
@@ -112,8 +125,10 @@ class ModuleFinder:
         stdlib_names: Iterable[str] = (),
         known: Iterable[str] = (),
         description: str = "",
+        first: Sequence[str] = (),
     ) -> None:
         self.paths = tuple(dict.fromkeys(os.path.abspath(p) for p in paths))
+        self.first = tuple(dict.fromkeys(os.path.abspath(p) for p in first))
         self.complete = complete
         self.certain = certain
         self.builtins = frozenset(builtins)
@@ -127,6 +142,42 @@ class ModuleFinder:
         self._listings: dict[str, tuple[int, frozenset[str]]] = {}
         #: Per directory listing: module name -> its file names, sorted (built once).
         self._module_files: dict[str, tuple[frozenset[str], dict[str, tuple[str, ...]]]] = {}
+        #: Finders made by :meth:`with_first`, per candidate tuple (they share the caches).
+        self._derived: dict[tuple[str, ...], ModuleFinder] = {}
+
+    @property
+    def searched(self) -> tuple[str, ...]:
+        """Every directory a lookup may list first: ``first``, then ``paths``."""
+        return self.first + self.paths
+
+    def with_first(self, first: Sequence[str]) -> ModuleFinder:
+        """This finder with ``first`` added to its candidates for ``sys.path[0]`` (the
+        same object for the same candidates, and ``self`` when they add nothing; the
+        directory listings are shared, so a document's finder costs a few listings)."""
+        extra = tuple(
+            d for d in dict.fromkeys(os.path.abspath(p) for p in first) if d not in self.first
+        )
+        if not extra:
+            return self
+        key = self.first + extra
+        derived = self._derived.get(key)
+        if derived is None:
+            if len(self._derived) >= _MAX_DERIVED:
+                self._derived.clear()
+            derived = ModuleFinder(
+                self.paths,
+                complete=self.complete,
+                certain=self.certain,
+                builtins=self.builtins,
+                stdlib_names=self.stdlib_names,
+                known=self.known,
+                description=self.description,
+                first=key,
+            )
+            derived._listings = self._listings
+            derived._module_files = self._module_files
+            self._derived[key] = derived
+        return derived
 
     # -- directory reading ----------------------------------------------------------
     def _listing(self, directory: str) -> frozenset[str]:
@@ -210,8 +261,37 @@ class ModuleFinder:
             return Lookup(name, "relative", missing=name)
         if name in ALIASED:
             return Lookup(name, "found", Spec(name, "module", ""))
+        if not self.first:
+            return self._resolve(name, self.paths)
+        # a candidate matters only when it holds the top-level name (else the answer is
+        # the one without it): each such one is tried, then the path alone
+        top = name.partition(".")[0]
+        answers: list[Lookup] = []
+        for directory in self.first:
+            if self._holds(directory, top):
+                answer = self._resolve(name, (directory, *self.paths))
+                if answer.status == "found":
+                    return answer
+                answers.append(answer)
+        if len(answers) < len(self.first):
+            answer = self._resolve(name, self.paths)
+            if answer.status == "found":
+                return answer
+            answers.append(answer)
+        for answer in answers:
+            if answer.status == "unknown":
+                return answer  # cannot tell with one of the candidates: no verdict
+        return answers[0]
+
+    def _holds(self, directory: str, part: str) -> bool:
+        """Whether ``directory`` has an entry named ``part`` or a module file of it."""
+        listing = self._listing(directory)
+        return part in listing or bool(self._files_of(directory, listing, part))
+
+    def _resolve(self, name: str, paths: Sequence[str]) -> Lookup:
+        """``find_spec(name)`` with ``paths`` as ``sys.path``."""
         parts = name.split(".")
-        locations: Sequence[str] = self.paths
+        locations: Sequence[str] = paths
         from_known = False
         spec: Spec | None = None
         for i, part in enumerate(parts):

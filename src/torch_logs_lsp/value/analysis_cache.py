@@ -45,9 +45,10 @@ def _weight(result: Analysis) -> int:
 
 
 def _fingerprint(finder: ModuleFinder) -> tuple[int, ...]:
-    """Modification times (ns) of the finder's search directories; -1 for a missing one."""
+    """Modification times (ns) of the finder's search directories (its candidates for
+    ``sys.path[0]`` too); -1 for a missing one."""
     out: list[int] = []
-    for path in finder.paths:
+    for path in finder.searched:
         try:
             out.append(os.stat(path).st_mtime_ns)
         except OSError:

@@ -1,0 +1,137 @@
+"""Where module names of a document's values are looked for first: the directories that
+the process reading the value may have as ``sys.path[0]``.
+
+torch resolves a module name of ``TORCH_LOGS`` (``+mypkg.model``) at ``import torch`` with
+``importlib.util.find_spec`` over that process's ``sys.path``, whose first entry depends
+on how the process started: ``python dir/train.py`` puts the script's directory there
+(symlinks resolved), ``python -m pkg.mod``, ``python -c`` and a notebook kernel the working
+directory. A checked file rarely says for certain which process reads its value, so every
+plausible directory is a candidate, and a module found with any of them is found (no
+finding for a module the project's own script could import; see
+:meth:`.ModuleFinder.with_first`). The candidates of a document:
+
+- the working directories it may run in: the document's own directory (a Python file is
+  the script being run; a shell script, ``.env`` or Makefile is usually run from there),
+  the workspace's folders (the editor's; on the command line the current directory and the
+  file's project), the directory relative paths are resolved against, and a directory the
+  host knows the document moves to (a shell ``cd``, :attr:`.PathFacts.cwd`);
+- the directory of each ``*.py`` path the document names (``python scripts/train.py``,
+  ``torchrun train.py``, launch.json's ``"program": "${workspaceFolder}/tools/run.py"``,
+  ``CMD ["python", "app/main.py"]``), taken from each of those working directories, and
+  ``${workspaceFolder}`` as each workspace folder: a word ending in ``.py`` is enough (a
+  name that is not a script only adds a directory to look in, never a finding);
+- the directories commands change to, as written (``python -m`` and ``python -c`` run
+  there): a launch configuration's ``"cwd"``, a workflow step's ``working-directory:``,
+  ``cd``/``pushd`` anywhere in the text (also ``cd x && python -m app``, which the shell
+  host cannot follow for paths), each from each working directory above.
+
+Only existing directories count, at most :data:`MAX_DIRS` of them (a few ``stat`` and
+listing calls per document; listings are cached per directory).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+
+from torch_logs_lsp.value.paths import Where
+
+#: Most candidate directories of one document.
+MAX_DIRS = 64
+#: Most ``*.py`` words, and most directories changed to, of one document looked at.
+MAX_SCRIPTS = 256
+
+#: A word ending in ``.py``: path characters and ``${name}`` variables, starting after a
+#: separator (so each word is scanned once: linear in the text, whatever it holds).
+_SCRIPT = re.compile(
+    r"(?<![^\s\"'`=;,()\[\]<>|&\\*?])(?:\$\{\w+\}|[^\s\"'`=;,()\[\]{}<>|&$\\*?])*\.py(?![\w.-])"
+)
+#: Where a command runs: a launch configuration's ``"cwd": "..."`` (without escapes), a
+#: workflow step's ``working-directory:``, compose's ``working_dir:``, a shell's ``cd DIR``
+#: or ``pushd DIR`` (anywhere: also inside ``cd x && python -m app``).
+_CWD = re.compile(
+    r'"cwd"\s*:\s*"([^"\\]*)"'
+    r"|\b(?:working-directory|working_dir)\s*:\s*[\"']?([^\s\"'#]+)"
+    r"|(?:^|[\s;&|(])(?:cd|pushd)\s+[\"']?([^\s\"';&|)]+)",
+    re.MULTILINE,
+)
+#: VS Code's variables for a workspace folder.
+_WORKSPACE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot)\}")
+
+
+def _resolved(word: str, bases: Sequence[str], roots: Sequence[str]) -> Iterable[str]:
+    """The absolute paths ``word`` (a path as written) may name: ``~`` expanded,
+    ``${workspaceFolder}`` as each root, a relative one from each base; nothing for a word
+    with other variables."""
+    if word.startswith("~"):
+        word = os.path.expanduser(word)
+    if _WORKSPACE.search(word):
+        for root in roots:
+            yield os.path.normpath(_WORKSPACE.sub(root.replace("\\", "\\\\"), word))
+        return
+    if "$" in word:
+        return
+    if os.path.isabs(word):
+        yield os.path.normpath(word)
+        return
+    for base in bases:
+        yield os.path.normpath(os.path.join(base, word))
+
+
+def script_dirs(
+    text: str,
+    path: str | None,
+    wheres: Sequence[Where],
+    base_dir: str | None,
+    roots: Sequence[str] | None,
+) -> tuple[str, ...]:
+    """The candidates for ``sys.path[0]`` of the processes that read the values of the
+    document ``text`` (the file ``path``, absolute; ``None`` for text that is not a file),
+    as the module docstring says: ``wheres`` are the values' :class:`.paths.Where`
+    (:func:`.paths.places`), ``base_dir`` and ``roots`` the pipeline's. Existing
+    directories only, each once, at most :data:`MAX_DIRS`. Every host's text is searched
+    alike: a candidate too many only means a finding fewer. Never raises."""
+    folders = [os.path.abspath(r) for r in roots or ()]
+    bases: list[str] = []
+    if path is not None and os.path.isabs(path):
+        bases.append(os.path.dirname(os.path.normpath(path)))
+    bases += folders
+    if base_dir:
+        bases.append(os.path.abspath(base_dir))
+    bases += [w.facts.cwd for w in wheres if w.facts.cwd and os.path.isabs(w.facts.cwd)]
+    bases = list(dict.fromkeys(bases))
+    out: dict[str, None] = {}
+
+    def add(directory: str) -> None:
+        if len(out) < MAX_DIRS and directory not in out and os.path.isdir(directory):
+            out[directory] = None
+
+    for base in bases:
+        add(base)
+    try:
+        for i, m in enumerate(_CWD.finditer(text)):
+            if i >= MAX_SCRIPTS or len(out) >= MAX_DIRS:
+                break
+            for cwd in _resolved(m.group(m.lastindex or 1), bases, folders):
+                add(cwd)
+        words: dict[str, None] = {}
+        for m in _SCRIPT.finditer(text):
+            if len(words) >= MAX_SCRIPTS:
+                break
+            words[m.group(0)] = None
+        for word in words:
+            if len(out) >= MAX_DIRS:
+                break
+            for script in _resolved(word, bases, folders):
+                add(os.path.dirname(script))
+                if os.path.lexists(script):  # python puts the real directory first
+                    real = os.path.realpath(script)
+                    if real != script:
+                        add(os.path.dirname(real))
+    except (OSError, ValueError):  # a path the OS refuses (NUL, too long): no more
+        pass
+    return tuple(out)
+
+
+__all__ = ["MAX_DIRS", "script_dirs"]
