@@ -22,6 +22,7 @@ from torch_logs_lsp.value.paths import PathFacts
 
 if TYPE_CHECKING:
     from torch_logs_lsp.hosts.incremental import DocumentCache
+    from torch_logs_lsp.hosts.python.registrations import Registered
     from torch_logs_lsp.hosts.typographic import QuoteFinding
     from torch_logs_lsp.model.host_kind import HostKind
     from torch_logs_lsp.model.spans import ValueSpan
@@ -203,6 +204,12 @@ class SetLogsHost(Protocol):
     def set_logs_source(self, text: str) -> SetLogsSource | None:
         """How ``text`` spells what a ``set_logs`` fix writes (the Python host; see
         :class:`~..set_logs_source.SetLogsSource`); ``None`` for most. Never raises."""
+        ...
+
+    def registered(self, text: str) -> Registered:
+        """The log names ``text`` registers with torch itself (``register_log`` /
+        ``register_artifact`` calls with a literal name; see
+        :mod:`.python.registrations`); empty for most. Never raises."""
         ...
 
     def set_logs_site(self, text: str, offset: int) -> SetLogsSite | None:

@@ -10,7 +10,7 @@ Russian) come from ``data/descriptions.json``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from importlib import resources
 from typing import Any, Literal
@@ -96,6 +96,19 @@ class Registry:
         names = ["all", *sorted(self.components)]
         names += sorted(a for a in self.artifacts if a not in TESTING_ONLY)
         return names
+
+    def with_registered(
+        self,
+        components: tuple[tuple[str, tuple[str, ...]], ...],
+        artifacts: tuple[tuple[str, bool, bool], ...],
+    ) -> Registry:
+        """This registry with names a program registers itself added (``components``:
+        alias and qualified logger names; ``artifacts``: name, ``off_by_default``,
+        ``visible``; torch's own names are kept as they are); ``self`` when there are
+        none. The same arguments give the same object (analysis caches key on it)."""
+        if not components and not artifacts:
+            return self
+        return _with_registered(self, components, artifacts)
 
     def known_names(self) -> list[str]:
         """Every name torch accepts as an item (``all``, components, every artifact)."""
@@ -221,3 +234,32 @@ def registry_from_facts(
             if text:
                 descriptions[name] = {**descriptions.get(name, {}), "torch": text}
     return Registry(release, components, artifacts, descriptions, source, version)
+
+
+#: Registries with a program's own names, by (base registry's id, the names): the base is
+#: kept in the value, so its id is not reused while the entry lives.
+_EXTENDED: dict[tuple[object, ...], tuple[Registry, Registry]] = {}
+_MAX_EXTENDED = 64
+
+
+def _with_registered(
+    registry: Registry,
+    components: tuple[tuple[str, tuple[str, ...]], ...],
+    artifacts: tuple[tuple[str, bool, bool], ...],
+) -> Registry:
+    key = (id(registry), components, artifacts)
+    found = _EXTENDED.get(key)
+    if found is not None and found[0] is registry:
+        return found[1]
+    comps = dict(registry.components)
+    for name, qnames in components:
+        comps.setdefault(name, Component(name, qnames or (name,)))
+    arts = dict(registry.artifacts)
+    for name, off, visible in artifacts:
+        if name not in comps:
+            arts.setdefault(name, Artifact(name, off, visible))
+    extended = replace(registry, components=comps, artifacts=arts)
+    if len(_EXTENDED) >= _MAX_EXTENDED:
+        _EXTENDED.pop(next(iter(_EXTENDED)))
+    _EXTENDED[key] = (registry, extended)
+    return extended

@@ -192,6 +192,7 @@ def check_document(
     reg = registry or load_registry()
     if host is None:
         return CheckedDocument(None, text, [])
+    reg = with_registered(host, text, reg, failed)
     entries: Entries = []
     document: list[Diagnostic] = []
     try:
@@ -238,6 +239,21 @@ def check_document(
     if any(d.code == LINKED_CALL for d in document):
         checked = checked.linked([d for d in document if d.code == LINKED_CALL])
     return checked
+
+
+def with_registered(host: HostKind, text: str, registry: Registry, failed: Failed) -> Registry:
+    """``registry`` with the names ``text`` registers with torch itself (a Python
+    document's ``register_log``/``register_artifact`` calls: a value the program reads
+    after them accepts them; :mod:`.hosts.python.registrations`)."""
+    module = hosts.set_logs_host(host)
+    if module is None or "register_" not in text:
+        return registry
+    try:
+        names = module.registered(text)
+    except Exception as exc:
+        failed("registered names", exc)
+        return registry
+    return registry.with_registered(names.components, names.artifacts)
 
 
 def with_release_quotes(host: HostKind, entries: Entries, registry: Registry) -> Entries:

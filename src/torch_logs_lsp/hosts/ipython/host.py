@@ -47,6 +47,7 @@ from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan, in_document_order, names_family
 
 if TYPE_CHECKING:
+    from torch_logs_lsp.hosts.python.registrations import Registered
     from torch_logs_lsp.hosts.typographic import QuoteFinding
     from torch_logs_lsp.set_logs.call import SetLogsCall
     from torch_logs_lsp.set_logs.site import SetLogsSite
@@ -297,6 +298,12 @@ def set_logs_source(text: str) -> SetLogsSource | None:
     if found is not None and found.imports_at < reading.start:
         found = replace(found, imports_at=reading.start)
     return found
+
+
+def registered(text: str) -> Registered:
+    """The names the cell's Python registers with torch (see
+    :mod:`.python.registrations`)."""
+    return python.registered(read(text).view) if "register_" in text else python.registered("")
 
 
 def set_logs_site(text: str, offset: int) -> SetLogsSite | None:

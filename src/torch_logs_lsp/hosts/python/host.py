@@ -51,6 +51,7 @@ from torch_logs_lsp.model.spans import FAMILY, ValueSpan, names_family
 if TYPE_CHECKING:
     import tree_sitter
 
+    from torch_logs_lsp.hosts.python.registrations import Registered
     from torch_logs_lsp.set_logs.call import SetLogsCall
     from torch_logs_lsp.set_logs.site import SetLogsSite
     from torch_logs_lsp.set_logs.source import SetLogsSource
@@ -368,6 +369,13 @@ def set_logs_source(text: str) -> SetLogsSource | None:
 
 
 _source_of: tuple[str, SetLogsSource | None] | None = None
+
+
+def registered(text: str) -> Registered:
+    """The names ``text`` registers with torch (see :mod:`.registrations`)."""
+    from torch_logs_lsp.hosts.python.registrations import registered as names
+
+    return names(text)
 
 
 def set_logs_site(text: str, offset: int) -> SetLogsSite | None:
