@@ -132,6 +132,19 @@ def _found(text: str) -> tuple[Found, ...]:
         return ()
 
 
+def found_statements(text: str) -> tuple[Found, ...]:
+    """Every span of ``text`` (as :func:`extract` finds them) with its statement (document
+    offsets, code points). Never raises."""
+    return _found(text)
+
+
+def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """:meth:`~.interface.OutputHost.stderr_captured`: see :mod:`.powershell.capture`."""
+    from torch_logs_lsp.hosts.powershell.capture import stderr_captured as captured
+
+    return captured(text, spans)
+
+
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The value spans of a PowerShell script in document order (see the module
     docstring). With ``cache`` (one per open document) tree-sitter re-parses only around

@@ -25,6 +25,7 @@ from torch_logs_lsp.hosts._ts import Source
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.shell import toplevel
 from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
+from torch_logs_lsp.hosts.shell.capture import stderr_captured as stderr_captured
 from torch_logs_lsp.hosts.shell.edits import encode_part as encode_part
 from torch_logs_lsp.hosts.shell.edits import removal as removal
 from torch_logs_lsp.hosts.shell.edits import typed_name as typed_name

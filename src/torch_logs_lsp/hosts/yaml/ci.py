@@ -48,6 +48,7 @@ from torch_logs_lsp.hosts.yaml.tree import (
     items,
     key_of,
     mapping_of,
+    pairs,
     path,
     scalar,
     string,
@@ -223,6 +224,33 @@ def _code_spans(
         code, ranges = _gha_code(code)
     spans = shell_spans(HOST, code, inner)
     return _without_expressions(spans, ranges) if ranges else spans
+
+
+def step_code(
+    src: Source, env_pair: tree_sitter.Node, flavours: dict[int, str]
+) -> tuple[str, str] | None:
+    """For the ``env:`` pair of a GitHub Actions step: the code of the step's ``run:`` as
+    its shell reads it (each ``${{ }}`` a placeholder) and the host that reads it
+    (``"shell"``, ``"powershell"``); ``None`` for any other ``env:`` (a job's, a
+    workflow's: more than one step reads it) or a step whose code is not read."""
+    if flavour_at(flavours, env_pair) != ACTIONS or key_of(src, env_pair) != "env":
+        return None
+    keys = [*path(src, env_pair), "env"]
+    if len(keys) != 5 or keys[0] != "jobs" or keys[2:4] != ["steps", "*"]:
+        return None
+    step = env_pair.parent
+    run = next((p for p in pairs(step) if key_of(src, p) == "run"), None)
+    found = inner(run.child_by_field_name("value")) if run is not None else None
+    if run is None or found is None or found.node is None or found.tagged:
+        return None
+    if found.node.type not in SCALARS:
+        return None
+    kind = _actions_step_kind(src, run, [*path(src, run), "run"], {})
+    sc = scalar(src, found.node, column(src, run))
+    if kind is None or sc.value is None:
+        return None
+    code = EmbeddedCode(sc.value, sc.starts, sc.ends, sc.content_end, sc.quote)
+    return _gha_code(code)[0].text, kind
 
 
 def _scripts(src: Source, value: tree_sitter.Node, indent: int) -> list[ValueSpan]:
