@@ -28,6 +28,13 @@ def codes(text: str, host: str) -> list[tuple[int, str]]:
         ("powershell", '$env:TORCH_LOGS = "output_code"\npython a.py 2> e.txt\n', []),
         ("batch", "set TORCH_LOGS=output_code\r\npython a.py 2> e.txt\r\n", []),
         ("batch", "set TORCH_LOGS=output_code\r\npython a.py\r\n", [(0, "TL411")]),
+        (
+            "python",
+            "import os, subprocess\n"
+            'subprocess.run(c, env={**os.environ, "TORCH_LOGS": "output_code"}, '
+            "capture_output=True)\n",
+            [],
+        ),
         ("dotenv", "TORCH_LOGS=output_code\n", [(0, "TL411")]),  # no capability: as before
     ],
 )

@@ -98,7 +98,16 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     )
     _STOPS: tuple[StopsHost, ...] = (ini, toml)
     _PATH_FACTS: tuple[PathFactsHost, ...] = (batch, dockerfile, ini, jsonc, shell, yaml)
-    _OUTPUT: tuple[OutputHost, ...] = (batch, dockerfile, makefile, powershell, shell, yaml)
+    _OUTPUT: tuple[OutputHost, ...] = (
+        batch,
+        dockerfile,
+        ipython,
+        makefile,
+        powershell,
+        python,
+        shell,
+        yaml,
+    )
     _SET_LOGS: tuple[SetLogsHost, ...] = (ipython, python)
 
 _modules: dict[HostKind, Host] = {}
