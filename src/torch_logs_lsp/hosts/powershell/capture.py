@@ -56,6 +56,7 @@ class _Script:
     def __init__(self, text: str) -> None:
         self.src = Source(text)
         self.root = self.src.parse("powershell").root_node
+        self._found: list[tuple[tree_sitter.Node, bool]] | None = None
 
     def _text(self, node: tree_sitter.Node) -> str:
         return self.src.data[node.start_byte : node.end_byte].decode(errors="replace")
@@ -122,17 +123,28 @@ class _Script:
                 at = min(at, node.start_byte)
             node = node.parent
         seen = False
-        for command in walk(self.root, lambda n: n.type == "command"):
-            if command.start_byte < at or self.name(command) in HARMLESS:
+        for command, kept in self._commands():
+            if command.start_byte < at:
                 continue
-            if any(k.type == "command_name_expr" for k in command.children):
-                inner = walk(command, lambda n: n.type == "command")[1:]
-                if inner and all(self.name(c) in HARMLESS for c in inner):
-                    continue  # & { Write-Host ... }
             seen = True
-            if not self.kept(command):
+            if not kept:
                 return False
         return seen
+
+    def _commands(self) -> list[tuple[tree_sitter.Node, bool]]:
+        """The commands that may run Python, in order, each with whether it keeps its
+        error output (once per script: many values may ask)."""
+        if self._found is None:
+            self._found = []
+            for command in walk(self.root, lambda n: n.type == "command"):
+                if self.name(command) in HARMLESS:
+                    continue
+                if any(k.type == "command_name_expr" for k in command.children):
+                    inner = walk(command, lambda n: n.type == "command")[1:]
+                    if inner and all(self.name(c) in HARMLESS for c in inner):
+                        continue  # & { Write-Host ... }
+                self._found.append((command, self.kept(command)))
+        return self._found
 
 
 def script_kept(text: str) -> bool:

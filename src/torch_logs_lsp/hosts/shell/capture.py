@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import re
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Source, walk
+from torch_logs_lsp.hosts._ts import Source, query, query_cursor
 from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
 
 if TYPE_CHECKING:
@@ -68,6 +70,7 @@ HARMLESS = frozenset(
 )  # fmt: skip
 _DEV = {"/dev/stdout": "1", "/dev/fd/1": "1", "/dev/stderr": "2", "/dev/fd/2": "2"}
 _FUNCTION = frozenset({"function_definition"})
+_EXEC = re.compile(rb"(?<![\w-])exec(?![\w-])")
 _LOOPS = frozenset({"for_statement", "c_style_for_statement", "while_statement"})
 
 
@@ -132,9 +135,13 @@ class _Script:
     def __init__(self, text: str) -> None:
         self.src = Source(text)
         self.root = parse_bash(self.src.data).root_node
+        self._commands: list[tree_sitter.Node] | None = None  # that may run Python
+        self._trap = False
+        self._starts: list[int] = []
+        self._suffix: dict[Table, list[bool]] = {}
         self.execs: list[tuple[int, Table | None]] = []  # (byte, table after it or None)
         table = SAME  # the script's own
-        for node in walk(self.root, lambda n: n.type == "command"):
+        for node in self._all_commands(_EXEC.search(self.src.data) is not None):
             if self._word(node.child_by_field_name("name")) != "exec":
                 continue
             if node.children_by_field_name("argument"):
@@ -149,6 +156,14 @@ class _Script:
             else:
                 table = (LOOSE, LOOSE)  # a branch's or a function's exec: unknown from here on
                 self.execs.append((node.end_byte, None))
+
+    def _all_commands(self, wanted: bool = True) -> list[tree_sitter.Node]:
+        """Every ``command`` node in document order (``[]`` unless ``wanted``: a byte search
+        saves the query when no command can matter)."""
+        if not wanted:
+            return []
+        found = query_cursor(query("bash", "(command) @c")).captures(self.root).get("c", [])
+        return sorted(found, key=lambda n: n.start_byte)
 
     def _word(self, node: tree_sitter.Node | None) -> str | None:
         """A command name without its quotes and directory (``"/bin/echo"``: ``echo``)."""
@@ -246,20 +261,28 @@ class _Script:
             if node.type in _LOOPS:
                 at = min(at, node.start_byte)
             node = node.parent
-        commands = walk(self.root, lambda n: n.type == "command")
-        names = [self._word(c.child_by_field_name("name")) for c in commands]
-        if "trap" in names:
+        if self._commands is None:  # once per script: many values may ask
+            commands = self._all_commands()
+            names = [self._word(c.child_by_field_name("name")) for c in commands]
+            self._commands = [
+                c
+                for c, name in zip(commands, names, strict=True)
+                if name not in HARMLESS
+                and not (name == "exec" and not c.children_by_field_name("argument"))
+            ]  # (an exec with redirections only starts no process)
+            self._trap = "trap" in names
+            self._starts = [c.start_byte for c in self._commands]
+        if self._trap:
             return False
-        seen = False
-        for command, name in zip(commands, names, strict=True):
-            if command.start_byte < at or name in HARMLESS:
-                continue
-            if name == "exec" and not command.children_by_field_name("argument"):
-                continue  # redirections only, no process
-            seen = True
-            if self.process(command, context)[1] != KEPT:
-                return False
-        return seen
+        suffix = self._suffix.get(context)
+        if suffix is None:  # suffix[k]: whether commands[k:] all keep it
+            suffix = [True] * (len(self._commands) + 1)
+            for k in range(len(self._commands) - 1, -1, -1):
+                kept = self.process(self._commands[k], context)[1] == KEPT
+                suffix[k] = kept and suffix[k + 1]
+            self._suffix[context] = suffix
+        k = bisect_left(self._starts, at)
+        return k < len(self._commands) and suffix[k]
 
 
 def script_kept(text: str) -> bool:
