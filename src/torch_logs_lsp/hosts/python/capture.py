@@ -203,6 +203,12 @@ class _Module:
             left = parent.child_by_field_name("left")
             if left is not None and left.type == "identifier":
                 return self.name_kept(self.text(left))
+        call = parent.parent if parent is not None and parent.type == "argument_list" else None
+        fn = call.child_by_field_name("function") if call is not None else None
+        if fn is not None and fn.type == "attribute":  # env.update({"TORCH_LOGS": v})
+            obj = fn.child_by_field_name("object")
+            if self.text(fn.child_by_field_name("attribute")) == "update" and obj is not None:
+                return obj.type == "identifier" and self.name_kept(self.text(obj))
         return False
 
 
