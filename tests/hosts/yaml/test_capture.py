@@ -70,3 +70,29 @@ def test_gitlab_script() -> None:
 def test_compose_environment_is_never_kept() -> None:
     text = "services:\n  app:\n    image: x\n    environment:\n      TORCH_LOGS: output_code\n"
     assert yaml.stderr_captured(text, yaml.extract(text)) == [False]
+
+
+def _gitlab(job: str, top: str = "") -> list[bool]:
+    variables = "  variables:\n    TORCH_LOGS: output_code\n"
+    text = f"stages: [test]\n{top}test:\n  stage: test\n{variables}{job}"
+    return yaml.stderr_captured(text, yaml.extract(text))
+
+
+def test_gitlab_job_variables() -> None:
+    assert _gitlab("  script:\n    - python a.py 2>&1 | tee log.txt\n") == [True]
+    assert _gitlab("  script: python a.py > run.log 2>&1\n") == [True]
+    assert _gitlab("  script:\n    - python a.py | tee log.txt\n") == [False]
+    # before_script and script share a shell: its exec keeps the script's stderr
+    assert _gitlab("  before_script: [exec 2> err.log]\n  script: [python a.py]\n") == [True]
+    # after_script runs in a shell of its own
+    job = "  before_script: [exec 2> err.log]\n  script: [echo]\n  after_script: [python a.py]\n"
+    assert _gitlab(job) == [False]
+    # the global before_script runs in every job without its own
+    assert _gitlab("  script: [python b.py 2> e]\n", "before_script: [python a.py]\n") == [False]
+    assert _gitlab("  script: [echo hi]\n") == [False]  # nothing reads it
+    assert _gitlab("  extends: .base\n  script: [python a.py 2> e]\n") == [False]  # not followed
+
+
+def test_gitlab_global_variables_are_never_kept() -> None:
+    text = "variables:\n  TORCH_LOGS: output_code\ntest:\n  script: [python a.py 2> e]\n"
+    assert yaml.stderr_captured(text, yaml.extract(text)) == [False]

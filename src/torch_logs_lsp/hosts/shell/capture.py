@@ -253,6 +253,11 @@ class _Script:
             node = node.parent
         return None
 
+    def runs_python(self, at: int) -> bool:
+        """Whether a command that may run Python starts at or after byte ``at``."""
+        self.later_kept(at, SCRIPT)  # (finds the commands)
+        return bisect_left(self._starts, at) < len(self._starts)
+
     def later_kept(self, at: int, context: Table) -> bool:
         """Whether every command that may run Python after byte ``at`` (the end of a value
         that stays in the shell) keeps its stderr, and there is one."""
@@ -289,8 +294,23 @@ def script_kept(text: str) -> bool:
     """Whether the script ``text`` keeps the stderr of every command of it that may run
     Python, and has one: a value set for the whole script (a workflow step's ``env:``)
     counts as kept then. Never raises."""
+    return scripts_kept([text])
+
+
+def scripts_kept(texts: list[str]) -> bool:
+    """:func:`script_kept` for a value that reaches several scripts, each run by a shell of
+    its own (a GitLab job's ``before_script`` + ``script``, then ``after_script``): every
+    command of them that may run Python keeps its stderr, and there is one. Never
+    raises."""
     try:
-        return _Script(text).later_kept(0, SCRIPT)
+        seen = False
+        for text in texts:
+            script = _Script(text)
+            if script.later_kept(0, SCRIPT):
+                seen = True
+            elif script.runs_python(0):
+                return False
+        return seen
     except Exception:  # bad input never crashes the checker
         log.exception("shell: where stderr goes could not be read")
         return False
@@ -323,4 +343,13 @@ def stderr_captured(text: str, spans: list[ValueSpan], context: Table = SCRIPT) 
         return [False] * len(spans)
 
 
-__all__ = ["HARMLESS", "KEPT", "LOOSE", "SCRIPT", "Table", "script_kept", "stderr_captured"]
+__all__ = [
+    "HARMLESS",
+    "KEPT",
+    "LOOSE",
+    "SCRIPT",
+    "Table",
+    "script_kept",
+    "scripts_kept",
+    "stderr_captured",
+]

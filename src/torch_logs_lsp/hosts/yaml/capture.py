@@ -7,7 +7,12 @@ torch logs to stderr), the YAML host's :meth:`~.interface.OutputHost.stderr_capt
   the step's code reads it, so it counts as kept when every command of that code that
   may run Python keeps its stderr and there is one (:func:`.shell.capture.script_kept`,
   or PowerShell's for a ``pwsh`` step). A job's or a workflow's ``env:`` (many steps,
-  actions among them) and every other place never count.
+  actions among them) never counts.
+- A GitLab job's ``variables:``: its scripts read them (``before_script`` with ``script``
+  in one shell, ``after_script`` in another; the job's own or the global ones), so they
+  count as kept when every command of them that may run Python keeps its stderr and there
+  is one (:func:`.shell.capture.scripts_kept`); not for a job that ``extends:`` or merges
+  another, nor for the global ``variables:``.
 
 Offsets are code points.
 """
@@ -37,7 +42,8 @@ def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
     try:
         from torch_logs_lsp.hosts.powershell.capture import script_kept as powershell_kept
         from torch_logs_lsp.hosts.shell.capture import script_kept as shell_kept
-        from torch_logs_lsp.hosts.yaml.ci import step_code
+        from torch_logs_lsp.hosts.shell.capture import scripts_kept
+        from torch_logs_lsp.hosts.yaml.ci import job_scripts, step_code
         from torch_logs_lsp.hosts.yaml.tree import flavour
 
         src = Source(text)
@@ -55,6 +61,10 @@ def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
             if code is not None:
                 kept = shell_kept if code[1] == "shell" else powershell_kept
                 flags[i] = kept(code[0])
+                continue
+            scripts = job_scripts(src, node, flavours) if node is not None else None
+            if scripts is not None:
+                flags[i] = scripts_kept(scripts)
     except Exception:  # bad input never crashes the checker
         log.exception("yaml: where stderr goes could not be read")
     return flags

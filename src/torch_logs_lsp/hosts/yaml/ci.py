@@ -253,6 +253,63 @@ def step_code(
     return _gha_code(code)[0].text, kind
 
 
+def job_scripts(
+    src: Source, variables_pair: tree_sitter.Node, flavours: dict[int, str]
+) -> list[str] | None:
+    """For the ``variables:`` pair of a GitLab job: the shell scripts its values reach, as
+    the runner runs them (``before_script`` and ``script`` joined in one shell, the job's or
+    else the global ones; ``after_script`` in another); ``None`` for any other
+    ``variables:`` (the global one reaches every job) or a job whose scripts are not all
+    plain strings here (``extends:``, ``<<:`` merges, ``!reference`` tags, aliases)."""
+    if flavour_at(flavours, variables_pair) != GITLAB:
+        return None
+    if key_of(src, variables_pair) != "variables":
+        return None
+    keys = path(src, variables_pair)
+    if len(keys) != 1 or keys[0] in GITLAB_GLOBAL:
+        return None
+    around = _mappings_around(variables_pair)  # the job's mapping, the document's
+    if len(around) != 2:
+        return None
+    job, top = around
+    if any(key_of(src, p) in ("extends", "<<", None) for p in pairs(job)):
+        return None
+    default = mapping_of(get(src, top, "default"))
+
+    def code(key: str) -> list[str] | None:
+        for mapping in (job, default, top):
+            value = get(src, mapping, key)
+            if value is not None and value.parent is not None:
+                return _script_codes(src, value, column(src, value.parent))
+        return []
+
+    before, script, after = code("before_script"), code("script"), code("after_script")
+    if before is None or script is None or after is None:
+        return None
+    return ["\n".join(before + script), "\n".join(after)]
+
+
+def _script_codes(src: Source, value: tree_sitter.Node, indent: int) -> list[str] | None:
+    """The lines of a GitLab script (a string, or a list of strings, nested lists too) as
+    decoded code; ``None`` when one is not a plain string (an alias, a tag)."""
+    found = inner(value)
+    node = found.node
+    if node is None or found.tagged or found.alias:
+        return None
+    if node.type in SCALARS:
+        sc = scalar(src, node, indent)
+        return None if sc.value is None else [sc.value]
+    if node.type not in SEQUENCES:
+        return None
+    out: list[str] = []
+    for item in items(node):
+        more = _script_codes(src, item, entry_indent(src, item))
+        if more is None:
+            return None
+        out += more
+    return out
+
+
 def _scripts(src: Source, value: tree_sitter.Node, indent: int) -> list[ValueSpan]:
     """A GitLab script: a string, or a list of strings (nested lists too)."""
     found = inner(value)
