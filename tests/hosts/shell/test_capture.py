@@ -38,6 +38,10 @@ CASES: list[tuple[str, bool, bool]] = [
     (f"{P} 2>&1 > run.log", False, True),  # stderr where stdout was: the terminal
     (f"{P} 2>err.log 2>&1", False, True),  # the last one wins
     (f"{P} 2>/dev/stderr | tee log.txt", False, True),
+    (f'{P} 2>"/dev/stdout" | tee log.txt', True, True),
+    (f"{P} 2>/dev/fd/1 | tee log.txt", True, True),
+    (f"exec 3>&2\n{P} 2>/dev/fd/3", False, True),  # descriptor 3 is not followed
+    (f"{P} {{fd}}>fd.log 2>&1", False, True),
     (f"{P}", False, True),
     (f"{P} && echo done > done.log", False, True),
     (f"{{ {P}; }} 2>&1 | tee log.txt", True, True),

@@ -89,11 +89,15 @@ def _redirect(src: Source, node: tree_sitter.Node, table: Table) -> Table:
     op = ""
     for kid in node.children:
         if kid.type == "file_descriptor":
-            fd = int(src.data[kid.start_byte : kid.end_byte] or b"0")
+            digits = src.data[kid.start_byte : kid.end_byte]
+            fd = int(digits) if digits.isdigit() else -1  # {name}>file: another one
         elif not kid.is_named:
             op = kid.type
+    if fd is None and src.data[node.start_byte - 1 : node.start_byte] == b"}":
+        fd = -1  # {name}>file (tree-sitter-bash: a word, then >file): a new descriptor
     dest = node.child_by_field_name("destination")
     raw = src.data[dest.start_byte : dest.end_byte].decode(errors="replace") if dest else ""
+    raw = raw.strip("'\"")  # 2>"/dev/null" (a quoted name is the same file)
     out = list(table)
     if op in ("&>", "&>>") or (op == ">&" and fd is None and not raw.isdigit() and raw != "-"):
         return (KEPT, KEPT)  # both to a file
@@ -114,8 +118,8 @@ def _redirect(src: Source, node: tree_sitter.Node, table: Table) -> Table:
         out[fd - 1] = KEPT  # 2> >(tee log)
     elif raw in _DEV:
         out[fd - 1] = table[int(_DEV[raw]) - 1]
-    elif raw == "/dev/tty":
-        out[fd - 1] = LOOSE
+    elif raw == "/dev/tty" or raw.startswith("/dev/fd/"):
+        out[fd - 1] = LOOSE  # the terminal, or a descriptor not followed
     else:  # >, >>, >|, <, <>: a file
         out[fd - 1] = KEPT
     return (out[0], out[1])
