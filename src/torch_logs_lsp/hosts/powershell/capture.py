@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Source, walk
+from torch_logs_lsp.hosts._ts import Source, query, query_cursor, walk
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -53,10 +54,10 @@ _WORD_REDIRECT = re.compile(r"([12*]?>>?)(&1)?(\S*)")
 
 
 class _Script:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tree: tree_sitter.Tree | None = None) -> None:
         self.src = Source(text)
-        self.root = self.src.parse("powershell").root_node
-        self._found: list[tuple[tree_sitter.Node, bool]] | None = None
+        self.root = (tree if tree is not None else self.src.parse("powershell")).root_node
+        self._found: tuple[list[int], int] | None = None
 
     def _text(self, node: tree_sitter.Node) -> str:
         return self.src.data[node.start_byte : node.end_byte].decode(errors="replace")
@@ -122,28 +123,29 @@ class _Script:
             if node.type in _LOOPS:
                 at = min(at, node.start_byte)
             node = node.parent
-        seen = False
-        for command, kept in self._commands():
-            if command.start_byte < at:
-                continue
-            seen = True
-            if not kept:
-                return False
-        return seen
+        starts, last_loose = self._commands()
+        k = bisect_left(starts, at)
+        return last_loose < k < len(starts)
 
-    def _commands(self) -> list[tuple[tree_sitter.Node, bool]]:
-        """The commands that may run Python, in order, each with whether it keeps its
-        error output (once per script: many values may ask)."""
+    def _commands(self) -> tuple[list[int], int]:
+        """Where the commands that may run Python start (bytes, in order), and the index
+        of the last one that does not keep its error output (``-1``: none); once per
+        script, however many values ask."""
         if self._found is None:
-            self._found = []
-            for command in walk(self.root, lambda n: n.type == "command"):
+            found = query_cursor(query("powershell", "(command) @c")).captures(self.root)
+            commands: list[tree_sitter.Node] = []
+            for command in sorted(found.get("c", []), key=lambda n: n.start_byte):
                 if self.name(command) in HARMLESS:
                     continue
                 if any(k.type == "command_name_expr" for k in command.children):
                     inner = walk(command, lambda n: n.type == "command")[1:]
                     if inner and all(self.name(c) in HARMLESS for c in inner):
                         continue  # & { Write-Host ... }
-                self._found.append((command, self.kept(command)))
+                commands.append(command)
+            last = len(commands) - 1
+            while last >= 0 and self.kept(commands[last]):
+                last -= 1
+            self._found = ([c.start_byte for c in commands], last)
         return self._found
 
 
@@ -158,15 +160,18 @@ def script_kept(text: str) -> bool:
         return False
 
 
-def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+def stderr_captured(
+    text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None = None
+) -> list[bool]:
     """:meth:`~.interface.OutputHost.stderr_captured` of the PowerShell host (see the
-    module docstring): one flag per span of ``spans`` (``extract(text)``). Never raises (a
-    failure keeps nothing)."""
+    module docstring): one flag per span of ``spans`` (``extract(text)``); ``tree``: the
+    text's tree-sitter-powershell tree when the caller has it. Never raises (a failure
+    keeps nothing)."""
     from torch_logs_lsp.hosts.powershell.host import found_statements
 
     try:
         found = {f.span.name_start: f for f in found_statements(text)}
-        script = _Script(text)
+        script = _Script(text, tree)
         out: list[bool] = []
         for span in spans:
             f = found.get(span.name_start)

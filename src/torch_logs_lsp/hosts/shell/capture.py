@@ -136,13 +136,13 @@ def _redirects(src: Source, nodes: list[tree_sitter.Node]) -> Table:
 class _Script:
     """One parsed script and its top-level ``exec`` redirections."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tree: tree_sitter.Tree | None = None) -> None:
         self.src = Source(text)
-        self.root = parse_bash(self.src.data).root_node
+        self.root = (tree if tree is not None else parse_bash(self.src.data)).root_node
         self._commands: list[tree_sitter.Node] | None = None  # that may run Python
         self._trap = False
         self._starts: list[int] = []
-        self._suffix: dict[Table, list[bool]] = {}
+        self._last_loose: dict[Table, int] = {}
         self.execs: list[tuple[int, Table | None]] = []  # (byte, table after it or None)
         table = SAME  # the script's own
         for node in self._all_commands(_EXEC.search(self.src.data) is not None):
@@ -283,15 +283,13 @@ class _Script:
             self._starts = [c.start_byte for c in self._commands]
         if self._trap:
             return False
-        suffix = self._suffix.get(context)
-        if suffix is None:  # suffix[k]: whether commands[k:] all keep it
-            suffix = [True] * (len(self._commands) + 1)
-            for k in range(len(self._commands) - 1, -1, -1):
-                kept = self.process(self._commands[k], context)[1] == KEPT
-                suffix[k] = kept and suffix[k + 1]
-            self._suffix[context] = suffix
-        k = bisect_left(self._starts, at)
-        return k < len(self._commands) and suffix[k]
+        last = self._last_loose.get(context)
+        if last is None:  # the last command that does not keep it (-1: none)
+            last = len(self._commands) - 1
+            while last >= 0 and self.process(self._commands[last], context)[1] == KEPT:
+                last -= 1
+            self._last_loose[context] = last
+        return last < bisect_left(self._starts, at) < len(self._commands)
 
 
 def script_kept(text: str) -> bool:
@@ -320,16 +318,22 @@ def scripts_kept(texts: list[str]) -> bool:
         return False
 
 
-def stderr_captured(text: str, spans: list[ValueSpan], context: Table = SCRIPT) -> list[bool]:
+def stderr_captured(
+    text: str,
+    spans: list[ValueSpan],
+    context: Table = SCRIPT,
+    tree: tree_sitter.Tree | None = None,
+) -> list[bool]:
     """:meth:`~.interface.OutputHost.stderr_captured` of the shell host (see the module
     docstring): one flag per span of ``spans`` (``extract(text)``); ``context``: the
     script's own stdout and stderr (:data:`SCRIPT`, or those of the ``bash -c`` command
-    around it). A value read from code inside a word (``bash -c '...'``) counts as kept
+    around it); ``tree``: the text's :func:`.bash_parse.parse_bash` tree when the caller
+    has it. A value read from code inside a word (``bash -c '...'``) counts as kept
     when that code keeps it too. Never raises (a failure keeps nothing)."""
     from torch_logs_lsp.hosts.embedded import EmbeddedSpan, inner_captured
 
     try:
-        script = _Script(text)
+        script = _Script(text, tree)
         out: list[bool] = []
         for span in spans:
             command = script.command_of(span)
