@@ -11,7 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.support.budget import examples
 from tests.support.oracles import scratch_dir
 from torch_logs_lsp.hosts.embedded import EmbeddedSpan
 from torch_logs_lsp.hosts.shell import host as shell
@@ -118,35 +121,66 @@ def test_spans_of_another_text_keep_nothing_and_never_raise() -> None:
 _STUB = '#!/bin/sh\n[ -n "$TORCH_LOGS" ] && echo "MARK$$" >&2 && : > "$RAN/$$"\nexit 0\n'
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def _bash_keeps(script: str) -> bool:
+    """Whether, run by bash with the stub as ``python``, every line a process that read
+    TORCH_LOGS printed to stderr lands in a file or never reaches the script's output."""
+    folder = Path(scratch_dir())
+    bin_dir = folder / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "python"
+    stub.write_text(_STUB)
+    stub.chmod(0o755)
+    ran = folder / "ran"
+    ran.mkdir()
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    env["RAN"] = str(ran)
+    env.pop("TORCH_LOGS", None)
+    done = subprocess.run(
+        ["bash", "-c", script],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    shown = done.stdout + done.stderr
+    files = "".join(p.read_text(errors="replace") for p in folder.iterdir() if p.is_file())
+    marks = {f"MARK{p.name}" for p in ran.iterdir()}  # a process that read the value
+    assert marks, f"nothing read TORCH_LOGS in {script!r}"
+    return all(m in files or m not in shown for m in marks)
+
+
+_BASH = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+
+
+@_BASH
 def test_bash_agrees() -> None:
     """Each case run by bash: every line the stub prints lands in a file of the folder or
     never reaches the script's own stdout/stderr exactly when the host says kept."""
     for script, kept, run in CASES:
-        if not run:
-            continue
-        folder = Path(scratch_dir())
-        bin_dir = folder / "bin"
-        bin_dir.mkdir()
-        stub = bin_dir / "python"
-        stub.write_text(_STUB)
-        stub.chmod(0o755)
-        ran = folder / "ran"
-        ran.mkdir()
-        env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-        env["RAN"] = str(ran)
-        env.pop("TORCH_LOGS", None)
-        done = subprocess.run(
-            ["bash", "-c", script],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        shown = done.stdout + done.stderr
-        files = "".join(p.read_text(errors="replace") for p in folder.iterdir() if p.is_file())
-        marks = {f"MARK{p.name}" for p in ran.iterdir()}  # a process that read the value
-        assert marks, f"nothing read TORCH_LOGS in {script!r}"
-        bash_kept = all(m in files or m not in shown for m in marks)
-        assert bash_kept == kept, f"bash {'keeps' if bash_kept else 'shows'} stderr of {script!r}"
+        if run:
+            bash_kept = _bash_keeps(script)
+            assert bash_kept == kept, f"bash {'keeps' if bash_kept else 'shows'} {script!r}"
+
+
+_REDIRECTS = [">out.log", "2>err.log", "2>&1", ">&2", "1>&2", "&>all.log", "2>/dev/null"]
+_REDIRECTS += ["2>>err.log", ">/dev/stderr", "2>/dev/stdout", ">&all.log"]
+
+
+@_BASH
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    first=st.lists(st.sampled_from(_REDIRECTS), max_size=3),
+    # a pipe counts whatever reads it (tee keeps a copy, grep filters): the stub's readers
+    # keep or drop the lines, as those do
+    pipe=st.sampled_from(["", " | cat > piped.log", " |& tee piped.log", " | grep -v MARK"]),
+    group=st.lists(st.sampled_from(_REDIRECTS), max_size=2),
+)
+def test_bash_agrees_on_generated_redirections(
+    first: list[str], pipe: str, group: list[str]
+) -> None:
+    inner = " ".join([P, *first]) + pipe
+    script = f"{{ {inner}; }} {' '.join(group)}" if group else inner
+    (span,) = shell.extract(script)
+    kept = shell.stderr_captured(script, [span]) == [True]
+    assert _bash_keeps(script) == kept, script

@@ -10,8 +10,9 @@ substitution, ``/dev/null``, closed) or not (the script's own, a terminal or a C
 - ``2>file``, ``2>>file``, ``&>file``, ``&>>file``, ``>&file``, ``>file 2>&1`` keep
   stderr; ``2>&1 >file`` does not (stderr goes where stdout went before), nor does
   ``>file`` alone (stdout only);
-- a command piped into another has its stdout kept: ``2>&1 | tee log`` keeps stderr,
-  ``| tee log`` alone does not; ``|&`` does (``2>&1 |`` after the command's own
+- a command piped into another has its stdout kept, whatever reads the pipe (``tee``
+  keeps a copy, ``grep`` filters, both decided by the user): ``2>&1 | tee log`` keeps
+  stderr, ``| tee log`` alone does not; ``|&`` does (``2>&1 |`` after the command's own
   redirections); ``$(...)`` and ``<(...)`` keep stdout;
 - ``exec 2>log`` or ``exec &> >(tee log)`` as a statement of the script's top level keeps
   stderr for every command after it (an ``exec`` elsewhere, in a branch or a function,
