@@ -96,10 +96,15 @@ class EmbeddedSpan(ValueSpan):
         object.__setattr__(self, "inner_start", inner_start)
 
     def moved(self, delta: int) -> ValueSpan:
-        """See :meth:`ValueSpan.moved`; the code is remembered."""
+        """See :meth:`ValueSpan.moved` (O(1) too); the code is remembered."""
         if delta == 0:
             return self
-        return EmbeddedSpan(ValueSpan.moved(self, delta), self.code, self.inner, self.inner_start)
+        base = ValueSpan.moved(self, delta)
+        span = object.__new__(EmbeddedSpan)
+        for name in (*ValueSpan.__slots__, *EmbeddedSpan.__slots__):
+            source = self if name in EmbeddedSpan.__slots__ else base
+            object.__setattr__(span, name, object.__getattribute__(source, name))
+        return span
 
 
 def inner_captured(span: ValueSpan, context: tuple[str, str] = ("loose", "loose")) -> bool:

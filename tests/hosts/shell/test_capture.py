@@ -100,9 +100,10 @@ def test_nested_code_remembers_its_script() -> None:
     text = f"bash -c '{P} 2>e.log'\n"
     (span,) = shell.extract(text)
     assert isinstance(span, EmbeddedSpan) and span.code == f"{P} 2>e.log"
-    moved = span.moved(3)
+    moved = span.moved(3).moved(-1)
     assert isinstance(moved, EmbeddedSpan) and moved.code == span.code
-    assert moved.name_start == span.name_start + 3 and moved == span.moved(3)
+    assert moved.name_start == span.name_start + 2 and moved == span.moved(2)
+    assert moved.char_starts == tuple(c + 2 for c in span.char_starts)
 
 
 def test_script_kept_is_about_every_command() -> None:
