@@ -24,8 +24,10 @@ Which process reads a value: for ``NAME=value cmd`` (and ``env NAME=value cmd``,
 value that stays in the shell (``export NAME=value``, ``NAME=value``) is read by every
 later command, so it counts as kept only when there is at least one later command that may
 run Python, and every such command (:data:`HARMLESS` ones run none) keeps its stderr, and
-no ``trap`` is set (its command runs whenever). Offsets are code points; on the side of
-saying "not kept" whenever in doubt.
+no ``trap`` is set (its command runs whenever); a value in a loop counts the loop's
+commands before it too. A redirection to ``/dev/fd/N`` (N other than 1 and 2) or from a
+``{name}>`` descriptor is not followed. Offsets are code points; on the side of saying
+"not kept" whenever in doubt.
 """
 
 from __future__ import annotations
