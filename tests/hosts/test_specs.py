@@ -91,6 +91,7 @@ def test_the_capability_tuples_name_every_host_that_has_the_capability() -> None
         "_OVERWRITES": hosts.overwrites_host,
         "_STOPS": hosts.stops_host,
         "_PATH_FACTS": hosts.path_facts_host,
+        "_OUTPUT": hosts.output_host,
         "_SET_LOGS": hosts.set_logs_host,
     }
     for name, lookup in lookups.items():

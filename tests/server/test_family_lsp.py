@@ -7,7 +7,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.conftest import open_and_wait
+from tests.server.conftest import open_and_wait, wait_diagnostics
 
 ENV_URI = "file:///work/family/.env"
 LAUNCH_URI = "file:///work/family/.vscode/launch.json"
@@ -111,3 +111,30 @@ async def test_hover_on_a_format_field(vscode: LanguageClient):
     assert h is not None and isinstance(h.contents, types.MarkupContent)
     assert "levelname" in h.contents.value and "DEBUG" in h.contents.value
     assert (h.range.start.character, h.range.end.character) == (20, 29)
+
+
+async def test_output_code_hint_follows_where_stderr_goes(vscode: LanguageClient):
+    # TL411 is not given while the command keeps its stderr; an edit that drops the
+    # capture brings it back (and the server's incremental reading agrees with a fresh one)
+    uri = "file:///work/family/capture.sh"
+    kept = "echo start\nTORCH_LOGS=output_code python train.py 2>&1 | tee log.txt\n"
+    assert await open_and_wait(vscode, uri, kept) == []
+    vscode.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangeWholeDocument(text=kept.replace(" 2>&1", ""))
+            ],
+        )
+    )
+    diags = await wait_diagnostics(vscode, uri, 2)
+    assert [(str(d.code), d.range.start.line, d.range.start.character) for d in diags] == [
+        ("TL411", 1, 11)
+    ]
+    vscode.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="# x\n" + kept)],
+        )
+    )
+    assert await wait_diagnostics(vscode, uri, 3) == []

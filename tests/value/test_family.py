@@ -176,6 +176,27 @@ def test_cross_hints_dotenv():
     assert text[f.start : f.end] == "output_code"
 
 
+def test_output_code_hint_asks_captured_only_for_its_values():
+    from torch_logs_lsp.hosts import extract
+    from torch_logs_lsp.knowledge.registry import load_registry
+    from torch_logs_lsp.lint.checker import analyse_span
+    from torch_logs_lsp.value.family import OUTPUT_CODE_NO_FILE, cross_hints
+
+    text = "TORCH_LOGS=dynamo\nTORCH_LOGS=output_code\nTORCH_LOGS=+inductor,output_code\n"
+    spans = extract("dotenv", text)
+    entries = [(s, analyse_span(s, load_registry())) for s in spans]
+    asked: list[int] = []
+
+    def captured(i: int) -> bool:
+        asked.append(i)
+        return i == 1
+
+    hints = cross_hints(entries, captured=captured)
+    assert [(i, d.code) for i, d in hints] == [(2, OUTPUT_CODE_NO_FILE)]
+    assert asked == [1, 2]
+    assert [i for i, _ in cross_hints(entries)] == [1, 2]
+
+
 def test_cross_hints_absent_when_resolved():
     text = "TORCH_LOGS=output_code\nTORCH_LOGS_OUT=/tmp/x.log\nTORCH_COMPILE_DEBUG=0\n"
     text += "TORCH_TRACE=/tmp/trace_dir_that_is_not_a_file\n"

@@ -22,6 +22,7 @@ from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import (
     Host,
     NotesHost,
+    OutputHost,
     OverwritesHost,
     PathFactsHost,
     SetLogsHost,
@@ -44,6 +45,7 @@ __all__ = [
     "host_module",
     "host_specs",
     "notes_host",
+    "output_host",
     "overwrites_host",
     "path_facts_host",
     "runs_on",
@@ -96,6 +98,16 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
     )
     _STOPS: tuple[StopsHost, ...] = (ini, toml)
     _PATH_FACTS: tuple[PathFactsHost, ...] = (batch, dockerfile, ini, jsonc, shell, yaml)
+    _OUTPUT: tuple[OutputHost, ...] = (
+        batch,
+        dockerfile,
+        ipython,
+        makefile,
+        powershell,
+        python,
+        shell,
+        yaml,
+    )
     _SET_LOGS: tuple[SetLogsHost, ...] = (ipython, python)
 
 _modules: dict[HostKind, Host] = {}
@@ -135,6 +147,11 @@ def stops_host(kind: HostKind) -> StopsHost | None:
 def path_facts_host(kind: HostKind) -> PathFactsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.PathFactsHost`."""
     return cast("PathFactsHost | None", _capable(kind, PathFactsHost))
+
+
+def output_host(kind: HostKind) -> OutputHost | None:
+    """The module of host kind ``kind`` when it has :class:`.interface.OutputHost`."""
+    return cast("OutputHost | None", _capable(kind, OutputHost))
 
 
 def set_logs_host(kind: HostKind) -> SetLogsHost | None:

@@ -73,6 +73,75 @@ def _after(code: EmbeddedCode, index: int) -> int:
     return code.ends[index - 1] if index > 0 else _position(code, 0)
 
 
+class EmbeddedSpan(ValueSpan):
+    """A :class:`ValueSpan` of the outer document read from embedded code (:func:`shell_spans`),
+    which remembers that code: ``code`` its decoded text, ``inner`` the host that read it
+    (``"shell"``, ``"powershell"``) and ``inner_start`` where the span's name starts in
+    ``code`` (code points), so that what the code does with the value (where its process's
+    stderr goes: :func:`inner_captured`) can be read again. Compared as a ``ValueSpan``."""
+
+    __slots__ = ("code", "inner", "inner_start")
+    code: str
+    inner: str
+    inner_start: int
+
+    def __init__(self, span: ValueSpan, code: str, inner: str, inner_start: int) -> None:
+        ValueSpan.__init__(
+            self, span.variable, span.host, span.name_start, span.name_end, span.value,
+            span.char_starts, span.char_ends, span.content_start, span.content_end,
+            span.raw_start, span.raw_end, span.quote, span.terminated,
+        )  # fmt: skip
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "inner_start", inner_start)
+
+    def moved(self, delta: int) -> ValueSpan:
+        """See :meth:`ValueSpan.moved` (O(1) too); the code is remembered."""
+        if delta == 0:
+            return self
+        base = ValueSpan.moved(self, delta)
+        span = object.__new__(EmbeddedSpan)
+        for name in (*ValueSpan.__slots__, *EmbeddedSpan.__slots__):
+            source = self if name in EmbeddedSpan.__slots__ else base
+            object.__setattr__(span, name, object.__getattribute__(source, name))
+        return span
+
+
+def inner_captured(span: ValueSpan, context: tuple[str, str] = ("loose", "loose")) -> bool:
+    """Whether the code ``span`` was read from (an :class:`EmbeddedSpan`; any other span:
+    ``False``) keeps the stderr of the process that reads it (see
+    :meth:`.interface.OutputHost.stderr_captured`); ``context``: where the code's own
+    stdout and stderr go (:mod:`.shell.capture`'s tables). Never raises."""
+    if not isinstance(span, EmbeddedSpan):
+        return False
+    return _code_captured(span.code, span.inner, context).get(span.inner_start, False)
+
+
+def embedded_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """:meth:`.interface.OutputHost.stderr_captured` of a host whose code runs in a shell of
+    its own (a Makefile recipe line, a ``RUN``, a workflow's ``run:``): a span read from
+    that code counts as kept when the code keeps it (:func:`inner_captured`); any other
+    span does not. Never raises."""
+    return [inner_captured(s) for s in spans]
+
+
+@lru_cache(maxsize=256)
+def _code_captured(code: str, inner: str, context: tuple[str, str]) -> dict[int, bool]:
+    """Per inner span's name start: whether ``code`` read by ``inner`` keeps its stderr."""
+    from torch_logs_lsp.hosts.shell.nested import nesting
+
+    spans = list(_inner_spans(code, nesting(), inner))
+    if inner == "powershell":
+        from torch_logs_lsp.hosts.powershell.capture import stderr_captured as powershell
+
+        flags = powershell(code, spans)
+    else:
+        from torch_logs_lsp.hosts.shell.capture import stderr_captured as shell
+
+        flags = shell(code, spans, context)
+    return {s.name_start: flag for s, flag in zip(spans, flags, strict=False)}
+
+
 def _layered(inner: str | None, outer: str | None) -> str | None:
     return None if inner is None or outer is None else inner + LAYER + outer
 
@@ -99,20 +168,25 @@ def shell_spans(host: HostKind, code: EmbeddedCode, inner: str = "shell") -> lis
         content_start = _position(code, s.content_start)
         quote = None if s.quote is None else mark + s.quote
         out.append(
-            ValueSpan(
-                variable=s.variable,
-                host=host,
-                name_start=_position(code, s.name_start),
-                name_end=_after(code, s.name_end),
-                value=value,
-                char_starts=starts,
-                char_ends=ends,
-                content_start=content_start,
-                content_end=max(content_start, _after(code, s.content_end)),
-                raw_start=_position(code, s.raw_start),
-                raw_end=max(_position(code, s.raw_start), _after(code, s.raw_end)),
-                quote=_layered(quote, code.quote),
-                terminated=s.terminated,
+            EmbeddedSpan(
+                ValueSpan(
+                    variable=s.variable,
+                    host=host,
+                    name_start=_position(code, s.name_start),
+                    name_end=_after(code, s.name_end),
+                    value=value,
+                    char_starts=starts,
+                    char_ends=ends,
+                    content_start=content_start,
+                    content_end=max(content_start, _after(code, s.content_end)),
+                    raw_start=_position(code, s.raw_start),
+                    raw_end=max(_position(code, s.raw_start), _after(code, s.raw_end)),
+                    quote=_layered(quote, code.quote),
+                    terminated=s.terminated,
+                ),
+                code.text,
+                inner,
+                s.name_start,
             )
         )
     return out
@@ -148,4 +222,14 @@ def encode_layers(quote: str, value: str, outer: Callable[[str, str], str | None
     return outer(last, body) if body is not None else None
 
 
-__all__ = ["LAYER", "PWSH", "EmbeddedCode", "encode_layers", "shell_spans", "verbatim"]
+__all__ = [
+    "LAYER",
+    "PWSH",
+    "EmbeddedCode",
+    "EmbeddedSpan",
+    "embedded_captured",
+    "encode_layers",
+    "inner_captured",
+    "shell_spans",
+    "verbatim",
+]

@@ -193,6 +193,19 @@ class PathFactsHost(Protocol):
 
 
 @runtime_checkable
+class OutputHost(Protocol):
+    """A host that knows where the output of the process reading a value goes (TL411:
+    torch's logs go to that process's stderr, through ``logging.StreamHandler``)."""
+
+    def stderr_captured(self, text: str, spans: list[ValueSpan]) -> list[bool]:
+        """One flag per span of ``spans`` (``extract(text)``), in order: ``True`` when the
+        stderr of every process that reads the span's value is certainly redirected to a
+        file, piped or captured by the document itself (``2>log``, ``2>&1 | tee log``,
+        ``capture_output=True``); ``False`` when not, or not certain. Never raises."""
+        ...
+
+
+@runtime_checkable
 class SetLogsHost(Protocol):
     """A host whose documents hold ``torch._logging.set_logs(...)`` calls (Python code)."""
 
@@ -269,6 +282,7 @@ __all__ = [
     "Host",
     "Note",
     "NotesHost",
+    "OutputHost",
     "Overwrite",
     "OverwritesHost",
     "PathFacts",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import accumulate
 from pathlib import Path
@@ -157,15 +158,44 @@ def with_host_notes(
     return out
 
 
+def stderr_captured(host: HostKind, text: str, spans: list[ValueSpan]) -> Callable[[int], bool]:
+    """``captured(i)``: whether the document ``text`` (of ``host`` kind) already keeps the
+    stderr of the process that reads ``spans[i]`` (``spans``: its spans, in order), as the
+    host's :meth:`~.hosts.interface.OutputHost.stderr_captured` says. The host is asked
+    once, on the first call (most documents never need it); a host without the capability,
+    or one that fails, keeps nothing. Never raises."""
+    flags: list[bool] | None = None
+
+    def captured(i: int) -> bool:
+        nonlocal flags
+        if flags is None:
+            module = hosts.output_host(host)
+            try:
+                flags = module.stderr_captured(text, spans) if module is not None else []
+            except Exception:  # a host bug keeps the hint: it is only a hint
+                flags = []
+            if len(flags) != len(spans):
+                flags = [False] * len(spans)
+        return 0 <= i < len(flags) and flags[i]
+
+    return captured
+
+
 def with_cross_hints(
     entries: list[tuple[ValueSpan, Analysis | None]],
     cache: AnalysisCache | None = None,
+    captured: Callable[[int], bool] | None = None,
 ) -> list[tuple[ValueSpan, Analysis | None]]:
     """``entries`` with the hints across the variables of one document (see
-    :func:`.family.cross_hints`) added to the analyses they are about (through ``cache``,
-    which keeps one hinted copy per analysis and hint, when given)."""
+    :func:`.family.cross_hints`; ``captured(i)``: whether the stderr of the process reading
+    ``entries[i]`` is already kept, see :func:`stderr_captured`) added to the analyses they
+    are about (through ``cache``, which keeps one hinted copy per analysis and hint, when
+    given)."""
     out = list(entries)
-    hints = cross_hints(entries, cache.output_code_hint) if cache else cross_hints(entries)
+    if cache is not None:
+        hints = cross_hints(entries, cache.output_code_hint, captured)
+    else:
+        hints = cross_hints(entries, captured=captured)
     for i, diag in hints:
         span, analysis = out[i]
         if analysis is not None:
@@ -297,6 +327,7 @@ __all__ = [
     "may_find",
     "read_bytes",
     "read_document",
+    "stderr_captured",
     "stop_diagnostics",
     "unterminated_analysis",
     "with_cross_hints",

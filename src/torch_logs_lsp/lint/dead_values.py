@@ -22,7 +22,12 @@ from dataclasses import replace
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.interface import Overwrite
-from torch_logs_lsp.lint.checker import LineIndex, with_cross_hints, with_host_notes
+from torch_logs_lsp.lint.checker import (
+    LineIndex,
+    stderr_captured,
+    with_cross_hints,
+    with_host_notes,
+)
 from torch_logs_lsp.model.diagnostic import MORE_PROBLEMS, capped
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
@@ -67,15 +72,19 @@ def with_document_hints(
 ) -> Entries:
     """``entries`` (every span of ``text`` with its analysis, in order) with the findings
     that depend on the whole document: overwritten values (:data:`OVERWRITTEN`), the hints
-    across variables (:func:`.checker.with_cross_hints`, among the live values only) and
+    across variables (:func:`.checker.with_cross_hints`, among the live values only; TL411
+    not where the host says the reading process's stderr is kept) and
     the host's notes (:func:`.checker.with_host_notes`, on live values only; those on
     values that are not static go to ``unplaced``)."""
-    found = overwrites(host, text, [s for s, _ in entries])
+    spans = [s for s, _ in entries]
+    found = overwrites(host, text, spans)
+    captured = stderr_captured(host, text, spans)  # asked only for a TL411
     dead = {o.dead: o for o in found if 0 <= o.dead < o.live < len(entries)}
     if not dead:
-        return with_host_notes(host, text, with_cross_hints(entries, cache), unplaced)
+        hinted = with_cross_hints(entries, cache, captured)
+        return with_host_notes(host, text, hinted, unplaced)
     live = [i for i in range(len(entries)) if i not in dead]
-    hinted = with_cross_hints([entries[i] for i in live], cache)
+    hinted = with_cross_hints([entries[i] for i in live], cache, lambda j: captured(live[j]))
     out: Entries = [(span, None) for span, _ in entries]
     for i, entry in zip(live, hinted, strict=True):
         out[i] = entry

@@ -308,7 +308,8 @@ def since(variable: str) -> str:
 
 def output_code_hint(analysis: Analysis | None) -> Diagnostic | None:
     """TL411 for a TORCH_LOGS analysis that enables ``output_code`` (on that item), to be
-    given when the document sets no TORCH_LOGS_OUT; ``None`` otherwise."""
+    given when the document sets no TORCH_LOGS_OUT and does not already keep the stderr of
+    the process that reads the value; ``None`` otherwise."""
     if analysis is None or analysis.config is None:
         return None
     if "output_code" not in analysis.config.artifacts:
@@ -329,10 +330,14 @@ def output_code_hint(analysis: Analysis | None) -> Diagnostic | None:
 def cross_hints(
     entries: Sequence[tuple[ValueSpan, Analysis | None]],
     output_code: Callable[[Analysis | None], Diagnostic | None] = output_code_hint,
+    captured: Callable[[int], bool] | None = None,
 ) -> list[tuple[int, Diagnostic]]:
     """Information-level hints across the variables of one document: ``(index into
     entries, diagnostic on that span's value)``. ``output_code``: :func:`output_code_hint`
-    or a memoized version of it (a document repeats the same values)."""
+    or a memoized version of it (a document repeats the same values). ``captured(i)``:
+    whether the document already keeps the stderr of the process that reads
+    ``entries[i]`` (redirected, piped or captured: torch logs there), asked only for a
+    value that would get TL411, which it then does not; ``None``: never."""
     present = {s.variable for s, _ in entries if s.value != ""}
     variables = {s.variable for s, _ in entries}
     out: list[tuple[int, Diagnostic]] = []
@@ -342,7 +347,7 @@ def cross_hints(
         if span.variable == "TORCH_LOGS":
             if "TORCH_LOGS_OUT" not in present:
                 hint = output_code(analysis)
-                if hint is not None:
+                if hint is not None and (captured is None or not captured(i)):
                     out.append((i, hint))
         elif (
             span.variable == "TORCH_LOGS_TRACE_ID_FILTER"

@@ -251,6 +251,13 @@ def found(text: str) -> tuple[Found, ...]:
     return tuple(out)
 
 
+def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """:meth:`~.interface.OutputHost.stderr_captured`: see :mod:`.batch.capture`."""
+    from torch_logs_lsp.hosts.batch.capture import stderr_captured as captured
+
+    return captured(text, spans)
+
+
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The family ``set``/``setx`` values of a batch document (see the module docstring),
     in document order; every offset a code point into ``text``. ``cache`` is not used

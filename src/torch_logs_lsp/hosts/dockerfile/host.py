@@ -37,7 +37,13 @@ from typing import NamedTuple
 from torch_logs_lsp.hosts.dockerfile import lines, scope, words
 from torch_logs_lsp.hosts.dockerfile.json import ENV_NAMES, json_env, json_strings
 from torch_logs_lsp.hosts.dockerfile.words import encode_part as _encode
-from torch_logs_lsp.hosts.embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
+from torch_logs_lsp.hosts.embedded import (
+    LAYER,
+    EmbeddedCode,
+    embedded_captured,
+    encode_layers,
+    shell_spans,
+)
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import Overwrite, line_before, runs_elsewhere
 from torch_logs_lsp.hosts.spec import HostSpec
@@ -102,6 +108,8 @@ may_hold_values = names_family
 # be put in straight quotes.
 quote_findings = kept_findings(True)
 path_facts = runs_elsewhere("a Dockerfile (its commands run in the image)")
+# TL411: a value read from its shell code whose command keeps stderr
+stderr_captured = embedded_captured
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash"})
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(\S+))?")

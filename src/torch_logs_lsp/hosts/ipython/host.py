@@ -34,6 +34,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from torch_logs_lsp.hosts.embedded import embedded_captured
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import Note, Overwrite, line_before
 from torch_logs_lsp.hosts.ipython.cells import read
@@ -240,6 +241,18 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
             why = f"the next %env sets {spans[i].variable} again before any code runs"
             out.append(Overwrite(i, later[0], why))
     return sorted(out)
+
+
+def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """:meth:`~.interface.OutputHost.stderr_captured`: the Python host's on the view
+    (children started by :mod:`subprocess` that capture stderr) and a ``!`` command's or a
+    ``%%bash`` cell's shell code that keeps it (:func:`.embedded.inner_captured`); a
+    ``%env`` value (the kernel's own process) never. Never raises."""
+    flags = embedded_captured(text, spans)
+    view, py, _ = _split(text, spans)
+    for i, flag in zip(py, python.stderr_captured(view, [spans[i] for i in py]), strict=True):
+        flags[i] = flag
+    return flags
 
 
 def _env_line(text: str, escapes: list[Escape], span: ValueSpan) -> bool:

@@ -36,7 +36,13 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from torch_logs_lsp.hosts.embedded import LAYER, EmbeddedCode, encode_layers, shell_spans
+from torch_logs_lsp.hosts.embedded import (
+    LAYER,
+    EmbeddedCode,
+    embedded_captured,
+    encode_layers,
+    shell_spans,
+)
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import Overwrite, line_before
 from torch_logs_lsp.hosts.makefile.lines import Line, read
@@ -79,6 +85,8 @@ LINE_COMMENTS = True
 may_hold_values = names_family
 # make keeps every quote of a value as a character (it has no quoting).
 quote_findings = kept_findings(False)
+# TL411: a value read from its shell code whose command keeps stderr
+stderr_captured = embedded_captured
 
 
 detect_name = SPEC.claims

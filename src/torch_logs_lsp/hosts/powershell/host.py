@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import ParsedState, Source
 from torch_logs_lsp.hosts.embedded import PWSH
@@ -43,6 +44,9 @@ from torch_logs_lsp.hosts.typographic import QuoteFinding, kept_findings
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 log = logging.getLogger(__name__)
 
@@ -109,12 +113,17 @@ def may_hold_values(text: str) -> bool:
 #: The last few documents' readings (``notes``, ``overwritten`` and ``removal`` come after
 #: ``extract`` with the same text).
 _RECENT: dict[str, tuple[Found, ...]] = {}
+#: The last parse of :func:`_read`: where stderr goes (:func:`stderr_captured`) reads that
+#: tree instead of parsing the text again.
+_last_tree: list[tuple[str, tree_sitter.Tree]] = []
 
 
 def _read(text: str, old: ParsedState | None = None) -> tuple[tuple[Found, ...], ParsedState]:
     src = Source(text)
+    _last_tree.clear()  # the tree kept may be ``old``'s, edited in place now
     tree = src.parse("powershell", old)  # (``old`` is consumed: tree-sitter reuses it)
     found = tuple(read(src, tree.root_node))
+    _last_tree[:] = [(text, tree)]
     if len(_RECENT) >= 4:
         _RECENT.pop(next(iter(_RECENT)))
     _RECENT[text] = found
@@ -130,6 +139,20 @@ def _found(text: str) -> tuple[Found, ...]:
     except Exception:  # bad input never crashes the server
         log.exception("powershell: extraction failed")
         return ()
+
+
+def found_statements(text: str) -> tuple[Found, ...]:
+    """Every span of ``text`` (as :func:`extract` finds them) with its statement (document
+    offsets, code points). Never raises."""
+    return _found(text)
+
+
+def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """:meth:`~.interface.OutputHost.stderr_captured`: see :mod:`.powershell.capture`."""
+    from torch_logs_lsp.hosts.powershell.capture import stderr_captured as captured
+
+    tree = next((t for seen, t in _last_tree if seen is text or seen == text), None)
+    return captured(text, spans, tree)
 
 
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:

@@ -324,6 +324,13 @@ def overwritten(text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     return dead_writes(text, spans, _tree_of(text))
 
 
+def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """Values given to child processes that capture stderr (see :mod:`.python.capture`)."""
+    from torch_logs_lsp.hosts.python.capture import stderr_captured as captured
+
+    return captured(text, spans, _tree_of(text))
+
+
 def set_logs_calls(text: str) -> list[SetLogsCall]:
     """The calls of torch's ``set_logs`` (see :mod:`.python_set_logs`), reusing the tree
     of the last extraction of the same text."""

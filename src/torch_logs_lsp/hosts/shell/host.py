@@ -25,6 +25,7 @@ from torch_logs_lsp.hosts._ts import Source
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.shell import toplevel
 from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
+from torch_logs_lsp.hosts.shell.capture import stderr_captured as captured
 from torch_logs_lsp.hosts.shell.edits import encode_part as encode_part
 from torch_logs_lsp.hosts.shell.edits import removal as removal
 from torch_logs_lsp.hosts.shell.edits import typed_name as typed_name
@@ -343,6 +344,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     # errors (tests/hosts/test_incremental.py has such edits), so it is not
     # used; spans away from the edit are still reused.
     tree = parse_bash(src.data)
+    _last_tree[:] = [(text, tree)]
 
     def reuse(item: Found) -> ValueSpan | None:
         if cache is None:
@@ -355,6 +357,17 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
         cache.computed = len(spans) - cache.reused
         cache.store(text, spans, toplevel.Statements.of(src.data, tree), contexts)
     return spans
+
+
+#: The last whole-document parse of :func:`extract`: where stderr goes
+#: (:func:`stderr_captured`) reads that tree instead of parsing the text again.
+_last_tree: list[tuple[str, tree_sitter.Tree]] = []
+
+
+def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """:meth:`~.interface.OutputHost.stderr_captured`: see :mod:`.shell.capture`."""
+    tree = next((t for seen, t in _last_tree if seen is text or seen == text), None)
+    return captured(text, spans, tree=tree)
 
 
 def _extract_window(

@@ -48,6 +48,7 @@ from torch_logs_lsp.hosts.yaml.tree import (
     items,
     key_of,
     mapping_of,
+    pairs,
     path,
     scalar,
     string,
@@ -223,6 +224,90 @@ def _code_spans(
         code, ranges = _gha_code(code)
     spans = shell_spans(HOST, code, inner)
     return _without_expressions(spans, ranges) if ranges else spans
+
+
+def step_code(
+    src: Source, env_pair: tree_sitter.Node, flavours: dict[int, str]
+) -> tuple[str, str] | None:
+    """For the ``env:`` pair of a GitHub Actions step: the code of the step's ``run:`` as
+    its shell reads it (each ``${{ }}`` a placeholder) and the host that reads it
+    (``"shell"``, ``"powershell"``); ``None`` for any other ``env:`` (a job's, a
+    workflow's: more than one step reads it) or a step whose code is not read."""
+    if flavour_at(flavours, env_pair) != ACTIONS or key_of(src, env_pair) != "env":
+        return None
+    keys = [*path(src, env_pair), "env"]
+    if len(keys) != 5 or keys[0] != "jobs" or keys[2:4] != ["steps", "*"]:
+        return None
+    step = env_pair.parent
+    run = next((p for p in pairs(step) if key_of(src, p) == "run"), None)
+    found = inner(run.child_by_field_name("value")) if run is not None else None
+    if run is None or found is None or found.node is None or found.tagged:
+        return None
+    if found.node.type not in SCALARS:
+        return None
+    kind = _actions_step_kind(src, run, [*path(src, run), "run"], {})
+    sc = scalar(src, found.node, column(src, run))
+    if kind is None or sc.value is None:
+        return None
+    code = EmbeddedCode(sc.value, sc.starts, sc.ends, sc.content_end, sc.quote)
+    return _gha_code(code)[0].text, kind
+
+
+def job_scripts(
+    src: Source, variables_pair: tree_sitter.Node, flavours: dict[int, str]
+) -> list[str] | None:
+    """For the ``variables:`` pair of a GitLab job: the shell scripts its values reach, as
+    the runner runs them (``before_script`` and ``script`` joined in one shell, the job's or
+    else the global ones; ``after_script`` in another); ``None`` for any other
+    ``variables:`` (the global one reaches every job) or a job whose scripts are not all
+    plain strings here (``extends:``, ``<<:`` merges, ``!reference`` tags, aliases)."""
+    if flavour_at(flavours, variables_pair) != GITLAB:
+        return None
+    if key_of(src, variables_pair) != "variables":
+        return None
+    keys = path(src, variables_pair)
+    if len(keys) != 1 or keys[0] in GITLAB_GLOBAL:
+        return None
+    around = _mappings_around(variables_pair)  # the job's mapping, the document's
+    if len(around) != 2:
+        return None
+    job, top = around
+    if any(key_of(src, p) in ("extends", "<<", None) for p in pairs(job)):
+        return None
+    default = mapping_of(get(src, top, "default"))
+
+    def code(key: str) -> list[str] | None:
+        for mapping in (job, default, top):
+            value = get(src, mapping, key)
+            if value is not None and value.parent is not None:
+                return _script_codes(src, value, column(src, value.parent))
+        return []
+
+    before, script, after = code("before_script"), code("script"), code("after_script")
+    if before is None or script is None or after is None:
+        return None
+    return ["\n".join(before + script), "\n".join(after)]
+
+
+def _script_codes(src: Source, value: tree_sitter.Node, indent: int) -> list[str] | None:
+    """The lines of a GitLab script (a string, or a list of strings, nested lists too) as
+    decoded code; ``None`` when one is not a plain string (an alias, a tag)."""
+    found = inner(value)
+    node = found.node
+    if node is None or found.tagged or found.alias:
+        return None
+    if node.type in SCALARS:
+        sc = scalar(src, node, indent)
+        return None if sc.value is None else [sc.value]
+    if node.type not in SEQUENCES:
+        return None
+    out: list[str] = []
+    for item in items(node):
+        more = _script_codes(src, item, entry_indent(src, item))
+        if more is None:
+            return None
+        out += more
+    return out
 
 
 def _scripts(src: Source, value: tree_sitter.Node, indent: int) -> list[ValueSpan]:

@@ -72,6 +72,13 @@ quote_findings = kept_findings(False)
 path_facts = runs_elsewhere("a CI or container YAML file (runs on another machine)")
 
 
+def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
+    """:meth:`~.interface.OutputHost.stderr_captured`: see :mod:`.yaml.capture`."""
+    from torch_logs_lsp.hosts.yaml.capture import stderr_captured as captured
+
+    return captured(text, spans)
+
+
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The value spans of a YAML document in document order: environment entries
     (:mod:`.yaml_places`) and assignments in CI shell code (:mod:`.yaml_ci`). Offsets
