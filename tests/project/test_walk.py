@@ -357,8 +357,9 @@ def test_files_no_host_claims_and_ignored_files_but_env_files_are_never_opened(
     assert "1 file(s) checked" in capsys.readouterr().err
     # ok.env read once; scripts/run's first bytes read (no shebang: not a script); the
     # ignored secret.env read only to tell whether the note on ignored .env files names it
-    # (it sets no family variable: not named); scripts/gen, ignored, never opened
-    assert sorted(opened) == [".gitignore", "ok.env", "scripts/run", "secret.env"]
+    # (it sets no family variable: not named); scripts/gen, ignored, never opened; git's
+    # index looked for (tracked files are never ignored; here there is none)
+    assert sorted(opened) == [".git/index", ".gitignore", "ok.env", "scripts/run", "secret.env"]
     opened.clear()
     assert main(["check", "--no-ignore", str(tmp_path)]) == 0
     assert "2 file(s) checked" in capsys.readouterr().err

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from torch_logs_lsp.files import SkippedFile, read_regular
 from torch_logs_lsp.lint.selection import Selection, UnknownSelector
 
 if sys.version_info >= (3, 11):
@@ -61,13 +62,14 @@ class Config:
 def _table(path: str, name: str) -> dict[str, Any] | None:
     """The configuration table of the file ``path`` (``name`` its base name); ``None`` for
     a ``pyproject.toml`` without ``[tool.torch-logs]``. Raises :class:`ConfigError`."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read ({exc.strerror or exc})") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(path, f"larger than {MAX_CONFIG_BYTES // 2**20} MiB")
+    try:  # (the one safe reader: a FIFO is never opened)
+        data = read_regular(path, MAX_CONFIG_BYTES)
+    except SkippedFile as exc:
+        if exc.error is not None:
+            raise ConfigError(path, f"cannot read ({exc.error.strerror or exc.error})") from None
+        if exc.reason.startswith("larger"):
+            raise ConfigError(path, f"larger than {MAX_CONFIG_BYTES // 2**20} MiB") from None
+        raise ConfigError(path, exc.reason) from None
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:

@@ -18,6 +18,8 @@ import os
 import struct
 from functools import lru_cache
 
+from torch_logs_lsp.files import SkippedFile, read_regular, read_text
+
 log = logging.getLogger(__name__)
 
 #: An index larger than this is not read (the walk then treats every file as untracked).
@@ -31,22 +33,24 @@ def _git_dir(top: str) -> str | None:
     dot_git = os.path.join(top, ".git")
     if os.path.isdir(dot_git):
         return dot_git
-    try:
-        with open(dot_git, encoding="utf-8", errors="replace") as f:
-            line = f.read(4096).strip()
-    except OSError:
-        return None
+    # (the one safe reader: a FIFO or a device named .git is never opened)
+    line = (read_text(dot_git, "a .git file", 4096, errors="replace") or "").strip()
     if not line.startswith("gitdir:"):
         return None
     return os.path.normpath(os.path.join(top, line[len("gitdir:") :].strip()))
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    """git's offset varint (``decode_varint``) at ``pos``: the value and the next pos."""
+def _varint(data: bytes, pos: int, limit: int) -> tuple[int, int]:
+    """git's offset varint (``decode_varint``) at ``pos``: the value and the next pos.
+    Raises ``ValueError`` as soon as the value exceeds ``limit`` (a path cannot drop more
+    bytes than the previous path has: a hostile run of ``0xFF`` stops within a few bytes
+    instead of growing an integer 7 bits per byte)."""
     c = data[pos]
     pos += 1
     value = c & 0x7F
     while c & 0x80:
+        if value > limit:
+            raise ValueError("bad path compression")
         c = data[pos]
         pos += 1
         value = ((value + 1) << 7) | (c & 0x7F)
@@ -69,7 +73,7 @@ def index_paths(data: bytes) -> list[str]:
         (flags,) = struct.unpack(">H", data[pos + _ENTRY - 2 : pos + _ENTRY])
         start = pos + _ENTRY + (2 if version >= 3 and flags & 0x4000 else 0)
         if version == 4:
-            drop, start = _varint(data, start)
+            drop, start = _varint(data, start, len(previous))
             end = data.index(b"\0", start)
             if drop > len(previous):
                 raise ValueError("bad path compression")
@@ -89,13 +93,9 @@ def _tracked(top: str, stamp: tuple[int, int]) -> tuple[frozenset[str], frozense
     git_dir = _git_dir(top)
     if git_dir is None:
         return frozenset(), frozenset()
-    try:
-        with open(os.path.join(git_dir, "index"), "rb") as f:
-            data = f.read(MAX_INDEX_BYTES + 1)
-        if len(data) > MAX_INDEX_BYTES:
-            return frozenset(), frozenset()
-        paths = index_paths(data)
-    except (OSError, ValueError, IndexError, struct.error) as exc:
+    try:  # (the one safe reader: regular files only, never blocking, size capped)
+        paths = index_paths(read_regular(os.path.join(git_dir, "index"), MAX_INDEX_BYTES))
+    except (SkippedFile, ValueError, IndexError, struct.error) as exc:
         log.info("git index of %s not read: %s", top, exc)
         return frozenset(), frozenset()
     files = {os.path.normpath(os.path.join(top, p)) for p in paths}
