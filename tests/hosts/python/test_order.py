@@ -470,3 +470,33 @@ def test_torch_ignores_a_value_patched_in_after_the_import() -> None:
     proc = _run(early)
     assert proc.returncode != 0 and "Invalid log settings" in proc.stderr, proc.stderr[-2000:]
     assert codes(early) == []
+
+
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        # a mention in a comment or a string starts nothing and reads nothing
+        ("# subprocess\n", "TL501"),
+        ('print("subprocess.run(x)")\n', "TL501"),
+        ('"""Run os.system later."""\n', "TL501"),
+        ("# TODO: call _init_logs() here\n", "TL501"),
+        ("subprocess.run(x)\n", "TL505"),
+        ("torch._logging._internal._init_logs()\n", None),
+    ],
+)
+def test_only_code_starts_children_or_reads_again(tail: str, expected: str | None) -> None:
+    text = 'import os, subprocess\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n' + tail
+    assert _late(text) == ([(expected, 3)] if expected else [])
+
+
+def test_many_writes_and_children_are_linear() -> None:
+    # (each write searched the whole text for children: 10,000 took minutes; the
+    # benchmark times it, this checks the answers)
+    n = 3000
+    parts = ["import os, subprocess", "import torch"]
+    parts += [
+        f"def f{i}():\n    os.environ['TORCH_LOGS'] = '+dynamo'\n    subprocess.run(c)"
+        for i in range(n)
+    ]
+    found = _late("\n".join(parts) + "\n")
+    assert len(found) == n and {c for c, _ in found} == {"TL505"}

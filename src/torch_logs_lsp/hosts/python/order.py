@@ -253,34 +253,51 @@ def seen_by_children(note: Note, child: str) -> Note:
 
 def child_in(text: str, variable: str) -> str | None:
     """What may start a child process that inherits ``variable`` anywhere in the Python
-    ``text`` (see :func:`_child_start`), or ``None``."""
+    ``text`` (see :func:`_child_starts`), or ``None``."""
     if _CHILD.search(text) is None:
         return None
     src = Source(text, lone_cr_is_lf=True)
-    return _child_start(src, src.parse("python").root_node, 0, True, variable)
+    starts = _child_starts(src, src.parse("python").root_node, variable)
+    return starts[0][1] if starts else None
 
 
-def _child_start(
-    src: Source, root: tree_sitter.Node, after: int, anywhere: bool, variable: str
-) -> str | None:
-    """What first may start a child process that inherits this process's ``variable``
-    (:data:`_CHILD`, as written) in the text from code point ``after`` on, or
-    (``anywhere``: a write in a function, which may run after any line) before it. An
-    import line does not count, nor a call given an environment of its own without
-    ``variable`` (:func:`_own_environment`); ``None`` when nothing may."""
-    text = src.text
-    found = None
-    for m in _CHILD.finditer(text):
-        line = text[max(text.rfind("\n", 0, m.start()), text.rfind("\r", 0, m.start())) + 1 :]
-        if line.lstrip().startswith(("import ", "from ")):
-            continue
-        if _own_environment(src, root, m, variable):
-            continue
-        if m.start() >= after:
-            return m.group()
-        if anywhere and found is None:
-            found = m.group()
-    return found
+#: Node types whose text is not code: what they mention starts nothing and reads nothing.
+_NOT_CODE = frozenset({"comment", "string", "string_content", "concatenated_string"})
+
+
+def _in_code(src: Source, root: tree_sitter.Node, start: int, end: int) -> bool:
+    """Whether the code points ``start``..``end`` of the text are code (not inside a
+    comment or a string literal, nor an import statement)."""
+    node: tree_sitter.Node | None = root.named_descendant_for_byte_range(
+        src.byte(start), src.byte(end)
+    )
+    while node is not None:
+        if node.type in _NOT_CODE or node.type in ("import_statement", "import_from_statement"):
+            return False
+        node = node.parent
+    return True
+
+
+def _child_starts(src: Source, root: tree_sitter.Node, variable: str) -> list[tuple[int, str]]:
+    """Where the text may start a child process that inherits this process's
+    ``variable`` (:data:`_CHILD`): (code point offset, what, as written), in order. Only
+    code counts (not a comment, a string or an import line), and not a call given an
+    environment of its own without ``variable`` (:func:`_own_environment`)."""
+    out: list[tuple[int, str]] = []
+    for m in _CHILD.finditer(src.text):
+        if _in_code(src, root, m.start(), m.end()) and not _own_environment(src, root, m, variable):
+            out.append((m.start(), m.group()))
+    return out
+
+
+def _child_after(starts: list[tuple[int, str]], after: int, anywhere: bool) -> str | None:
+    """The first of ``starts`` (:func:`_child_starts`) from code point ``after`` on, or
+    (``anywhere``: a write in a function, which may run after any line) the first of
+    all; ``None`` when there is none."""
+    i = bisect_right(starts, (after, ""))
+    if i < len(starts):
+        return starts[i][1]
+    return starts[0][1] if anywhere and starts else None
 
 
 def _own_environment(src: Source, root: tree_sitter.Node, m: re.Match[str], variable: str) -> bool:
@@ -450,8 +467,11 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
     if imported is None:
         return []
     line = imported.start_point[0] + 1
-    any_reread = [m.start() for m in _REREAD.finditer(text)]
-    init_logs = [m.start() for m in _REREAD_TORCH_LOGS.finditer(text)] if any_reread else []
+    any_reread = [
+        m.start() for m in _REREAD.finditer(text) if _in_code(src, root, m.start(), m.end())
+    ]
+    init_logs = [p for p in any_reread if text.startswith("_init_logs", p)]
+    children: dict[str, list[tuple[int, str]]] = {}  # per variable, found on first need
 
     def rereads(variable: str) -> list[int]:
         return init_logs if variable == "TORCH_LOGS" else any_reread
@@ -504,7 +524,10 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
         elif stmt.start_byte < imported.end_byte or _read_again(rereads(span.variable), span):
             continue
         head = f"{span.variable} is set {where or 'after'} `import torch` (line {line})"
-        child = _child_start(src, root, span.raw_end, bool(where), span.variable)
+        if span.variable not in children:
+            found = _CHILD.search(text) is not None
+            children[span.variable] = _child_starts(src, root, span.variable) if found else []
+        child = _child_after(children[span.variable], span.raw_end, bool(where))
         if child is not None:
             out.append(_children_note(i, head, child))
             continue
