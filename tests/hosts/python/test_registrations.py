@@ -30,12 +30,15 @@ def test_registered_names_are_read() -> None:
         "    visible=True,\n    off_by_default=True,\n)\n"
         'register_log(\'c1\', \'c1.x\')\nregister_log("c2", ["c2.a", "c2.b"])  # two\n'
         "register_artifact(name, 'd')\n"  # not a literal: not known
+        "_init_logs()\n"
+        "register_artifact('a3', 'registered after the last read: not known')\n"
     )
     assert registered(text) == Registered(
         (("c1", ("c1.x",)), ("c2", ("c2.a", "c2.b"))),
         (("a1", False, False), ("a2", True, True)),
     )
     assert registered("x = 1\n") == Registered((), ())
+    assert registered("register_artifact('a1', 'never read again')\n") == Registered((), ())
 
 
 @pytest.mark.parametrize(
@@ -71,3 +74,12 @@ def test_torch_accepts_a_registered_name_read_again() -> None:
     bad = good.replace('"mylib_hello"\n', '"mylib_helo"\n')
     proc = run_python(bad, env=env)
     assert proc.returncode != 0 and "Invalid log settings" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_a_read_before_the_registration_rejects_the_name() -> None:
+    text = (
+        "import os\nimport torch\nimport torch._logging._internal as I\n"
+        'os.environ["TORCH_LOGS"] = "mylib_hello"\ntorch._logging._init_logs()\n'
+    )
+    late = text + 'I.register_artifact("mylib_hello", "too late")\n'
+    assert "TL201" in codes(late)

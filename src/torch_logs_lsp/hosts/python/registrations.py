@@ -5,8 +5,10 @@
 torch checks a ``TORCH_LOGS`` item against the names registered when the value is read: at
 ``import torch`` only torch's own, but a value the same program reads again afterwards
 (``torch._logging._init_logs()``, ``set_logs``) after registering its names accepts them
-(checked against torch 2.13). A value in such a document is therefore checked with them:
-an unknown name is never claimed for a name the document itself registers.
+(checked against torch 2.13; a read before the registration, such as ``import torch``
+itself or a child process's, rejects them). A value in a document that reads the
+variables again after registering names is therefore checked with those names: an
+unknown name is never claimed for a name the document itself registers before a re-read.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ _CALL = re.compile(
 #: The end of the call's arguments (a ``)`` that ends its line), within this many code points.
 _WINDOW = 600
 _CALL_END = re.compile(r"\)[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n|$)")
+#: What reads ``TORCH_LOGS`` again in the same process, after a registration.
+_REREAD = re.compile(r"\b(?:_init_logs|set_logs)\s*\(")
 _STRING = re.compile(r"[rRuU]?(['\"])([A-Za-z_][\w.]*)\1")
 _FLAG = re.compile(r"\b(off_by_default|visible)\s*=\s*True\b")
 
@@ -36,13 +40,18 @@ class Registered(NamedTuple):
 
 
 def registered(text: str) -> Registered:
-    """The names ``text`` registers (see the module docstring); empty for most. Never
-    raises."""
+    """The names ``text`` registers before its last ``_init_logs(``/``set_logs(`` call
+    (see the module docstring); empty for most. Never raises."""
     if "register_" not in text:
+        return Registered((), ())
+    rereads = [m.start() for m in _REREAD.finditer(text)]
+    if not rereads:
         return Registered((), ())
     components: list[tuple[str, tuple[str, ...]]] = []
     artifacts: list[tuple[str, bool, bool]] = []
     for m in _CALL.finditer(text):
+        if m.start() > rereads[-1]:
+            break  # nothing reads the value after this registration
         window = text[m.end() : m.end() + _WINDOW]
         end = _CALL_END.search(window)
         args = window[: end.start()] if end else window
