@@ -124,6 +124,23 @@ def test_launch_json_program_and_cwd(tree: Path):
     assert "TL201" in _codes(tree, "jsonc", ".vscode/launch.json", nothing)
 
 
+def test_launch_json_workspace_folder_is_the_folder_holding_vscode(tree: Path):
+    """Checked from outside the project (roots: the current directory only), a
+    `${workspaceFolder}` of `proj/.vscode/launch.json` is `proj`, as VS Code has it."""
+    program = (
+        '{"configurations": [{"type": "debugpy", "request": "launch",\n'
+        ' "program": "${workspaceFolder}/tools/train.py",\n'
+        ' "env": {"TORCH_LOGS": "+helpers"}}]}\n'
+    )
+    assert "TL201" not in _codes(tree, "jsonc", ".vscode/launch.json", program)
+    module = (
+        '{"configurations": [{"type": "debugpy", "request": "launch", "module": "app",\n'
+        ' "cwd": "${workspaceFolder}/srcdir", "env": {"TORCH_LOGS": "+appmod,+nopkg"}}]}\n'
+    )
+    got = _codes(tree, "jsonc", ".vscode/launch.json", module)
+    assert got.count("TL201") == 1 and "TL204" not in got  # nopkg only
+
+
 def test_set_logs_modules_in_a_python_file(tree: Path):
     text = 'import torch\ntorch._logging.set_logs(modules={"mypkg.model": 10})\n'
     codes = _codes(tree, "python", "train.py", text)

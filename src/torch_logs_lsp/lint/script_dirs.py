@@ -18,7 +18,8 @@ finding for a module the project's own script could import; see
 - the directory of each ``*.py`` path the document names (``python scripts/train.py``,
   ``torchrun train.py``, launch.json's ``"program": "${workspaceFolder}/tools/run.py"``,
   ``CMD ["python", "app/main.py"]``), taken from each of those working directories, and
-  ``${workspaceFolder}`` as each workspace folder: a word ending in ``.py`` is enough (a
+  ``${workspaceFolder}`` as each workspace folder (for a file in ``.vscode/``, also the
+  folder holding it): a word ending in ``.py`` is enough (a
   name that is not a script only adds a directory to look in, never a finding);
 - the directories commands change to, as written (``python -m`` and ``python -c`` run
   there): a launch configuration's ``"cwd"``, a workflow step's ``working-directory:``,
@@ -56,6 +57,9 @@ _CWD = re.compile(
     r"|(?:^|[\s;&|(])(?:cd|pushd)\s+[\"']?([^\s\"';&|)]+)",
     re.MULTILINE,
 )
+#: Folders an editor keeps its settings in, inside the workspace folder (``.vscode``,
+#: ``.devcontainer``): a document there names ``${workspaceFolder}`` as their parent.
+_EDITOR_DIRS = frozenset({".vscode", ".devcontainer"})
 #: VS Code's variables for a workspace folder.
 _WORKSPACE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot)\}")
 
@@ -95,7 +99,10 @@ def script_dirs(
     folders = [os.path.abspath(r) for r in roots or ()]
     bases: list[str] = []
     if path is not None and os.path.isabs(path):
-        bases.append(os.path.dirname(os.path.normpath(path)))
+        here = os.path.dirname(os.path.normpath(path))
+        bases.append(here)
+        if os.path.basename(here) in _EDITOR_DIRS:  # .vscode/launch.json: its workspace
+            folders.insert(0, os.path.dirname(here))
     bases += folders
     if base_dir:
         bases.append(os.path.abspath(base_dir))
