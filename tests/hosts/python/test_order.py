@@ -500,3 +500,24 @@ def test_many_writes_and_children_are_linear() -> None:
     ]
     found = _late("\n".join(parts) + "\n")
     assert len(found) == n and {c for c, _ in found} == {"TL505"}
+
+
+_W = "import torch\nos.environ['TORCH_LOGS'] = 'x'\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # names bound by from-imports start children too
+        ("from subprocess import run\n" + _W + "run(c)\n", "TL505"),
+        ("from subprocess import check_call as cc\n" + _W + "cc(c)\n", "TL505"),
+        ("from os import system\n" + _W + "system(c)\n", "TL505"),
+        # another object's method of the same name does not
+        ("from subprocess import run\n" + _W + "x.run(c)\n", "TL501"),
+        ("from os import path\n" + _W + "path(c)\n", "TL501"),
+        # os under another name
+        ("import os as _os\nimport torch\n_os.environ['TORCH_LOGS'] = 'x'\n", "TL501"),
+    ],
+)
+def test_imported_names_and_aliases(text: str, expected: str) -> None:
+    assert [c for c, _ in _late(text)] == [expected]

@@ -87,10 +87,22 @@ def _imports_torch(text: str) -> bool:
     return any(m.start() == 0 or text[m.start() - 1] in "\r\n" for m in _IMPORT_LINE.finditer(text))
 
 
+#: ``import os as name`` at a line start (the alias's ``name.environ`` is ``os.environ``).
+_OS_ALIAS = re.compile(r"^[ \t]*import[ \t]+os[ \t]+as[ \t]+([A-Za-z_]\w*)", re.M)
+
+
 def _environ_names(text: str) -> frozenset[str]:
-    """How the text names this process's ``os.environ``: ``os.environ``, and ``environ``
-    when ``from os import environ`` is there and no other binding of that name is (a local
-    ``environ = os.environ.copy()`` is a copy, not the process's environment)."""
+    """How the text names this process's ``os.environ``: ``os.environ``, ``name.environ``
+    for ``import os as name``, and ``environ`` when ``from os import environ`` is there and
+    no other binding of that name is (a local ``environ = os.environ.copy()`` is a copy,
+    not the process's environment)."""
+    plain = _environ_names_plain(text)
+    if " as " not in text:
+        return plain
+    return plain | {f"{m.group(1)}.environ" for m in _OS_ALIAS.finditer(text)}
+
+
+def _environ_names_plain(text: str) -> frozenset[str]:
     at_start = (
         m
         for m in _FROM_OS_ENVIRON.finditer(text)
@@ -254,7 +266,7 @@ def seen_by_children(note: Note, child: str) -> Note:
 def child_in(text: str, variable: str) -> str | None:
     """What may start a child process that inherits ``variable`` anywhere in the Python
     ``text`` (see :func:`_child_starts`), or ``None``."""
-    if _CHILD.search(text) is None:
+    if _CHILD.search(text) is None and _imported_child_names(text) is None:
         return None
     src = Source(text, lone_cr_is_lf=True)
     starts = _child_starts(src, src.parse("python").root_node, variable)
@@ -278,13 +290,42 @@ def _in_code(src: Source, root: tree_sitter.Node, start: int, end: int) -> bool:
     return True
 
 
+#: ``from subprocess import run, Popen as P`` / ``from os import system``: the names they
+#: bind start children too.
+_FROM_CHILD_MODULE = re.compile(r"from[ \t]+(subprocess|os)[ \t]+import[ \t]+([^\r\n#]+)")
+_OS_CHILD_NAMES = re.compile(r"(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*)$")
+
+
+def _imported_child_names(text: str) -> re.Pattern[str] | None:
+    """A pattern of the names ``from subprocess import ...`` (any) and ``from os import
+    ...`` (``system``, ``exec*``, ...) bind in ``text``, called (``name(``); ``None``
+    when there are none."""
+    names: set[str] = set()
+    for m in _FROM_CHILD_MODULE.finditer(text):
+        for part in m.group(2).strip("()\\ \t").split(","):
+            words = part.split()
+            if not words:
+                continue
+            real, bound = words[0].strip("()"), words[-1].strip("()")
+            if (m.group(1) == "subprocess" or _OS_CHILD_NAMES.match(real)) and bound.isidentifier():
+                names.add(bound)
+    if not names:
+        return None
+    alternatives = "|".join(map(re.escape, sorted(names)))
+    return re.compile(r"(?<![\w.])(?:" + alternatives + r")(?=[ \t]*\()")
+
+
 def _child_starts(src: Source, root: tree_sitter.Node, variable: str) -> list[tuple[int, str]]:
     """Where the text may start a child process that inherits this process's
     ``variable`` (:data:`_CHILD`): (code point offset, what, as written), in order. Only
     code counts (not a comment, a string or an import line), and not a call given an
     environment of its own without ``variable`` (:func:`_own_environment`)."""
     out: list[tuple[int, str]] = []
-    for m in _CHILD.finditer(src.text):
+    imported = _imported_child_names(src.text) if "import" in src.text else None
+    matches = list(_CHILD.finditer(src.text))
+    if imported is not None:
+        matches = sorted(matches + list(imported.finditer(src.text)), key=lambda m: m.start())
+    for m in matches:
         if _in_code(src, root, m.start(), m.end()) and not _own_environment(src, root, m, variable):
             out.append((m.start(), m.group()))
     return out
@@ -525,7 +566,7 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
             continue
         head = f"{span.variable} is set {where or 'after'} `import torch` (line {line})"
         if span.variable not in children:
-            found = _CHILD.search(text) is not None
+            found = _CHILD.search(text) is not None or "import" in text
             children[span.variable] = _child_starts(src, root, span.variable) if found else []
         child = _child_after(children[span.variable], span.raw_end, bool(where))
         if child is not None:
