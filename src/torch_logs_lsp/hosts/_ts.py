@@ -51,6 +51,13 @@ def _language(name: str) -> tree_sitter.Language:
     return lang
 
 
+def load_grammar(name: str) -> None:
+    """Load the tree-sitter language ``name`` (a key of :data:`GRAMMARS`) now, not on the
+    first parse (the server's warm-up). Raises ``ImportError`` when its grammar is
+    missing."""
+    _language(name)
+
+
 def _utf8_len(cp: int) -> int:
     return 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
 
