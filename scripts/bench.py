@@ -157,10 +157,17 @@ async def wait_ms(
 
 
 async def bench_input(
-    server: list[str], name: str, rel: str, text: str, root: Path, peer: Peer | None = None
+    server: list[str],
+    name: str,
+    rel: str,
+    text: str,
+    root: Path,
+    peer: Peer | None = None,
+    open_delay: float = 0.0,
 ) -> dict:
     """One server on one input. ``peer``: another server, whose missing diagnostics are
-    reported as ``None`` instead of failing the run."""
+    reported as ``None`` instead of failing the run. ``open_delay``: seconds between
+    ``initialized`` and the didOpen (0: at once, as an editor with the file open)."""
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -176,6 +183,8 @@ async def bench_input(
         open_timeout, edit_timeout = PEER_OPEN_TIMEOUT, PEER_EDIT_TIMEOUT
     strict = peer is None
     try:
+        if open_delay:
+            await asyncio.sleep(open_delay)
         fut = client.diagnostics(uri, 1)
         t0 = time.perf_counter()
         item = {"uri": uri, "languageId": language, "version": 1, "text": text}
@@ -298,7 +307,9 @@ async def main_async(args: argparse.Namespace) -> dict:
                 # a bare pygls server started just before each of ours, so that the init
                 # ratio compares starts under the same machine load
                 bare_here.append(await bare_initialize_ms(root))
-                runs.append(await bench_input(server, name, rel, text, root))
+                runs.append(
+                    await bench_input(server, name, rel, text, root, open_delay=args.open_delay)
+                )
             bare += bare_here
             ours = results["inputs"][name] = summarize(runs)
             ours["bare_initialize_ms"] = statistics.median(bare_here)
@@ -378,6 +389,13 @@ def main() -> int:
         default=SOAK_EDITS,
         help=f"edits in the memory soak (default {SOAK_EDITS:,}; RSS is also read after "
         f"the first {SOAK_EARLY:,})",
+    )
+    parser.add_argument(
+        "--open-delay",
+        type=float,
+        default=0.0,
+        help="seconds between initialized and the didOpen (default 0: at once, as an editor "
+        "that has the file open; a delay lets the server's background warm-up finish)",
     )
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(

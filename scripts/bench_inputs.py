@@ -352,6 +352,11 @@ INPUTS = {
     "shell-small": ("small.sh", lambda: gen_shell(100)),
     "launch-small": ("small/.vscode/launch.json", lambda: gen_launch(10)),
     "env-small": ("small.env", lambda: gen_env(100)),
+    # small files: the first open of a fresh server is mostly its fixed costs
+    "shell-20": ("tiny/run.sh", lambda: gen_shell(20)),
+    "py-small": ("tiny/train.py", lambda: gen_python(40, 4)),
+    "yaml-small": ("tiny/compose.yaml", lambda: gen_compose(40)),
+    "docker-small": ("tiny/Dockerfile", lambda: gen_dockerfile(20)),
     "py-10k": ("module.py", lambda: gen_python(10_000, 0)),
     "py-100": ("train.py", lambda: gen_python(10_000, 100)),
     "py-calls": ("configure.py", lambda: gen_python_calls(10_000, 100)),

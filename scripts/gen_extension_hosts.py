@@ -1,22 +1,27 @@
-"""Write what the VS Code extension knows of the hosts from their declarations (``SPEC``).
+"""Write the copies of the hosts' declarations (``SPEC``): the package's own table and what
+the VS Code extension knows of them.
 
 Usage: ``python scripts/gen_extension_hosts.py [--check]`` (``./dev gen``). Writes
+``src/torch_logs_lsp/hosts/declared.py`` (every ``SPEC``, so that detecting a file by its
+name, the comment markers and ``host_for_language`` import no host module),
 ``vscode-extension/src/generated/hosts.ts`` (the languages and file-name patterns its
 document selector sends, read by ``src/selector.ts``) and ``activationEvents`` in
-``vscode-extension/package.json``. ``--check`` writes nothing and exits 1 when either
+``vscode-extension/package.json``. ``--check`` writes nothing and exits 1 when any
 differs (tests/hosts/test_extension_hosts.py checks the same).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
-from torch_logs_lsp.hosts import host_specs
+from torch_logs_lsp.hosts import HOST_KINDS, host_module
 from torch_logs_lsp.hosts.spec import HostSpec
 
 ROOT = Path(__file__).resolve().parent.parent
+DECLARED = ROOT / "src" / "torch_logs_lsp" / "hosts" / "declared.py"
 EXTENSION = ROOT / "vscode-extension"
 SELECTOR = EXTENSION / "src" / "generated" / "hosts.ts"
 MANIFEST = EXTENSION / "package.json"
@@ -67,10 +72,61 @@ def manifest(text: str, events: list[str]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def module_specs() -> tuple[HostSpec, ...]:
+    """Every host module's ``SPEC``, in ``HOST_KINDS`` order (the declarations themselves,
+    not the generated table)."""
+    modules = [host_module(kind) for kind in HOST_KINDS]
+    return tuple(module.SPEC for module in modules if module is not None)
+
+
+def _literal(value: object, indent: str, inline: bool = False) -> str:
+    """``value`` as Python source the way ruff formats it: a tuple of two or more items one
+    item a line (with a trailing comma), a shorter one or an ``inline`` one (a pair inside a
+    tuple) on its line."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if not isinstance(value, tuple):
+        return repr(value)
+    if len(value) > 1 and not inline:
+        inner = indent + "    "
+        return "(\n" + "".join(f"{inner}{_literal(v, inner)},\n" for v in value) + indent + ")"
+    items = [_literal(v, indent, inline=True) for v in value]
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def declared_module(specs: tuple[HostSpec, ...]) -> str:
+    """The text of ``hosts/declared.py``: ``SPECS``, each host's declaration with the fields
+    that differ from their defaults."""
+    out = [
+        '"""Every host\'s declaration (``SPEC`` in ``hosts/<kind>/host.py``), copied by',
+        "``./dev gen`` (scripts/gen_extension_hosts.py): do not edit.",
+        "",
+        "Detection by file name, the comment markers and ``host_for_language`` read these,",
+        "so they import no host module; tests/hosts/test_specs.py holds them equal to the",
+        'modules\' ``SPEC``."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from torch_logs_lsp.hosts.spec import HostSpec",
+        "",
+        "SPECS: tuple[HostSpec, ...] = (",
+    ]
+    for spec in specs:
+        out.append("    HostSpec(")
+        for field in dataclasses.fields(spec):
+            value = getattr(spec, field.name)
+            if field.init and (field.name in ("kind", "globs") or value != field.default):
+                out.append(f"        {field.name}={_literal(value, '        ')},")
+        out.append("    ),")
+    out += [")", ""]
+    return "\n".join(out)
+
+
 def outputs() -> dict[Path, str]:
     """Each generated file and the text it must have."""
-    specs = host_specs()
+    specs = module_specs()
     return {
+        DECLARED: declared_module(specs),
         SELECTOR: selector_module(specs),
         MANIFEST: manifest(MANIFEST.read_text(encoding="utf-8"), activation_events(specs)),
     }

@@ -7,7 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from tests.support.budget import examples
 from torch_logs_lsp import hosts
 
 
@@ -91,8 +94,48 @@ def test_tree_sitter_hosts_are_imported_lazily() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+#: Pieces of file names the hosts' name rules look at (globs, exceptions, cases).
+_NAME_PARTS = sorted(
+    {part for spec in hosts.host_specs() for glob in spec.globs for part in glob.split("*")}
+    | {".", "py", "json", "d.ts", "dockerignore", "md", "x", "ENV", "Pytest.INI", "TOX.ini"}
+)
+
+
+@settings(max_examples=examples(400))
+@given(st.lists(st.sampled_from(_NAME_PARTS), min_size=1, max_size=4).map("".join))
+@example("Dockerfile.py")
+@example("Dockerfile.dockerignore")
+@example(".env.py")
+@example("Tox.ini")
+@example("x.Containerfile")
+def test_a_name_rule_claims_only_names_its_globs_claim(name: str) -> None:
+    # detection asks only the hosts whose declared globs claim a name: every name rule
+    # (detect_name) must stay within its globs, and the answer is the first module's
+    modules = [hosts.host_module(kind) for kind in hosts.HOST_KINDS]
+    claimed = [m.HOST for m in modules if m is not None and m.detect_name(name)]
+    for kind in claimed:
+        spec = next(s for s in hosts.host_specs() if s.kind == kind)
+        assert spec.claims(name), (kind, name)
+    assert hosts.host_by_name(name) == (claimed[0] if claimed else None)
+
+
+def test_detection_by_name_imports_only_the_claiming_hosts() -> None:
+    code = (
+        "import sys; from torch_logs_lsp import hosts; "
+        "assert hosts.detect_host('/w/run.sh', '') == 'shell'; "
+        "assert hosts.detect_host('/w/.env.local', '') == 'dotenv'; "
+        "loaded = {m.split('.')[2] for m in sys.modules if m.endswith('.host') and "
+        "m.startswith('torch_logs_lsp.hosts.')}; "
+        "assert loaded == {'shell', 'dotenv'}, loaded; "
+        "assert hosts.detect_host('/w/x', '#!/bin/sh') == 'shell'; "
+        "assert hosts.detect_host('/w/x', '#!/usr/bin/env pwsh') == 'powershell'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_detection_imports_no_parser() -> None:
-    """Every host module is imported to detect a file; none loads its parser then."""
+    """Detecting a file imports no parser (a name imports the hosts whose globs claim it,
+    content every host)."""
     code = (
         "import sys; from torch_logs_lsp import hosts; "
         "assert hosts.detect_host('/w/run.sh', '') == 'shell'; "

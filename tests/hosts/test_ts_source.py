@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.budget import examples
+from torch_logs_lsp.hosts import _ts
 from torch_logs_lsp.hosts._ts import Source
 
 TEXT = st.text(
@@ -35,3 +36,14 @@ def test_cp_matches_the_definition(text: str) -> None:
     src = Source(text)
     for b in range(len(src.data) + 2):
         assert src.cp(b) == _expected(text, b), (text, b)
+
+
+def test_load_grammar_compiles_the_declared_queries():
+    # the server's warm-up loads each grammar with the queries the hosts declared, so the
+    # first document of a kind does not compile them; a query is compiled once
+    import torch_logs_lsp.hosts.shell.capture as capture
+
+    _ts._queries.pop(("bash", capture._COMMANDS), None)
+    _ts.load_grammar("bash")
+    compiled = _ts._queries[("bash", capture._COMMANDS)]
+    assert _ts.query("bash", capture._COMMANDS) is compiled

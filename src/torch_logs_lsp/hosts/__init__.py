@@ -18,6 +18,7 @@ import importlib
 import re
 from typing import TYPE_CHECKING, cast
 
+from torch_logs_lsp.hosts.declared import SPECS
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import (
     Host,
@@ -44,6 +45,7 @@ __all__ = [
     "host_for_language",
     "host_module",
     "host_specs",
+    "import_hosts",
     "notes_host",
     "output_host",
     "overwrites_host",
@@ -178,14 +180,15 @@ def describe_kinds(conjunction: str) -> str:
 
 
 def host_specs() -> tuple[HostSpec, ...]:
-    """Every host's declaration (its module's ``SPEC``), in :data:`HOST_KINDS` order."""
-    return tuple(module.SPEC for module in _all_modules())
+    """Every host's declaration (its module's ``SPEC``), in :data:`HOST_KINDS` order: the
+    copy :mod:`.declared` (``./dev gen``), which imports no host module."""
+    return SPECS
 
 
 def host_for_language(language_id: str) -> HostKind | None:
     """The host kind whose declared :attr:`~.spec.HostSpec.language_ids` has the editor
     languageId ``language_id`` (the first in :data:`HOST_KINDS` order), or ``None``."""
-    for spec in host_specs():
+    for spec in SPECS:
         if language_id in spec.language_ids:
             return spec.kind
     return None
@@ -200,8 +203,9 @@ _NOT_PLAIN = re.compile(r"[/\\?#]")
 _ALL: list[Host] = []
 
 
-def _all_modules() -> list[Host]:
-    """The modules of :data:`HOST_KINDS` in order (imported once)."""
+def import_hosts() -> list[Host]:
+    """The modules of :data:`HOST_KINDS` in order (imported once; the server imports them
+    in the background after the handshake)."""
     if not _ALL:
         _ALL.extend(m for m in map(host_module, HOST_KINDS) if m is not None)
     return _ALL
@@ -210,10 +214,17 @@ def _all_modules() -> list[Host]:
 def host_by_name(name: str) -> HostKind | None:
     """The host kind whose name rule claims the base name ``name`` (the first in
     :data:`HOST_KINDS` order), ``None`` when none does: the content rules are not tried
-    (:func:`detect_host` does). Never raises."""
-    for module in _all_modules():
-        if module.detect_name(name):
-            return module.HOST
+    (:func:`detect_host` does). Never raises.
+
+    Only the hosts whose declared globs claim ``name`` are asked (their modules imported):
+    a host's ``detect_name`` claims no name its globs do not (a host with exceptions
+    declares the globs it starts from; tests/hosts/test_detect.py holds them to it).
+    """
+    for spec in SPECS:
+        if spec.claims(name):
+            module = host_module(spec.kind)
+            if module is not None and module.detect_name(name):
+                return spec.kind
     return None
 
 
@@ -222,15 +233,15 @@ def detect_host(path: str, text: str) -> HostKind | None:
 
     ``path`` is a filesystem path or the path part of a ``file://`` URI (either separator);
     ``text`` is the document (its first line is enough). Every host's name rule is tried
-    first (``detect_name``, in :data:`HOST_KINDS` order), then the content rules
-    (``detect_content``: a shell's shebang). Never raises.
+    first (``detect_name``, in :data:`HOST_KINDS` order; see :func:`host_by_name`), then,
+    when none claims the name, the content rules (``detect_content``: a shell's shebang),
+    which import every host module. Never raises.
     """
     name = _basename(path) if _NOT_PLAIN.search(path) else path
-    modules = _all_modules()
-    for module in modules:
-        if module.detect_name(name):
-            return module.HOST
-    for module in modules:
+    kind = host_by_name(name)
+    if kind is not None:
+        return kind
+    for module in import_hosts():
         if module.detect_content(name, text):
             return module.HOST
     return None

@@ -51,6 +51,27 @@ def _language(name: str) -> tree_sitter.Language:
     return lang
 
 
+#: Per grammar, the queries the hosts' modules run (declared when they are imported,
+#: :func:`declare_query`): compiled by :func:`load_grammar`.
+_declared: dict[str, list[str]] = {}
+
+
+def declare_query(language: str, source: str) -> str:
+    """Declare, where a module is imported, a query it runs with grammar ``language``
+    (:func:`load_grammar` then compiles it ahead of its first use); returns ``source``."""
+    _declared.setdefault(language, []).append(source)
+    return source
+
+
+def load_grammar(name: str) -> None:
+    """Load the tree-sitter language ``name`` (a key of :data:`GRAMMARS`) and compile the
+    queries declared for it now, not on the first parse (the server's warm-up). Raises
+    ``ImportError`` when its grammar is missing."""
+    _language(name)
+    for source in tuple(_declared.get(name, ())):
+        query(name, source)
+
+
 def _utf8_len(cp: int) -> int:
     return 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
 

@@ -9,6 +9,7 @@ result: bad input never takes the server down.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile
 from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint import misspelled
 from torch_logs_lsp.lint.checker import read_document
 from torch_logs_lsp.server import codecache, notebooks, requests
 from torch_logs_lsp.server import launch_links as launch_links_feature
@@ -38,6 +40,7 @@ from torch_logs_lsp.server.pygls_fixes.wire import Encoded
 from torch_logs_lsp.server.pygls_fixes.workspace import is_open, open_uris
 from torch_logs_lsp.server.settings import Settings, checked_settings
 from torch_logs_lsp.server.texts import label
+from torch_logs_lsp.server.warmup import Warmup, grammar_steps, module_steps
 from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefetch
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
@@ -92,6 +95,9 @@ class TorchLogsServer(LanguageServer):
         #: ``time.perf_counter()`` when ``__main__.main()`` began (set there), until the
         #: first diagnostics are published and logged (INFO).
         self.started_at: float | None = None
+        #: What the first documents would pay for, made in the background from
+        #: ``initialized`` on (see .warmup); paused while a document is checked.
+        self.warmup = Warmup()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve on stdio with the bounded, strict message loop of :mod:`.stdio`."""
@@ -155,6 +161,10 @@ class TorchLogsServer(LanguageServer):
         that size (the reason is logged). Only open documents are kept (per version, with
         their incremental-parsing cache): one that is not open is read and analysed again
         on each request, as any number of URIs may name one (a 7.5 MB file kept ~545 MB)."""
+        with self.warmup.foreground():
+            return self._state(uri)
+
+    def _state(self, uri: str) -> DocumentState | None:
         opened = is_open(self.workspace, uri)
         try:
             doc = self.workspace.get_text_document(uri)
@@ -259,6 +269,10 @@ class TorchLogsServer(LanguageServer):
 
     def publish(self, uri: str) -> None:
         """Publish the diagnostics of the current version of ``uri`` (now)."""
+        with self.warmup.foreground():
+            self._publish(uri)
+
+    def _publish(self, uri: str) -> None:
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
@@ -333,6 +347,18 @@ def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
     codecache.save_active()
     # launch.json / .env changes on disk re-evaluate the Python documents (TL632)
     launch_links_feature.register_watchers(ls)
+    # What the first documents need, in the background: a document checked meanwhile
+    # waits only for a piece it needs that is being made (see .warmup)
+    ls.warmup.start(
+        itertools.chain(
+            [
+                ("the workspace's torch", lambda: ls.context_for("")),
+                ("packaged names read", misspelled.packaged_releases),
+            ],
+            module_steps(),
+            grammar_steps(),
+        )
+    )
 
 
 def shutdown(ls: TorchLogsServer, params: None) -> None:

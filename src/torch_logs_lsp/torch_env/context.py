@@ -146,9 +146,13 @@ def path_python() -> str | None:
 
 
 class TorchResolver:
-    """Finds and caches the user's torch. One per server / CLI run."""
+    """Finds and caches the user's torch. One per server / CLI run. :meth:`context` may be
+    called from several threads (the server resolves the workspace's torch in the
+    background after the handshake): one call resolves at a time, so a caller that comes
+    while another resolves waits for it and finds its caches filled."""
 
     def __init__(self) -> None:
+        self._lock = threading.RLock()
         self._envs: dict[str, tuple[tuple[int, ...], PythonEnv | None]] = {}
         self._torch: dict[str, tuple[tuple[int, int], Registry, tuple[str, ...]]] = {}
         self._finders: dict[tuple[str, ...], ModuleFinder] = {}
@@ -269,6 +273,12 @@ class TorchResolver:
     ) -> TorchContext:
         """The torch context for one file whose pin comment is ``pin`` (``None``: it has
         none)."""
+        with self._lock:
+            return self._context(torch_version, pin, python, workspace)
+
+    def _context(
+        self, torch_version: str | None, pin: Pin | None, python: str | None, workspace: str | None
+    ) -> TorchContext:
         certain = bool(python)
         env: PythonEnv | None = None
         torch_dir: str | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor
 from torch_logs_lsp.hosts.jsonc.strings import scan_string
 from torch_logs_lsp.model.spans import FAMILY
 
@@ -39,6 +39,7 @@ def _decode_key(src: Source, node: tree_sitter.Node) -> str | None:
 # A path from the root as a linked list, innermost segment first: (segment, outer) or None.
 _Path = tuple[str, "_Path"] | None
 _CONTAINERS = frozenset({"document", "object", "array", "pair", "ERROR"})
+_ERRORS = declare_query("json", "(ERROR) @e")
 
 
 def _push(path: _Path, *segments: str) -> _Path:
@@ -144,7 +145,7 @@ def _loose(root: tree_sitter.Node) -> set[int]:
     found: set[int] = set()
     if not root.has_error:
         return found
-    for _, captures in query_cursor(query("json", "(ERROR) @e")).matches(root):
+    for _, captures in query_cursor(query("json", _ERRORS)).matches(root):
         node: tree_sitter.Node | None = captures["e"][0]
         if node is None or _trailing_comma(node):
             continue
@@ -209,10 +210,13 @@ def _candidates(src: Source, root: tree_sitter.Node) -> list[Candidate]:
     return _query_candidates(src, root, clean, out)
 
 
-_KEYS_QUERY = (
-    "((pair key: (string (string_content) @content) (#any-of? @content {names})) @pair)\n"
-    "((pair key: (string (escape_sequence))) @pair)"
-).format(names=" ".join(f'"{name}"' for name in sorted(FAMILY)))
+_KEYS_QUERY = declare_query(
+    "json",
+    (
+        "((pair key: (string (string_content) @content) (#any-of? @content {names})) @pair)\n"
+        "((pair key: (string (escape_sequence))) @pair)"
+    ).format(names=" ".join(f'"{name}"' for name in sorted(FAMILY))),
+)
 
 
 def _query_candidates(

@@ -30,7 +30,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Parsed, Source, edit_tree, query, query_cursor
+from torch_logs_lsp.hosts._ts import (
+    Parsed,
+    Source,
+    declare_query,
+    edit_tree,
+    query,
+    query_cursor,
+)
 from torch_logs_lsp.hosts.incremental import DocumentCache, diff, near_escape
 from torch_logs_lsp.hosts.jsonc.candidates import _candidates, _trailing_comma
 from torch_logs_lsp.hosts.jsonc.edits import encode_part as encode_part
@@ -84,6 +91,7 @@ quote_findings = outside_findings("outside a string they make the file invalid J
 
 #: A ``"containerEnv":`` or ``"remoteEnv":`` key: the document is a dev container
 #: configuration (launch.json, tasks.json and workspaces have no such key).
+_BROKEN = declare_query("json", "(ERROR) @e\n(MISSING) @m")
 _CONTAINER_KEY = re.compile(r'"(?:containerEnv|remoteEnv)"\s*:')
 _IN_CONTAINER = "a dev container configuration (its processes run in the container)"
 
@@ -204,7 +212,7 @@ def _settled(root: tree_sitter.Node) -> bool:
     the recovery chosen, and with it the tree (found by the incremental property test)."""
     if not root.has_error:
         return True
-    cursor = query_cursor(query("json", "(ERROR) @e\n(MISSING) @m"))
+    cursor = query_cursor(query("json", _BROKEN))
     for _, captures in cursor.matches(root):
         if not all(_trailing_comma(node) for node in captures.get("e", [])):
             return False

@@ -23,7 +23,7 @@ import re
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Source, query, query_cursor, walk
+from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor, walk
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -49,6 +49,7 @@ _LOOPS = frozenset({"foreach_statement", "for_statement", "while_statement", "do
 _STDERR = frozenset({"2>", "2>>", "*>", "*>>"})
 _STDOUT = frozenset({">", ">>", "1>", "1>>"})
 _MERGE = frozenset({"2>&1", "*>&1"})
+_COMMANDS = declare_query("powershell", "(command) @c")
 #: A redirection tree-sitter-powershell reads as a plain word (``2>$null``).
 _WORD_REDIRECT = re.compile(r"([12*]?>>?)(&1)?(\S*)")
 
@@ -132,7 +133,7 @@ class _Script:
         of the last one that does not keep its error output (``-1``: none); once per
         script, however many values ask."""
         if self._found is None:
-            found = query_cursor(query("powershell", "(command) @c")).captures(self.root)
+            found = query_cursor(query("powershell", _COMMANDS)).captures(self.root)
             commands: list[tree_sitter.Node] = []
             for command in sorted(found.get("c", []), key=lambda n: n.start_byte):
                 if self.name(command) in HARMLESS:

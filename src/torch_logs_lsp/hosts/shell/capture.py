@@ -38,7 +38,7 @@ import re
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor
 from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
 
 if TYPE_CHECKING:
@@ -73,6 +73,7 @@ HARMLESS = frozenset(
 )  # fmt: skip
 _DEV = {"/dev/stdout": "1", "/dev/fd/1": "1", "/dev/stderr": "2", "/dev/fd/2": "2"}
 _FUNCTION = frozenset({"function_definition"})
+_COMMANDS = declare_query("bash", "(command) @c")
 _EXEC = re.compile(rb"(?<![\w-])exec(?![\w-])")
 _LOOPS = frozenset({"for_statement", "c_style_for_statement", "while_statement"})
 
@@ -169,7 +170,7 @@ class _Script:
         saves the query when no command can matter)."""
         if not wanted:
             return []
-        found = query_cursor(query("bash", "(command) @c")).captures(self.root).get("c", [])
+        found = query_cursor(query("bash", _COMMANDS)).captures(self.root).get("c", [])
         return sorted(found, key=lambda n: n.start_byte)
 
     def _word(self, node: tree_sitter.Node | None) -> str | None:

@@ -31,7 +31,7 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor
 from torch_logs_lsp.hosts.embedded import EmbeddedCode, shell_spans
 from torch_logs_lsp.hosts.yaml.tree import (
     ACTIONS,
@@ -64,9 +64,10 @@ log = logging.getLogger(__name__)
 HOST: HostKind = "yaml"
 _KEY = "(flow_node [(plain_scalar) (double_quote_scalar) (single_quote_scalar)] @k)"
 _IS_CODE = '#match? @k "^[\\"\']?(run|script|before_script|after_script)[\\"\']?$"'
-_CODE_QUERY = (
+_CODE_QUERY = declare_query(
+    "yaml",
     f"((block_mapping_pair key: {_KEY} value: (_) @v) @p ({_IS_CODE}))\n"
-    f"((flow_pair key: {_KEY} value: (_) @v) @p ({_IS_CODE}))"
+    f"((flow_pair key: {_KEY} value: (_) @v) @p ({_IS_CODE}))",
 )
 PLACEHOLDER = "${__gha_expr}"
 _EXPRESSION = re.compile(r"\$\{\{.*?(?:\}\}|$)", re.S)

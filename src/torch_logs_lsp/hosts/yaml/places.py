@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from torch_logs_lsp.hosts._ts import Source, query, query_cursor
+from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor
 from torch_logs_lsp.hosts.yaml.scalars import plain_is_string
 from torch_logs_lsp.hosts.yaml.tree import (
     GITLAB,
@@ -54,9 +54,10 @@ ENV_KEYS = ("env", "environment", "variables")
 
 _KEY = "(flow_node [(plain_scalar) (double_quote_scalar) (single_quote_scalar)] @k)"
 _IS_ENV = '#match? @k "^[\\"\']?(env|environment|variables)[\\"\']?$"'
-_ENV_QUERY = (
+_ENV_QUERY = declare_query(
+    "yaml",
     f"((block_mapping_pair key: {_KEY} value: (_) @v) @p ({_IS_ENV}))\n"
-    f"((flow_pair key: {_KEY} value: (_) @v) @p ({_IS_ENV}))"
+    f"((flow_pair key: {_KEY} value: (_) @v) @p ({_IS_ENV}))",
 )
 
 
