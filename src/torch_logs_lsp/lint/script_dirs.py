@@ -26,7 +26,8 @@ finding for a module the project's own script could import; see
   ``cd``/``pushd`` anywhere in the text (also ``cd x && python -m app``, which the shell
   host cannot follow for paths), each from each working directory above.
 
-Only existing directories count, at most :data:`MAX_DIRS` of them (a few ``stat`` and
+Only lines holding ``.py`` (``cd``, ``"cwd"``, ...) are searched, each at most
+:data:`MAX_LINE` long; only existing directories count, at most :data:`MAX_DIRS` of them (a few ``stat`` and
 listing calls per document; listings are cached per directory).
 """
 
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from torch_logs_lsp.value.paths import Where
 
@@ -43,6 +44,9 @@ MAX_DIRS = 64
 #: Most ``*.py`` words, and most directories changed to, of one document looked at.
 MAX_SCRIPTS = 256
 
+#: Longest line searched for ``*.py`` words (code points): a longer one is a blob or a
+#: minified line, not a command that runs a script.
+MAX_LINE = 16_384
 #: A word ending in ``.py``: path characters and ``${name}`` variables, starting after a
 #: separator (so each word is scanned once: linear in the text, whatever it holds).
 _SCRIPT = re.compile(
@@ -62,6 +66,35 @@ _CWD = re.compile(
 _EDITOR_DIRS = frozenset({".vscode", ".devcontainer"})
 #: VS Code's variables for a workspace folder.
 _WORKSPACE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot)\}")
+
+
+#: What a line :data:`_CWD` may match holds.
+_CWD_NEEDLES = ("cd", "pushd", '"cwd"', "working")
+
+
+def _lines_with(text: str, needles: tuple[str, ...]) -> Iterator[str]:
+    """The lines of ``text`` (without their line break) that contain one of ``needles``,
+    in order, each once: the patterns then run on those lines only (a string search
+    skips the rest at C speed)."""
+    starts: set[int] = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at >= 0:
+            nl = text.rfind("\n", 0, at)
+            start = max(nl, text.rfind("\r", nl + 1, at)) + 1  # (back to the LF only)
+            starts.add(start)
+            end = _line_end(text, at)
+            at = text.find(needle, end)
+    for start in sorted(starts):
+        yield text[start : _line_end(text, start)]
+
+
+def _line_end(text: str, at: int) -> int:
+    """Where the line holding ``at`` ends (its line break, or the end of the text)."""
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    cr = text.find("\r", at, end)  # (searched only up to the LF: linear over all lines)
+    return end if cr < 0 else cr
 
 
 def _resolved(word: str, bases: Sequence[str], roots: Sequence[str]) -> Iterable[str]:
@@ -117,13 +150,15 @@ def script_dirs(
     for base in bases:
         add(base)
     try:
-        for i, m in enumerate(_CWD.finditer(text)):
+        moves = (m for line in _lines_with(text, _CWD_NEEDLES) for m in _CWD.finditer(line))
+        for i, m in enumerate(moves):
             if i >= MAX_SCRIPTS or len(out) >= MAX_DIRS:
                 break
             for cwd in _resolved(m.group(m.lastindex or 1), bases, folders):
                 add(cwd)
         words: dict[str, None] = {}
-        for m in _SCRIPT.finditer(text):
+        lines = (line for line in _lines_with(text, (".py",)) if len(line) <= MAX_LINE)
+        for m in (m for line in lines for m in _SCRIPT.finditer(line)):
             if len(words) >= MAX_SCRIPTS:
                 break
             words[m.group(0)] = None
@@ -141,4 +176,4 @@ def script_dirs(
     return tuple(out)
 
 
-__all__ = ["MAX_DIRS", "script_dirs"]
+__all__ = ["MAX_DIRS", "MAX_LINE", "script_dirs"]
