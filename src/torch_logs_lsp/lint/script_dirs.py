@@ -27,8 +27,8 @@ finding for a module the project's own script could import; see
   host cannot follow for paths), each from each working directory above.
 
 Only lines holding ``.py`` (``cd``, ``"cwd"``, ...) are searched, each at most
-:data:`MAX_LINE` long; only existing directories count, at most :data:`MAX_DIRS` of them (a few ``stat`` and
-listing calls per document; listings are cached per directory).
+:data:`MAX_LINE` long; only existing directories count, at most :data:`MAX_DIRS` of them
+(a few ``stat`` and listing calls per document; listings are cached per directory).
 """
 
 from __future__ import annotations

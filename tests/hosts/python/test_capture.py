@@ -16,6 +16,8 @@ HEAD = "import os, subprocess, sys\n"
 #: (code, kept): the flag of the code's only span.
 CASES: list[tuple[str, bool]] = [
     (f"subprocess.run(CMD, env={ENV}, capture_output=True)", True),
+    (f"subprocess.run(CMD, env={ENV}, stderr=2)", False),  # the parent's descriptor 2
+    (f"subprocess.run(CMD, env={ENV}, stderr=1, stdout=subprocess.PIPE)", False),
     (f"subprocess.run(CMD, env={ENV}, stderr=subprocess.PIPE)", True),
     (f"subprocess.run(CMD, env={ENV}, stderr=subprocess.DEVNULL)", True),
     (f"subprocess.check_call(CMD, env={ENV}, stderr=open('err.log', 'w'))", True),

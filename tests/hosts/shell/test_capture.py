@@ -185,3 +185,23 @@ def test_bash_agrees_on_generated_redirections(
     (span,) = shell.extract(script)
     kept = shell.stderr_captured(script, [span]) == [True]
     assert _bash_keeps(script) == kept, script
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        # bash gives a trailing redirection of a list or pipeline to its last command
+        ("TORCH_LOGS=output_code python x.py && python y.py 2>err", False),
+        ("TORCH_LOGS=output_code python x.py || python y.py 2>err", False),
+        ("TORCH_LOGS=output_code python x.py | python y.py 2>err", False),
+        ("python y.py && TORCH_LOGS=output_code python x.py 2>err", True),
+        ("python y.py | TORCH_LOGS=output_code python x.py 2>err", True),
+        ("{ TORCH_LOGS=output_code python x.py && python y.py; } 2>err", True),
+        ("(TORCH_LOGS=output_code python x.py && python y.py) 2>err", True),
+    ],
+)
+def test_a_trailing_redirection_of_a_list_is_the_last_commands(line: str, kept: bool) -> None:
+    spans = shell.extract(line + "\n")
+    assert shell.stderr_captured(line + "\n", spans) == [kept]
+    if shutil.which("bash") is not None:
+        assert _bash_keeps(line) is kept  # (bash runs it with the stub as python)

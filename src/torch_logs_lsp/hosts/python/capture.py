@@ -12,7 +12,8 @@ stderr:
   argument (``env = os.environ.copy()``, ``env["TORCH_LOGS"] = ...``,
   ``env.update(...)``, then ``run(cmd, env=env, stderr=subprocess.STDOUT, stdout=f)``);
 - the call captures stderr: ``capture_output=True``, or ``stderr=`` anything but ``None``
-  and the parent's own streams (``sys.stderr``, ``sys.stdout``): a file, ``PIPE``,
+  and the parent's own streams (``sys.stderr``, ``sys.stdout``, descriptors ``1``/``2``):
+  a file, ``PIPE``,
   ``DEVNULL``, or ``STDOUT`` when stdout is captured too (``stdout=`` a file or ``PIPE``;
   ``check_output`` always). A conditional expression or ``**kwargs`` without those
   keywords is not certain.
@@ -106,13 +107,16 @@ class _Module:
         written = " ".join(self.text(stderr).split())
         if stderr.type == "conditional_expression" or written in _PARENT_STREAMS:
             return False
+        if written in ("1", "2", "sys.stderr.fileno()", "sys.stdout.fileno()"):
+            return False  # the parent's own descriptors (an int is a file descriptor)
         if written.rsplit(".", 1)[-1] == "STDOUT":  # stderr goes where stdout goes
             if name == "check_output":
                 return True
             stdout = keywords.get("stdout")
             if stdout is None or stdout.type == "conditional_expression":
                 return False
-            return " ".join(self.text(stdout).split()) not in _PARENT_STREAMS
+            shown = " ".join(self.text(stdout).split())
+            return shown not in _PARENT_STREAMS and shown not in ("1", "2")
         return True
 
     def env_call(self, expression: tree_sitter.Node) -> tree_sitter.Node | None:

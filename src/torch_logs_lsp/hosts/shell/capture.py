@@ -137,6 +137,20 @@ def _redirects(src: Source, nodes: list[tree_sitter.Node]) -> Table:
     return table
 
 
+def _binds_to(body: tree_sitter.Node, command: tree_sitter.Node) -> bool:
+    """Whether a redirection after ``body`` applies to ``command`` inside it: always,
+    but for a ``list`` or ``pipeline`` body (tree-sitter-bash hangs a trailing
+    redirection on the whole ``a && b 2>err`` or ``a | b 2>err``, where bash gives it
+    to the last command only): then only for a command of the last element."""
+    last = body
+    while last.type in ("list", "pipeline"):
+        named = [c for c in last.named_children if c.type != "comment"]
+        if not named:
+            return True
+        last = named[-1]
+    return last.start_byte <= command.start_byte and command.end_byte <= last.end_byte
+
+
 class _Script:
     """One parsed script and its top-level ``exec`` redirections."""
 
@@ -218,6 +232,8 @@ class _Script:
             child, node = node, node.parent
             kind = node.type
             if kind == "redirected_statement" and node.child_by_field_name("body") == child:
+                if not _binds_to(child, command):
+                    continue  # `a && b 2>err`: bash gives b alone the redirection
                 level = _redirects(self.src, node.children_by_field_name("redirect"))
                 table = _after(table, self._dup(node, level))
             elif kind == "pipeline":
