@@ -521,3 +521,26 @@ _W = "import torch\nos.environ['TORCH_LOGS'] = 'x'\n"
 )
 def test_imported_names_and_aliases(text: str, expected: str) -> None:
     assert [c for c, _ in _late(text)] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # os.environ |= {...} (Python 3.9+) writes this process's environment
+        ('import os\nimport torch\nos.environ |= {"TORCH_LOGS": "+dynamo"}\n', [("TL501", 3)]),
+        ('import os\nos.environ |= {"TORCH_LOGS": "+dynamo"}\nimport torch\n', []),
+        ('import torch\nd = {}\nd |= {"TORCH_LOGS": "+dynamo"}\n', []),  # not an environment
+        # patch.dict's target named by a string
+        (
+            'import torch\n@mock.patch.dict("os.environ", {"TORCH_LOGS": "x"})\ndef test(): ...\n',
+            [("TL501", 2)],
+        ),
+    ],
+)
+def test_merged_and_string_targeted_writes(text: str, expected: list[tuple[str, int]]) -> None:
+    assert _late(text) == expected
+
+
+def test_a_merged_value_is_checked() -> None:
+    text = 'import os\nos.environ |= {"TORCH_LOGS": "aot_g"}\nimport torch\n'
+    assert [f.diagnostic.code for f in findings(text, "python")] == ["TL201"]

@@ -125,7 +125,8 @@ _ENV_ARGUMENT_CALLS = frozenset(
 
 def _environment_display(src: Source, pair: tree_sitter.Node) -> bool:
     """Whether a dict display certainly builds an environment: it spreads one
-    (``{**os.environ, ...}``), is the argument of a call that takes one (keyword ``env=``
+    (``{**os.environ, ...}``), is merged into one (``os.environ |= {...}``), is the
+    argument of a call that takes one (keyword ``env=``
     / ``environ=`` / ``values=``, or a positional argument of :data:`_ENV_ARGUMENT_CALLS`),
     or is assigned to a name that the text passes as ``env=NAME`` or spreads (``**NAME``,
     ``.update(NAME)``). Any other mapping keyed by a family name is not an environment:
@@ -152,6 +153,10 @@ def _environment_display(src: Source, pair: tree_sitter.Node) -> bool:
     if parent.type == "argument_list":
         call = parent.parent
         return call is not None and (_call_name(call) or "") in _ENV_ARGUMENT_CALLS
+    if parent.type == "augmented_assignment":  # os.environ |= {...} (Python 3.9+)
+        left = parent.child_by_field_name("left")
+        operator = parent.child_by_field_name("operator")
+        return _text_of(operator) == "|=" and _text_of(left).endswith("environ")
     if parent.type == "assignment" and parent.child_by_field_name("right") == display:
         left = parent.child_by_field_name("left")
         if left is None or left.type != "identifier" or left.text is None:

@@ -10,7 +10,8 @@ read it too.
 A finding needs all of these, so that it is never a guess:
 
 - the write changes this process's environment: ``os.environ[K] = v`` / ``environ[K] =
-  v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)``, and while the code
+  v``, ``os.environ.setdefault(K, v)``, ``os.environ.update(...)``, ``os.environ |=
+  {K: v}``, and while the code
   under them runs ``patch.dict(os.environ, ...)`` and ``monkeypatch.setenv(K, v)`` (not
   ``os.putenv``, which ``os.environ`` never sees, nor a child process's ``env``);
 - it runs at module level (statements in module-level ``if``/``for``/``while``/``try``/
@@ -152,7 +153,11 @@ def _writes_environ(data: bytes, key: tree_sitter.Node, environ: frozenset[str])
     if parent.type == "subscript":
         target = parent.child_by_field_name("value")
         return _text(data, target) in environ and parent.parent is not None
-    if parent.type == "pair":  # os.environ.update({K: v})
+    if parent.type == "pair":  # os.environ.update({K: v}), os.environ |= {K: v}
+        merged = parent.parent.parent if parent.parent is not None else None
+        if merged is not None and merged.type == "augmented_assignment":
+            operator = _text(data, merged.child_by_field_name("operator"))
+            return operator == "|=" and _text(data, merged.child_by_field_name("left")) in environ
         args = parent.parent.parent if parent.parent is not None else None
         call = args.parent if args is not None and args.type == "argument_list" else None
         return call is not None and _method(data, call, environ) == "update"
@@ -185,8 +190,9 @@ def _patches_environ(data: bytes, key: tree_sitter.Node, environ: frozenset[str]
         return False
     name = _text(data, fn)
     first = args.named_children[0] if args.named_children else None
-    if name.split(".")[-2:] == ["patch", "dict"]:
-        return parent.type != "argument_list" and _text(data, first) in environ
+    if name.split(".")[-2:] == ["patch", "dict"]:  # (the target may be named by a string)
+        target = _text(data, first).strip("'\"")
+        return parent.type != "argument_list" and (target in environ or target == "os.environ")
     return name == "monkeypatch.setenv" and first == key and parent.type == "argument_list"
 
 
