@@ -571,9 +571,8 @@ def late_writes(text: str, spans: list[ValueSpan], tree: tree_sitter.Tree | None
         elif stmt.start_byte < imported.end_byte or _read_again(rereads(span.variable), span):
             continue
         head = f"{span.variable} is set {where or 'after'} `import torch` (line {line})"
-        if span.variable not in children:
-            found = _CHILD.search(text) is not None or "import" in text
-            children[span.variable] = _child_starts(src, root, span.variable) if found else []
+        if span.variable not in children:  # (two regex scans when nothing starts one)
+            children[span.variable] = _child_starts(src, root, span.variable)
         child = _child_after(children[span.variable], span.raw_end, bool(where))
         if child is not None:
             out.append(_children_note(i, head, child))
