@@ -259,6 +259,8 @@ def extract(host: HostKind, text: str, cache: DocumentCache | None = None) -> li
     module = host_module(host)
     if module is None:
         return []
+    if cache is not None and cache.holds(host, text):  # the same version again
+        return list(cache.spans or ())
     if not module.may_hold_values(text):
         if cache is not None:
             cache.reset()

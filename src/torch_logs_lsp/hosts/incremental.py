@@ -119,6 +119,17 @@ class DocumentCache:
             return None
         return diff(self.text, text) or Edit(len(text), len(text), len(text))
 
+    def holds(self, host: HostKind, text: str) -> bool:
+        """Whether the previous extraction was of ``text`` as ``host`` (its spans are
+        ``text``'s: a feature asking again for a version already read, e.g. the check of a
+        version whose spans a completion request read first)."""
+        if self.host != host or self.spans is None or self.text is None:
+            return False
+        if self.text is not text and self.text != text:
+            return False
+        self.reused, self.computed = len(self.spans), 0
+        return True
+
     def reset(self) -> None:
         """Forget the previous version (after a failure: the next extraction is fresh)."""
         self.host, self.text, self.spans, self.state = None, None, None, None

@@ -18,6 +18,9 @@
   the same without them.
 - ``failed``: what happens when a stage raises (a bug): re-raised by default; the server
   logs it and goes on with the other stages.
+- ``cancelled``: asked between the stages and every :data:`CHECKPOINT` values; when it
+  answers ``True`` the check stops with :class:`Cancelled` (the server's editor has sent
+  something newer to answer first).
 
 Stages, in order: the host extracts the values; each is analysed (or is ``TL108``); the
 rules over the whole document (values overwritten before any process reads them, hints
@@ -73,6 +76,19 @@ Failed = Callable[[str, Exception], None]
 
 def _raise(stage: str, exc: Exception) -> None:
     raise exc
+
+
+#: Values analysed between two questions to ``cancelled``.
+CHECKPOINT = 64
+
+
+class Cancelled(BaseException):
+    """:func:`check_document` stopped because its ``cancelled`` said so (a
+    ``BaseException``: the stages' handlers of failures do not catch it)."""
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,15 +194,22 @@ def check_document(
     analyses: AnalysisCache | None = None,
     failed: Failed = _raise,
     binding_first: bool = True,
+    cancelled: Callable[[], bool] = _never,
 ) -> CheckedDocument:
     """Check one document: ``text`` (a whole file or an editor's text, any line endings)
     read as ``host`` (``None``: nothing is read). Names are checked against ``context``'s
     torch when given (its registry and module finder; its pin comment may get ``TL902``),
     else ``registry`` (default: the packaged one for the default release) and ``finder``.
     See the module docstring for ``saved``, ``base_dir``, ``roots``, ``path``, ``links``,
-    ``extraction``, ``analyses`` and ``failed``; ``binding_first``: a ``set_logs`` call
-    Python rejects while binding its arguments gets only those errors (every problem of it
-    without: a fix's verification). Never raises unless ``failed`` does."""
+    ``extraction``, ``analyses``, ``failed`` and ``cancelled``; ``binding_first``: a
+    ``set_logs`` call Python rejects while binding its arguments gets only those errors
+    (every problem of it without: a fix's verification). Never raises unless ``failed``
+    does, or :class:`Cancelled` when ``cancelled`` answers ``True``."""
+
+    def checkpoint() -> None:
+        if cancelled():
+            raise Cancelled
+
     if context is not None:
         registry, finder = context.registry, context.finder
     reg = registry or load_registry()
@@ -200,6 +223,7 @@ def check_document(
     except Exception as exc:
         failed("extract", exc)
         spans = []
+    checkpoint()
     wheres = places(host, text, spans, base_dir, roots)
     # where the reading process may look first (sys.path[0]): for values and set_logs calls
     finder = (finder or fallback_finder()).with_first(
@@ -208,13 +232,16 @@ def check_document(
     if analyses is not None:
         analyses.refresh(finder)
     try:
-        for span, where in zip(spans, wheres, strict=True):
+        for i, (span, where) in enumerate(zip(spans, wheres, strict=True)):
+            if i % CHECKPOINT == CHECKPOINT - 1:
+                checkpoint()
             unterminated = unterminated_analysis(span, reg.release) if saved else None
             analysis = unterminated or analyse_span(span, reg, finder, analyses, where)
             entries.append((span, analysis))
         if context is not None and context.guessed:  # TL107 where 2.1-2.8 read otherwise
             entries = with_release_quotes(host, entries, reg)
         unplaced: list[Diagnostic] = []  # the host's notes on values that are not static
+        checkpoint()
         entries = with_document_hints(host, text, entries, analyses, unplaced)
         entries, quotes = typographic.apply(host, text, entries)  # TL109
         document += unplaced + [q.diagnostic() for q in quotes]
@@ -231,6 +258,7 @@ def check_document(
     if links is not None:
         stages.append(("launch configurations", lambda: links(host, text)))  # TL632
     for stage, run in stages:
+        checkpoint()
         try:
             document += run()
         except Exception as exc:
@@ -314,7 +342,9 @@ def findings(
 
 
 __all__ = [
+    "CHECKPOINT",
     "LINKED_CALL",
+    "Cancelled",
     "CheckedDocument",
     "Entries",
     "Links",

@@ -12,12 +12,13 @@ import asyncio
 import itertools
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
 
 from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile
 from torch_logs_lsp.hosts.comments import pin_comment
@@ -25,9 +26,17 @@ from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.lint import misspelled
 from torch_logs_lsp.lint.checker import read_document
+from torch_logs_lsp.lint.pipeline import Cancelled
 from torch_logs_lsp.server import codecache, notebooks, requests
 from torch_logs_lsp.server import launch_links as launch_links_feature
-from torch_logs_lsp.server.documents import DocumentState, build_state, uri_path, utf8_size
+from torch_logs_lsp.server.documents import (
+    DocumentState,
+    QuickState,
+    build_state,
+    quick_state,
+    uri_path,
+    utf8_size,
+)
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
@@ -45,6 +54,10 @@ from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefet
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
 log = logging.getLogger(__name__)
+
+#: Times the check of one version may be stopped by the editor's messages before it runs to
+#: its end whatever arrives (an editor that never stops sending would starve it).
+MAX_STOPS = 3
 
 #: The package version (``serverInfo``, ``--version``). A constant: reading it with
 #: ``importlib.metadata`` costs ~40 ms of start-up; tests/server/test_startup.py holds it equal to
@@ -98,10 +111,58 @@ class TorchLogsServer(LanguageServer):
         #: What the first documents would pay for, made in the background from
         #: ``initialized`` on (see .warmup); paused while a document is checked.
         self.warmup = Warmup()
+        #: The messages read ahead (stdio; ``None`` on other transports and in tests that
+        #: call handlers directly): a check runs when none is waiting, and stops at its
+        #: next checkpoint when one arrives (see :meth:`publish`).
+        self.inbox: stdio.Inbox | None = None
+        #: Documents whose diagnostics wait for a moment when no message is waiting, in
+        #: the order they were asked for.
+        self._deferred: dict[str, None] = {}
+        #: Per document: the version whose check was stopped for newer messages, and how
+        #: many times (after :data:`MAX_STOPS` it runs to its end).
+        self._stops: dict[str, tuple[int | None, int]] = {}
+        #: Per open document: its newest version's spans while its check waits (see
+        #: :meth:`quick_state`).
+        self.quick: dict[str, QuickState] = {}
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve on stdio with the bounded, strict message loop of :mod:`.stdio`."""
         stdio.start_io(self, stdin, stdout)
+
+    def attach(self, inbox: stdio.Inbox) -> None:
+        """The stdio loop's inbox (:class:`.stdio.Paced`); from now on, the end of the
+        last running handler is a moment to publish too."""
+        self.inbox = inbox
+        protocol = self.protocol
+        if isinstance(protocol, ServerProtocol):
+            protocol.settled = self._settled
+
+    def _settled(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a handler run in a thread: the loop's next message will do
+            return
+        loop.call_soon(self.idle)
+
+    def waiting(self) -> bool:
+        """Whether a message from the editor is waiting to be handled."""
+        return self.inbox is not None and self.inbox.waiting() > 0
+
+    def busy(self) -> bool:
+        """Whether a message is waiting or a handler has not answered yet (a request's
+        answer goes out before any diagnostics computed after it)."""
+        protocol = self.protocol
+        handling = protocol.handling if isinstance(protocol, ServerProtocol) else 0
+        return handling > 0 or self.waiting()
+
+    def idle(self) -> None:
+        """No message is waiting (:class:`.stdio.Paced`): publish the deferred documents,
+        one at a time, while none arrives and no handler is answering."""
+        while self._deferred and not self.busy():
+            uri = next(iter(self._deferred))
+            del self._deferred[uri]
+            if is_open(self.workspace, uri):
+                self.publish(uri)
 
     @property
     def exit_code(self) -> int:
@@ -154,21 +215,24 @@ class TorchLogsServer(LanguageServer):
         return formats is None or types.MarkupKind.Markdown in formats
 
     # -- documents -----------------------------------------------------------------
-    def state(self, uri: str) -> DocumentState | None:
+    def state(self, uri: str, cancellable: bool = False) -> DocumentState | None:
         """The analysed current version of a document; ``None`` for one that is not
         analysed: one larger than :data:`MAX_FILE_BYTES` bytes (UTF-8; see
         :meth:`refuse_large`), or one that is not open and not a regular file of at most
         that size (the reason is logged). Only open documents are kept (per version, with
         their incremental-parsing cache): one that is not open is read and analysed again
-        on each request, as any number of URIs may name one (a 7.5 MB file kept ~545 MB)."""
+        on each request, as any number of URIs may name one (a 7.5 MB file kept ~545 MB).
+        ``cancellable``: the check stops with
+        :class:`~torch_logs_lsp.lint.pipeline.Cancelled` when a message arrives from the
+        editor meanwhile (up to :data:`MAX_STOPS` times for a version)."""
         with self.warmup.foreground():
-            return self._state(uri)
+            return self._state(uri, cancellable)
 
-    def _state(self, uri: str) -> DocumentState | None:
-        opened = is_open(self.workspace, uri)
+    def _text(self, uri: str) -> tuple[TextDocument, str] | None:
+        """The document and its text; ``None`` (logged) when it cannot be read."""
         try:
             doc = self.workspace.get_text_document(uri)
-            text = doc.source
+            return doc, doc.source
         except SkippedFile as exc:  # not open: a FIFO, a device, too large, unreadable
             missing = exc.reason.startswith("cannot open: No such file")
             log.log(
@@ -178,6 +242,60 @@ class TorchLogsServer(LanguageServer):
         except Exception:
             log.exception("cannot read %s", uri)
             return None
+
+    def quick_state(self, uri: str) -> DocumentState | None:
+        """What completion and hover answer from: the checked state of the document's
+        current version when its check has run, else the version's spans with each value
+        analysed on request (:class:`.documents.QuickState`: no rules over the whole
+        document), so a request sent right after an edit never waits for the edit's check
+        (which runs when no message is waiting). ``None`` as :meth:`state`."""
+        if not is_open(self.workspace, uri):
+            return self.state(uri)
+        read = self._text(uri)
+        if read is None:
+            return None
+        doc, text = read
+        for kept in (self.states.get(uri), self.quick.get(uri)):
+            if kept is not None and kept.version == doc.version and kept.text == text:
+                return kept
+        if len(text) * 4 > MAX_FILE_BYTES and (
+            len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
+        ):
+            return None  # refused by the check (said once there)
+        with self.warmup.foreground():
+            context = self.context_for(text)
+            language_id = self.language_ids.get(uri)
+            if notebooks.skip_cell(self, uri):
+                language_id = notebooks.NOT_ANALYSED
+            state = quick_state(
+                uri,
+                doc.version,
+                text,
+                language_id,
+                context.registry,
+                self.encoding,
+                context,
+                self.doc_caches.setdefault(uri, DocumentCache()),
+                self.analyses,
+                self.workspace_root,
+            )
+        self.quick[uri] = state
+        return state
+
+    def _stoppable(self, uri: str, version: int | None) -> Callable[[], bool] | None:
+        """``cancelled`` for a check of ``uri`` at ``version``: a waiting message stops it,
+        unless this version was stopped :data:`MAX_STOPS` times already."""
+        seen, stops = self._stops.get(uri, (None, 0))
+        if self.inbox is None or (seen == version and stops >= MAX_STOPS):
+            return None
+        return self.waiting
+
+    def _state(self, uri: str, cancellable: bool = False) -> DocumentState | None:
+        opened = is_open(self.workspace, uri)
+        read = self._text(uri)
+        if read is None:
+            return None
+        doc, text = read
         # a code point is 1-4 bytes: the exact size only when those bounds do not decide
         if len(text) * 4 > MAX_FILE_BYTES and (
             len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
@@ -206,9 +324,12 @@ class TorchLogsServer(LanguageServer):
             self.workspace_roots,
             saved=uri not in self.unsaved,
             links=launch_links_feature.links_of(self, uri),  # TL632: a launch.json runs it
+            cancelled=self._stoppable(uri, doc.version) if cancellable and opened else None,
         )
         if opened:
             self.states[uri] = state
+            self.quick.pop(uri, None)
+            self._stops.pop(uri, None)
         return state
 
     def refuse_large(self, uri: str, text: str, opened: bool = True) -> None:
@@ -253,7 +374,11 @@ class TorchLogsServer(LanguageServer):
 
     def _publish_pending(self, uri: str) -> None:
         self._pending.pop(uri, None)
-        if is_open(self.workspace, uri):  # pygls keys documents by the decoded URI
+        if not is_open(self.workspace, uri):  # pygls keys documents by the decoded URI
+            return
+        if self.busy():  # the editor's messages first (more edits, requests)
+            self._deferred[uri] = None
+        else:
             self.publish(uri)
 
     def forget(self, uri: str) -> None:
@@ -266,18 +391,29 @@ class TorchLogsServer(LanguageServer):
         self.language_ids.pop(uri, None)
         self.too_large.discard(uri)
         self.unsaved.discard(uri)
+        self.quick.pop(uri, None)
+        self._deferred.pop(uri, None)
+        self._stops.pop(uri, None)
 
     def publish(self, uri: str) -> None:
-        """Publish the diagnostics of the current version of ``uri`` (now)."""
+        """Publish the diagnostics of the current version of ``uri`` now, or, when a
+        message from the editor arrives during the check, when none is waiting (the check
+        stops at its next checkpoint and is deferred; see :meth:`idle`)."""
         with self.warmup.foreground():
-            self._publish(uri)
+            try:
+                self._publish(uri)
+            except Cancelled:
+                version = self.workspace.get_text_document(uri).version
+                seen, stops = self._stops.get(uri, (None, 0))
+                self._stops[uri] = (version, stops + 1 if seen == version else 1)
+                self._deferred[uri] = None
 
     def _publish(self, uri: str) -> None:
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
         began = time.perf_counter()
-        state = self.state(uri)
+        state = self.state(uri, cancellable=True)
         if state is None:
             if uri in self.too_large:  # clear what an earlier, smaller version had
                 version = self.workspace.get_text_document(uri).version
@@ -421,11 +557,11 @@ def did_change_configuration(
 async def completion(
     ls: TorchLogsServer, params: types.CompletionParams
 ) -> types.CompletionList | Encoded | None:
-    return requests.answer(ls, params.text_document.uri, params, requests.completion)
+    return requests.answer(ls, params.text_document.uri, params, requests.completion, quick=True)
 
 
 async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
-    return requests.answer(ls, params.text_document.uri, params, requests.hover)
+    return requests.answer(ls, params.text_document.uri, params, requests.hover, quick=True)
 
 
 async def code_action(

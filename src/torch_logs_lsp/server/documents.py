@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlparse
 
@@ -14,6 +15,7 @@ from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.ipython import host as ipython
 from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint.checker import analyse_span
 from torch_logs_lsp.lint.pipeline import CheckedDocument, Links, check_document
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
@@ -63,6 +65,10 @@ def detect(uri: str, text: str, language_id: str | None) -> HostKind | None:
     if kind is None and language_id:
         kind = hosts.host_for_language(language_id)
     return kind
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass
@@ -131,6 +137,7 @@ def build_state(
     roots: tuple[str, ...] = (),
     saved: bool = True,
     links: Links | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> DocumentState:
     """Check a document version (:func:`torch_logs_lsp.lint.pipeline.check_document`, with
     ``context``'s registry and module finder when given, else ``registry``).
@@ -145,7 +152,8 @@ def build_state(
     cell's notebook) tells where module names are looked for first; the state's
     ``context`` holds the finder the document was checked with, so hover, completion and
     fixes resolve names as its diagnostics did. Never raises: a failing stage is logged
-    and skipped."""
+    and skipped; but :class:`~torch_logs_lsp.lint.pipeline.Cancelled` when ``cancelled``
+    answers ``True`` at one of the check's checkpoints."""
 
     def failed(stage: str, exc: Exception) -> None:
         log.error("%s of %s failed", stage, uri, exc_info=exc)
@@ -163,8 +171,66 @@ def build_state(
         extraction=cache,
         analyses=analyses,
         failed=failed,
+        cancelled=cancelled or _never,
     )
     mapper = PositionMapper(text, encoding)
     if context is not None and checked.finder is not None:
         context = replace(context, finder=checked.finder)
     return DocumentState(uri, version, checked, mapper, context)
+
+
+@dataclass
+class QuickState(DocumentState):
+    """A version's spans before its check has run (:func:`quick_state`): each value is
+    analysed when a feature asks (:meth:`analysis_of`), against the document's torch,
+    without the rules over the whole document (a dead value's TL502, the hints across
+    variables, the host's notes) and without document diagnostics. What completion and
+    hover answer from while the check of the newest version waits for the editor's
+    messages (server/app.py)."""
+
+    registry: Registry | None = None
+    analyses: AnalysisCache | None = None
+    base_dir: str | None = None
+    _analysed: dict[int, Analysis | None] | None = None
+
+    def analysis_of(self, span: ValueSpan) -> Analysis | None:
+        """The analysis of one of :attr:`entries`' spans, made on first request."""
+        if self._analysed is None:
+            self._analysed = {}
+        key = id(span)
+        if key not in self._analysed:
+            registry = self.registry or (self.context.registry if self.context else None)
+            if registry is None:
+                return None
+            finder = self.context.finder if self.context else None
+            self._analysed[key] = analyse_span(span, registry, finder, self.analyses, self.base_dir)
+        return self._analysed[key]
+
+
+def quick_state(
+    uri: str,
+    version: int | None,
+    text: str,
+    language_id: str | None,
+    registry: Registry,
+    encoding: str,
+    context: TorchContext | None = None,
+    cache: DocumentCache | None = None,
+    analyses: AnalysisCache | None = None,
+    base_dir: str | None = None,
+) -> QuickState:
+    """A :class:`QuickState` of a document version: its spans (extracted through the
+    document's ``cache``, so the full check of the same version reads them again for
+    nothing), nothing analysed yet. Never raises (an extraction that fails gives no
+    spans; logged)."""
+    host = detect(uri, text, language_id)
+    try:
+        spans = hosts.extract(host, text, cache) if host is not None else []
+    except Exception:
+        log.exception("extraction of %s failed", uri)
+        spans = []
+    finder = context.finder if context is not None else None
+    checked = CheckedDocument(host, text, [(s, None) for s in spans], [], finder)
+    mapper = PositionMapper(text, encoding)
+    reg = context.registry if context is not None else registry
+    return QuickState(uri, version, checked, mapper, context, reg, analyses, base_dir)

@@ -32,10 +32,13 @@ def answer(
     uri: str,
     params: P,
     compute: Callable[[TorchLogsServer, DocumentState, P], R],
+    quick: bool = False,
 ) -> R | None:
     """Answer a request about an open document: ``None`` when it cannot be read; an
-    exception inside a feature is logged and answered with ``None`` (never a crash)."""
-    state = ls.state(uri)
+    exception inside a feature is logged and answered with ``None`` (never a crash).
+    ``quick``: answer from the newest version's spans when its check has not run yet
+    (:meth:`~.app.TorchLogsServer.quick_state`: completion and hover never wait for it)."""
+    state = ls.quick_state(uri) if quick else ls.state(uri)
     if state is None:
         return None
     try:

@@ -18,7 +18,7 @@ from tests.support.budget import examples
 from tests.support.oracles import scratch_dir
 from torch_logs_lsp.hosts.embedded import EmbeddedSpan
 from torch_logs_lsp.hosts.shell import host as shell
-from torch_logs_lsp.hosts.shell.capture import script_kept, stderr_captured
+from torch_logs_lsp.hosts.shell.capture import captured_now, script_kept, stderr_captured
 
 P = "TORCH_LOGS=output_code python a.py"
 #: (script, kept, run it with bash): the flag of the script's only span.
@@ -104,6 +104,29 @@ def test_nested_code_remembers_its_script() -> None:
     assert isinstance(moved, EmbeddedSpan) and moved.code == span.code
     assert moved.name_start == span.name_start + 2 and moved == span.moved(2)
     assert moved.char_starts == tuple(c + 2 for c in span.char_starts)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "+dynamo,output_code",  # plain: the remembered answer of the same shape
+        "output_code 2>e.log",  # unquoted: the redirection is the command's now
+        "'output_code' 2>e.log",
+        "x;python b.py",  # a new command after the value
+        '"output_code',  # a quote left open swallows the rest
+        "$(echo output_code)",
+    ],
+)
+def test_remembered_answers_are_those_of_the_text(value: str) -> None:
+    template = (
+        "export TORCH_LOGS={}\npython a.py 2>&1 | tee log\nTORCH_LOGS={} python c.py 2>c.log\n"
+    )
+    first = template.format("output_code", "output_code")
+    spans = shell.extract(first)
+    assert stderr_captured(first, spans) == captured_now(first, spans) == [True, True]
+    edited = template.format("output_code", value)
+    spans = shell.extract(edited)
+    assert stderr_captured(edited, spans) == captured_now(edited, spans)
 
 
 def test_script_kept_is_about_every_command() -> None:

@@ -36,6 +36,7 @@ import logging
 import posixpath
 import re
 from bisect import bisect_left
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor
@@ -338,7 +339,64 @@ def scripts_kept(texts: list[str]) -> bool:
         return False
 
 
+#: A value's text that cannot change the script's commands or redirections around it.
+_PLAIN = re.compile(r"[\w,+.:/=@%-]*")
+#: Answers of :func:`stderr_captured` by the script's :func:`_skeleton` (most recent last).
+_answers: OrderedDict[tuple[str, Table, tuple[int, ...]], list[bool]] = OrderedDict()
+#: Most answers kept, and most code points of skeletons kept.
+MAX_ANSWERS = 256
+MAX_SKELETON_CHARS = 8 << 20
+
+
+def _skeleton(text: str, spans: list[ValueSpan]) -> tuple[str, tuple[int, ...]] | None:
+    """``text`` without the contents of the spans whose value is plain (letters, digits,
+    ``,+.:/=@%-``): what decides where each value's stderr goes (typing in a value
+    changes no command or redirection), and each span's start in it. ``None`` when the
+    spans overlap or are out of order (then nothing is remembered)."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    pos = removed = 0
+    for span in spans:
+        start, end = span.content_start, span.content_end
+        if start < pos or span.name_start < pos:
+            return None
+        starts.append(span.name_start - removed)
+        if _PLAIN.fullmatch(text, start, end):
+            pieces.append(text[pos:start])
+            removed += end - start
+            pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces), tuple(starts)
+
+
 def stderr_captured(
+    text: str,
+    spans: list[ValueSpan],
+    context: Table = SCRIPT,
+    tree: tree_sitter.Tree | None = None,
+) -> list[bool]:
+    """:func:`captured_now` remembered by the script's shape (its text without the plain
+    values' contents): typing in a value of a long script asks the tree-sitter parse and
+    the walk of its commands again only when the value holds more than plain
+    characters. Same arguments and result."""
+    shape = _skeleton(text, spans)
+    if shape is None:
+        return captured_now(text, spans, context, tree)
+    key = (shape[0], context, shape[1])
+    known = _answers.get(key)
+    if known is not None:
+        _answers.move_to_end(key)
+        return list(known)
+    answer = captured_now(text, spans, context, tree)
+    _answers[key] = list(answer)
+    while len(_answers) > MAX_ANSWERS or (
+        len(_answers) > 1 and sum(len(k[0]) for k in _answers) > MAX_SKELETON_CHARS
+    ):
+        _answers.popitem(last=False)
+    return answer
+
+
+def captured_now(
     text: str,
     spans: list[ValueSpan],
     context: Table = SCRIPT,

@@ -82,17 +82,22 @@ def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The value spans of a YAML document in document order: environment entries
     (:mod:`.yaml_places`) and assignments in CI shell code (:mod:`.yaml_ci`). Offsets
-    are code points into ``text``. ``cache`` is not used (every call parses afresh).
-    Never raises: a document the parser or a decoder fails on gives ``[]`` (logged)."""
+    are code points into ``text``. ``cache`` keeps only the spans of the last text (a new
+    text is parsed afresh). Never raises: a document the parser or a decoder fails on gives
+    ``[]`` (logged)."""
     if cache is not None:
         cache.reset()
     if not names_family(text):
         return []
     try:
-        return _extract(text)
+        spans = _extract(text)
     except Exception:  # bad input never crashes the server
         log.exception("yaml: extraction failed")
         return []
+    if cache is not None:
+        cache.host = HOST
+        cache.store(text, spans, None, {})
+    return spans
 
 
 def _extract(text: str) -> list[ValueSpan]:

@@ -62,6 +62,10 @@ class ServerProtocol(JsonProtocol):
         #: the client closes the stream without ``exit``.
         self.exit_code = 0
         self._initialize_seen = False
+        #: Handlers running, or done but their response not written yet.
+        self.handling = 0
+        #: Called (on the thread that ran the handler) when :attr:`handling` drops to 0.
+        self.settled: Callable[[], None] | None = None
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls' reader of a message; a message with a method whose params do not fit
@@ -120,14 +124,21 @@ class ServerProtocol(JsonProtocol):
     ) -> None:
         """pygls' ``_execute_handler``, except that the future stored for ``msg_id`` is
         dropped from ``_request_futures`` when it is done (before ``callback`` runs;
-        a response callback pops it too, which is then a no-op)."""
+        a response callback pops it too, which is then a no-op), and :attr:`handling`
+        counts the handlers whose ``callback`` (a request's response) has not run yet."""
         futures = self._request_futures
 
         def done(future: Future[Any]) -> None:
             if futures.get(msg_id) is future:
                 del futures[msg_id]
-            callback(future)
+            try:
+                callback(future)
+            finally:
+                self.handling -= 1
+                if not self.handling and self.settled is not None:
+                    self.settled()
 
+        self.handling += 1
         super()._execute_handler(msg_id, handler, done, args, kwargs)
 
     @lsp_method(types.INITIALIZE)

@@ -28,9 +28,8 @@ import json
 import logging
 import math
 import sys
-from concurrent.futures import ThreadPoolExecutor
-from threading import Event
-from typing import Any, BinaryIO
+from threading import Event, Semaphore, Thread
+from typing import Any, BinaryIO, Protocol, runtime_checkable
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -181,17 +180,96 @@ def handle(server: LanguageServer, body: bytes) -> None:
         server.report_server_error(exc, JsonRpcException)
 
 
+#: Messages read ahead of the one being handled, at most (the reading thread waits beyond).
+READ_AHEAD = 4096
+
+
+def _is_exit(frame: bytes | Discarded) -> bool:
+    """Whether a message is the ``exit`` notification (a short body naming it)."""
+    if not isinstance(frame, bytes) or len(frame) > 512 or b'"exit"' not in frame:
+        return False
+    try:
+        return parse(frame).get("method") == "exit"
+    except (InvalidMessage, ValueError, RecursionError):
+        return False
+
+
+class Inbox:
+    """Messages read from the stream by a thread of their own, ahead of the one being
+    handled: a burst of changes is all received before the server analyses one, a request
+    sent after it is seen (:meth:`waiting`), and a client never blocks on a write while
+    the server works (up to :data:`READ_AHEAD` messages; the stream is read in order)."""
+
+    def __init__(self, reader: FrameReader, loop: asyncio.AbstractEventLoop) -> None:
+        self._reader = reader
+        self._loop = loop
+        self._queue: asyncio.Queue[bytes | Discarded | None] = asyncio.Queue()
+        self._room = Semaphore(READ_AHEAD)
+        #: Messages read (by the reading thread) and handed out (by :meth:`get`).
+        self.received = 0
+        self.handed = 0
+
+    def start(self) -> None:
+        """Start the reading thread (a daemon: it may be blocked in a read at exit)."""
+        Thread(target=self._pump, name="lsp-reader", daemon=True).start()
+
+    def _pump(self) -> None:
+        while True:
+            self._room.acquire()
+            try:
+                frame = self._reader.read()
+            except Exception:  # a broken stream ends the session as its end does
+                log.exception("reading a message failed")
+                frame = None
+            self.received += 1
+            try:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, frame)
+            except RuntimeError:  # the loop has closed
+                return
+            if frame is None or _is_exit(frame):
+                return  # nothing is read after `exit`: no read is left pending at exit
+
+    async def get(self) -> bytes | Discarded | None:
+        """The next message (``None`` at the end of the stream)."""
+        frame = await self._queue.get()
+        self.handed += 1
+        self._room.release()
+        return frame
+
+    def waiting(self) -> int:
+        """Messages read and not yet handed out (``>= 0``; may lag the stream by one)."""
+        return max(0, self.received - self.handed)
+
+
+@runtime_checkable
+class Paced(Protocol):
+    """A server that works on its own when no message is waiting (see :func:`serve`)."""
+
+    def attach(self, inbox: Inbox) -> None:
+        """Called once, before the first message, with the inbox it may ask."""
+
+    def idle(self) -> None:
+        """Called after a message when no other is waiting: the time for deferred work
+        (the server also calls it when its last running handler is done)."""
+
+
 async def serve(server: LanguageServer, stop: Event, stream: BinaryIO) -> None:
-    """Read and handle messages from ``stream`` until its end or ``stop`` is set."""
-    reader = FrameReader(stream)
+    """Read and handle messages from ``stream`` until its end or ``stop`` is set; a
+    :class:`Paced` server's :meth:`~Paced.idle` runs whenever the inbox is empty."""
     loop = asyncio.get_running_loop()
-    executor: ThreadPoolExecutor = server.thread_pool
+    inbox = Inbox(FrameReader(stream), loop)
+    paced = server if isinstance(server, Paced) else None
+    if paced is not None:
+        paced.attach(inbox)
+    inbox.start()
     while not stop.is_set():
-        frame = await loop.run_in_executor(executor, reader.read)
+        frame = await inbox.get()
         if frame is None:
             break
         if isinstance(frame, bytes):
             handle(server, frame)
+        if paced is not None and not inbox.waiting() and not stop.is_set():
+            paced.idle()
 
 
 def start_io(
