@@ -6,6 +6,7 @@
 - A request sent right after a change is answered before that change's diagnostics, from
   the newest text (ordering, not time).
 - The check stops at its checkpoints when asked (lint/pipeline.py), never half-done.
+- A storm of file events re-reads the launch configurations once (the server's log).
 """
 
 from __future__ import annotations
@@ -118,3 +119,42 @@ def test_a_check_stops_at_its_checkpoints_when_cancelled() -> None:
     codes = [d.code for _, a in checked.entries if a is not None for d in a.diagnostics]
     assert codes.count("TL201") == 3 * CHECKPOINT  # never cancelled: every value checked
     assert len(asked) >= 3 + 3  # after extraction, per 64 values, before each stage
+
+
+async def test_a_storm_of_file_events_reads_the_launch_configurations_once(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".vscode").mkdir()
+    launch = tmp_path / ".vscode" / "launch.json"
+    config = '{"name": "t", "type": "debugpy", "request": "launch", "program": "train.py"'
+    launch.write_text('{"configurations": [' + config + ', "env": {"TORCH_LOGS": "+dynamo"}}]}')
+    script = tmp_path / "train.py"
+    text = "import torch\n\ntorch._logging.set_logs(dynamo=10)\n"
+    script.write_text(text)
+    client = await Client.spawn(tmp_path / "stderr.txt", "--log-level", "DEBUG")
+    try:
+        await client.initialize(tmp_path.as_uri())
+        uri = script.as_uri()
+        first = client.diagnostics(uri, 1)
+        item = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        assert [d["code"] for d in (await asyncio.wait_for(first, WAIT))["diagnostics"]] == [
+            "TL632"
+        ]
+        launch.write_text('{"configurations": [' + config + "}]}")  # no TORCH_LOGS now
+        event = {"changes": [{"uri": launch.as_uri(), "type": 2}]}
+        reads = client.log.read_text().count("launch configurations read again")
+        for _ in range(2000):
+            client.notify("workspace/didChangeWatchedFiles", event)
+        position = {"line": 2, "character": 20}
+        await client.ask("textDocument/hover", {"textDocument": {"uri": uri}, "position": position})
+        # the hint went (published before the hover's answer), after a few reads at most
+        latest = [n for n in client.notifications if n["method"].endswith("publishDiagnostics")]
+        assert latest[-1]["params"]["diagnostics"] == []
+        await client.ask("shutdown", None)
+        client.notify("exit", None)
+        assert await client.exit_code() == 0
+        reads = client.log.read_text().count("launch configurations read again") - reads
+        assert 1 <= reads <= 50
+    finally:
+        await client.close()

@@ -30,11 +30,13 @@ class Client(RawClient):
         self.unaddressed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     @classmethod
-    async def spawn(cls, log: Path) -> Client:
-        """A server process that has not been initialized."""
+    async def spawn(cls, log: Path, *args: str) -> Client:
+        """A server process (with the command-line ``args``) that has not been
+        initialized."""
         with log.open("wb") as err:
             proc = await asyncio.create_subprocess_exec(
                 *SERVER,
+                *args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=err,

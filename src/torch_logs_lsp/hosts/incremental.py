@@ -13,6 +13,9 @@ All offsets are code points unless named ``*_byte``.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,15 +37,26 @@ class Edit:
         return self.new_end - self.old_end
 
 
+#: Code points compared at a time by :func:`_common_prefix` and :func:`_common_suffix`.
+_CHUNK = 8192
+
+
 def _common_prefix(a: str | bytes, b: str | bytes) -> int:
-    """Length of the common prefix (binary search over C slice compares: O(n log n) in C,
-    about 1 ms for 300 KB)."""
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
-    while lo < hi:  # invariant: a[:lo] == b[:lo], a[:hi + 1] != b[:hi + 1]
+    """Length of the common prefix: C slice compares a chunk at a time, then a binary
+    search inside the first chunk that differs (linear, ~0.2 ms for 500 KB)."""
+    n = min(len(a), len(b))
+    lo = 0
+    while lo < n:
+        hi = min(lo + _CHUNK, n)
+        if a[lo:hi] != b[lo:hi]:
+            break
+        lo = hi
+    else:
+        return n
+    hi = min(lo + _CHUNK, n)  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+    while lo < hi:  # invariant: a[:lo] == b[:lo], the first difference is below hi
         mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[lo:mid] == b[lo:mid]:
             lo = mid
         else:
             hi = mid - 1
@@ -50,14 +64,20 @@ def _common_prefix(a: str | bytes, b: str | bytes) -> int:
 
 
 def _common_suffix(a: str | bytes, b: str | bytes, limit: int) -> int:
-    """Length of the common suffix, at most ``limit``."""
-    lo, hi = 0, limit
+    """Length of the common suffix, at most ``limit`` (as :func:`_common_prefix`)."""
     la, lb = len(a), len(b)
-    if a[la - hi :] == b[lb - hi :] or hi == 0:
-        return hi
-    while lo < hi:
+    lo = 0
+    while lo < limit:
+        hi = min(lo + _CHUNK, limit)
+        if a[la - hi : la - lo] != b[lb - hi : lb - lo]:
+            break
+        lo = hi
+    else:
+        return limit
+    hi = min(lo + _CHUNK, limit)
+    while lo < hi:  # invariant: the last lo agree, the first difference is within hi
         mid = (lo + hi + 1) // 2
-        if a[la - mid :] == b[lb - mid :]:
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
             lo = mid
         else:
             hi = mid - 1
@@ -108,6 +128,32 @@ class DocumentCache:
     reused: int = 0
     computed: int = 0
     _by_start: dict[int, tuple[ValueSpan, object]] = field(default_factory=dict)
+    #: What a rule over the whole document found for the last version, by the rule's
+    #: name: ``(key, text, spans, result)`` (see :meth:`remembered`).
+    _rules: dict[str, tuple[object, str, list[ValueSpan], Any]] = field(default_factory=dict)
+
+    def remembered(
+        self,
+        rule: str,
+        key: object,
+        text: str,
+        spans: list[ValueSpan],
+        strip: Callable[[ValueSpan], bool],
+        compute: Callable[[], Any],
+    ) -> Any:
+        """``compute()``, or the result kept for ``rule`` when its last version had the
+        same ``key`` and differed from ``text`` (with ``spans``) only inside a value the
+        rule does not read (:func:`only_values_differ` with ``strip``). One result kept
+        per rule."""
+        kept = self._rules.get(rule)
+        if kept is not None:
+            old_key, old_text, old_spans, result = kept
+            if old_key == key and only_values_differ(old_text, old_spans, text, spans, strip):
+                self._rules[rule] = (key, text, spans, result)
+                return result
+        result = compute()
+        self._rules[rule] = (key, text, spans, result)
+        return result
 
     def edit_for(self, host: HostKind, text: str) -> Edit | None:
         """The edit from the previous text to ``text``; resets the cache (and returns
@@ -178,3 +224,42 @@ class DocumentCache:
             return None
         self.reused += 1
         return shift_span(old, delta)
+
+
+#: A value's text that cannot change what surrounds it (no quote, blank, `$`, separator).
+PLAIN_VALUE = re.compile(r"[\w,+.:/=@%-]*")
+
+
+def only_values_differ(
+    old: str,
+    old_spans: list[ValueSpan],
+    new: str,
+    new_spans: list[ValueSpan],
+    strip: Callable[[ValueSpan], bool],
+) -> bool:
+    """Whether ``new`` is ``old`` (their spans ``new_spans``, ``old_spans``) but for the
+    content of one value that ``strip`` selects and that is plain (:data:`PLAIN_VALUE`)
+    before and after: a rule that does not read such contents finds the same in both
+    (typing in a TORCH_LOGS value changes no command, directory or path fact). One
+    :func:`diff` (C compares) and a search of the spans."""
+    if old is new or old == new:
+        return True
+    if len(old_spans) != len(new_spans) or not new_spans:
+        return False
+    edit = diff(old, new)
+    if edit is None:
+        return True
+    i = bisect_right([s.content_start for s in new_spans], edit.start) - 1
+    if i < 0:
+        return False
+    before, after = old_spans[i], new_spans[i]
+    return (
+        before.content_start == after.content_start
+        and edit.old_end <= before.content_end
+        and edit.new_end <= after.content_end
+        and before.variable == after.variable
+        and strip(before)
+        and strip(after)
+        and PLAIN_VALUE.fullmatch(old, before.content_start, before.content_end) is not None
+        and PLAIN_VALUE.fullmatch(new, after.content_start, after.content_end) is not None
+    )

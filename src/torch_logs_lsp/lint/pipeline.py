@@ -51,7 +51,7 @@ from torch_logs_lsp.lint.checker import (
 from torch_logs_lsp.lint.dead_values import with_document_hints
 from torch_logs_lsp.lint.misspelled import name_diagnostics
 from torch_logs_lsp.lint.paths import places
-from torch_logs_lsp.lint.script_dirs import script_dirs
+from torch_logs_lsp.lint.script_dirs import NEEDLES, script_dirs, script_words
 from torch_logs_lsp.lint.suppressions import Silencer
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
@@ -89,6 +89,15 @@ class Cancelled(BaseException):
 
 def _never() -> bool:
     return False
+
+
+def _torch_logs(span: ValueSpan) -> bool:
+    return span.variable == "TORCH_LOGS"
+
+
+def _wordless(span: ValueSpan) -> bool:
+    value = span.value or ""
+    return not any(needle in value for needle in NEEDLES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,10 +233,25 @@ def check_document(
         failed("extract", exc)
         spans = []
     checkpoint()
-    wheres = places(host, text, spans, base_dir, roots)
+    if extraction is not None:  # typing in a TORCH_LOGS value changes no path fact
+        wheres = extraction.remembered(
+            "places",
+            (host, base_dir, roots),
+            text,
+            spans,
+            _torch_logs,
+            lambda: places(host, text, spans, base_dir, roots),
+        )
+    else:
+        wheres = places(host, text, spans, base_dir, roots)
     # where the reading process may look first (sys.path[0]): for values and set_logs calls
+    words = None
+    if extraction is not None:  # typing in a value without a script's word changes none
+        words = extraction.remembered(
+            "script words", None, text, spans, _wordless, lambda: script_words(text)
+        )
     finder = (finder or fallback_finder()).with_first(
-        script_dirs(text, path, wheres, base_dir, roots)
+        script_dirs(text, path, wheres, base_dir, roots, words)
     )
     if analyses is not None:
         analyses.refresh(finder)

@@ -122,13 +122,15 @@ def script_dirs(
     wheres: Sequence[Where],
     base_dir: str | None,
     roots: Sequence[str] | None,
+    words: Words | None = None,
 ) -> tuple[str, ...]:
     """The candidates for ``sys.path[0]`` of the processes that read the values of the
     document ``text`` (the file ``path``, absolute; ``None`` for text that is not a file),
     as the module docstring says: ``wheres`` are the values' :class:`.paths.Where`
     (:func:`.paths.places`), ``base_dir`` and ``roots`` the pipeline's. Existing
     directories only, each once, at most :data:`MAX_DIRS`. Every host's text is searched
-    alike: a candidate too many only means a finding fewer. Never raises."""
+    alike: a candidate too many only means a finding fewer. ``words``: the text's
+    :func:`script_words` when the caller has them. Never raises."""
     folders = [os.path.abspath(r) for r in roots or ()]
     bases: list[str] = []
     if path is not None and os.path.isabs(path):
@@ -149,20 +151,14 @@ def script_dirs(
 
     for base in bases:
         add(base)
+    moves, scripts = words if words is not None else script_words(text)
     try:
-        moves = (m for line in _lines_with(text, _CWD_NEEDLES) for m in _CWD.finditer(line))
-        for i, m in enumerate(moves):
-            if i >= MAX_SCRIPTS or len(out) >= MAX_DIRS:
+        for move in moves:
+            if len(out) >= MAX_DIRS:
                 break
-            for cwd in _resolved(m.group(m.lastindex or 1), bases, folders):
+            for cwd in _resolved(move, bases, folders):
                 add(cwd)
-        words: dict[str, None] = {}
-        lines = (line for line in _lines_with(text, (".py",)) if len(line) <= MAX_LINE)
-        for m in (m for line in lines for m in _SCRIPT.finditer(line)):
-            if len(words) >= MAX_SCRIPTS:
-                break
-            words[m.group(0)] = None
-        for word in words:
+        for word in scripts:
             if len(out) >= MAX_DIRS:
                 break
             for script in _resolved(word, bases, folders):
@@ -176,4 +172,32 @@ def script_dirs(
     return tuple(out)
 
 
-__all__ = ["MAX_DIRS", "MAX_LINE", "script_dirs"]
+#: What :func:`script_words` finds: the directories changed to and the scripts named, as
+#: written, each at most :data:`MAX_SCRIPTS`.
+Words = tuple[tuple[str, ...], tuple[str, ...]]
+#: What a line :func:`script_words` reads may hold (a value without any of them changes
+#: nothing it finds).
+NEEDLES = (*_CWD_NEEDLES, ".py")
+
+
+def script_words(text: str) -> Words:
+    """The words of ``text`` that :func:`script_dirs` resolves: the directories it changes
+    to (``cd``, ``pushd``, ``"cwd"``, ``working-directory:``) and the scripts it names
+    (``train.py``), as written, in order, each kind at most :data:`MAX_SCRIPTS`. Read from
+    the text alone (no file is looked at), so a caller may keep it while the lines holding
+    :data:`NEEDLES` do not change. Never raises."""
+    moves: list[str] = []
+    for m in (m for line in _lines_with(text, _CWD_NEEDLES) for m in _CWD.finditer(line)):
+        if len(moves) >= MAX_SCRIPTS:
+            break
+        moves.append(m.group(m.lastindex or 1))
+    found: dict[str, None] = {}
+    lines = (line for line in _lines_with(text, (".py",)) if len(line) <= MAX_LINE)
+    for m in (m for line in lines for m in _SCRIPT.finditer(line)):
+        if len(found) >= MAX_SCRIPTS:
+            break
+        found[m.group(0)] = None
+    return tuple(moves), tuple(found)
+
+
+__all__ = ["MAX_DIRS", "MAX_LINE", "NEEDLES", "Words", "script_dirs", "script_words"]

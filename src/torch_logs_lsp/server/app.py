@@ -118,6 +118,8 @@ class TorchLogsServer(LanguageServer):
         #: Documents whose diagnostics wait for a moment when no message is waiting, in
         #: the order they were asked for.
         self._deferred: dict[str, None] = {}
+        #: Work that waits for such a moment too, by name (asked again before it ran: once).
+        self._later: dict[str, Callable[[], None]] = {}
         #: Per document: the version whose check was stopped for newer messages, and how
         #: many times (after :data:`MAX_STOPS` it runs to its end).
         self._stops: dict[str, tuple[int | None, int]] = {}
@@ -155,9 +157,29 @@ class TorchLogsServer(LanguageServer):
         handling = protocol.handling if isinstance(protocol, ServerProtocol) else 0
         return handling > 0 or self.waiting()
 
+    def later(self, name: str, work: Callable[[], None]) -> None:
+        """Run ``work`` once no message is waiting (now, when none is, or on transports
+        without an inbox); asked again under the same ``name`` before it ran, it runs once
+        (2,000 file events in a burst re-read the launch configurations once). It runs
+        before the answers of the requests handled meanwhile are written, so what it
+        publishes reaches the editor before them."""
+        self._later[name] = work
+        self._run_later()
+
+    def _run_later(self) -> None:
+        while self._later and not self.waiting():
+            name = next(iter(self._later))
+            work = self._later.pop(name)
+            try:
+                work()
+            except Exception:
+                log.exception("%s failed", name)
+
     def idle(self) -> None:
-        """No message is waiting (:class:`.stdio.Paced`): publish the deferred documents,
-        one at a time, while none arrives and no handler is answering."""
+        """No message is waiting (:class:`.stdio.Paced`): run the work asked for
+        :meth:`later`, then publish the deferred documents, one at a time, while no
+        message arrives and no handler is answering."""
+        self._run_later()
         while self._deferred and not self.busy():
             uri = next(iter(self._deferred))
             del self._deferred[uri]
@@ -525,9 +547,10 @@ def saved_on_disk(uri: str, text: str) -> bool:
 
 
 def did_change(ls: TorchLogsServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.unsaved.add(params.text_document.uri)
-    ls.schedule_publish(params.text_document.uri)
-    launch_links_feature.refresh(ls, params.text_document.uri)
+    uri = params.text_document.uri
+    ls.unsaved.add(uri)
+    ls.schedule_publish(uri)
+    ls.later("launch configurations", lambda: launch_links_feature.refresh(ls, uri))
 
 
 def did_save(ls: TorchLogsServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -166,6 +166,7 @@ def refresh(ls: TorchLogsServer, changed: str | None = None) -> None:
     publish those whose hints changed."""
     if changed is not None and uri_path(changed).endswith(_NEVER_LINKING):
         return  # no launch configuration or env file: typing there changes no hint
+    log.debug("launch configurations read again")
     for uri, state in list(ls.states.items()):
         if uri == changed or state.host != "python" or "set_logs" not in state.text:
             continue
@@ -180,16 +181,17 @@ def refresh(ls: TorchLogsServer, changed: str | None = None) -> None:
 def did_change_watched_files(
     ls: TorchLogsServer, params: types.DidChangeWatchedFilesParams
 ) -> None:
-    """Files changed on disk: the hints may have too."""
-    refresh(ls)
+    """Files changed on disk: the hints may have too (computed once the burst of events
+    is over)."""
+    ls.later("launch configurations", lambda: refresh(ls))
 
 
 def did_change_workspace_folders(
     ls: TorchLogsServer, params: types.DidChangeWorkspaceFoldersParams
 ) -> None:
     """Folders added or removed (pygls has updated ``ls.workspace.folders`` already):
-    other launch.json files count now."""
-    refresh(ls)
+    other launch.json files count now (computed once the burst of changes is over)."""
+    ls.later("launch configurations", lambda: refresh(ls))
 
 
 def register_watchers(ls: TorchLogsServer) -> None:

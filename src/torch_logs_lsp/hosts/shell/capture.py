@@ -36,10 +36,10 @@ import logging
 import posixpath
 import re
 from bisect import bisect_left
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor
+from torch_logs_lsp.hosts.incremental import only_values_differ
 from torch_logs_lsp.hosts.shell.bash_parse import parse_bash
 
 if TYPE_CHECKING:
@@ -339,34 +339,15 @@ def scripts_kept(texts: list[str]) -> bool:
         return False
 
 
-#: A value's text that cannot change the script's commands or redirections around it.
-_PLAIN = re.compile(r"[\w,+.:/=@%-]*")
-#: Answers of :func:`stderr_captured` by the script's :func:`_skeleton` (most recent last).
-_answers: OrderedDict[tuple[str, Table, tuple[int, ...]], list[bool]] = OrderedDict()
-#: Most answers kept, and most code points of skeletons kept.
-MAX_ANSWERS = 256
-MAX_SKELETON_CHARS = 8 << 20
+#: The last scripts asked about (:func:`stderr_captured`): ``(text, spans, context,
+#: answer)``, most recent last.
+_answers: list[tuple[str, list[ValueSpan], Table, list[bool]]] = []
+#: Most scripts remembered.
+MAX_ANSWERS = 8
 
 
-def _skeleton(text: str, spans: list[ValueSpan]) -> tuple[str, tuple[int, ...]] | None:
-    """``text`` without the contents of the spans whose value is plain (letters, digits,
-    ``,+.:/=@%-``): what decides where each value's stderr goes (typing in a value
-    changes no command or redirection), and each span's start in it. ``None`` when the
-    spans overlap or are out of order (then nothing is remembered)."""
-    pieces: list[str] = []
-    starts: list[int] = []
-    pos = removed = 0
-    for span in spans:
-        start, end = span.content_start, span.content_end
-        if start < pos or span.name_start < pos:
-            return None
-        starts.append(span.name_start - removed)
-        if _PLAIN.fullmatch(text, start, end):
-            pieces.append(text[pos:start])
-            removed += end - start
-            pos = end
-    pieces.append(text[pos:])
-    return "".join(pieces), tuple(starts)
+def _any(span: ValueSpan) -> bool:
+    return True
 
 
 def stderr_captured(
@@ -375,24 +356,18 @@ def stderr_captured(
     context: Table = SCRIPT,
     tree: tree_sitter.Tree | None = None,
 ) -> list[bool]:
-    """:func:`captured_now` remembered by the script's shape (its text without the plain
-    values' contents): typing in a value of a long script asks the tree-sitter parse and
-    the walk of its commands again only when the value holds more than plain
-    characters. Same arguments and result."""
-    shape = _skeleton(text, spans)
-    if shape is None:
-        return captured_now(text, spans, context, tree)
-    key = (shape[0], context, shape[1])
-    known = _answers.get(key)
-    if known is not None:
-        _answers.move_to_end(key)
-        return list(known)
+    """:func:`captured_now`, remembered for the last :data:`MAX_ANSWERS` scripts: a script
+    that differs from one of them only inside one plain value
+    (:func:`.incremental.only_values_differ`: typing in a value) has its answer, without
+    a parse or a walk of its commands. Same arguments and result."""
+    for i, (old, old_spans, old_context, answer) in enumerate(_answers):
+        if old_context == context and only_values_differ(old, old_spans, text, spans, _any):
+            del _answers[i]
+            _answers.append((text, spans, context, answer))
+            return list(answer)
     answer = captured_now(text, spans, context, tree)
-    _answers[key] = list(answer)
-    while len(_answers) > MAX_ANSWERS or (
-        len(_answers) > 1 and sum(len(k[0]) for k in _answers) > MAX_SKELETON_CHARS
-    ):
-        _answers.popitem(last=False)
+    _answers.append((text, spans, context, list(answer)))
+    del _answers[:-MAX_ANSWERS]
     return answer
 
 
