@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +11,10 @@ from hypothesis import strategies as st
 
 from tests.support.budget import examples
 from torch_logs_lsp import hosts
-from torch_logs_lsp.hosts.incremental import DocumentCache, diff
+from torch_logs_lsp.hosts.incremental import DocumentCache, diff, only_values_differ
+from torch_logs_lsp.lint.pipeline import check_document
+from torch_logs_lsp.model.spans import ValueSpan
+from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
 SEEDS = {
     "dotenv": (
@@ -257,3 +261,83 @@ def test_window_after_a_value_read_to_the_end() -> None:
     the property test above: the old span was kept)."""
     edits = [(0.32421875, 0.0, "`"), (0.0, 0.0, "`"), (1.0, 0.0, "/")]
     check_sequence("shell")((edits, 2))
+
+
+def _is_logs(span: ValueSpan) -> bool:
+    return span.variable == "TORCH_LOGS"
+
+
+@pytest.mark.parametrize(
+    ("after", "same"),
+    [
+        ("export TORCH_LOGS=+dynamox\nTORCH_TRACE=out python a.py\n", True),  # typed in
+        ("export TORCH_LOGS=+dyn\nTORCH_TRACE=out python a.py\n", True),  # deleted in
+        ("export TORCH_LOGS=+dynamo\nTORCH_TRACE=out python a.py\n", True),  # the same
+        ("export TORCH_LOGS=+dynamo x\nTORCH_TRACE=out python a.py\n", False),  # a word
+        ('export TORCH_LOGS="+dynamo\nTORCH_TRACE=out python a.py\n', False),  # a quote
+        ("export TORCH_LOGS=$X\nTORCH_TRACE=out python a.py\n", False),  # not plain
+        ("export TORCH_LOGS=+dynamo\nTORCH_TRACE=outx python a.py\n", False),  # not stripped
+        ("export TORCH_LOGS=+dynamo\nTORCH_TRACE=out python b.py\n", False),  # outside
+        ("export TORCH_LOGS=+dynamo\n", False),  # a value fewer
+    ],
+)
+def test_only_values_differ_inside_one_plain_value_of_the_rule(after: str, same: bool) -> None:
+    before = "export TORCH_LOGS=+dynamo\nTORCH_TRACE=out python a.py\n"
+    old, new = hosts.extract("shell", before), hosts.extract("shell", after)
+    assert only_values_differ(before, old, after, new, _is_logs) is same
+
+
+def test_a_rule_result_is_kept_only_while_the_edits_stay_in_such_values() -> None:
+    cache = DocumentCache()
+    runs: list[str] = []
+
+    def rule(text: str) -> object:
+        spans = hosts.extract("shell", text)
+
+        def compute() -> str:
+            runs.append(text)
+            return text.split("\n")[1]
+
+        return cache.remembered("rule", "key", text, spans, _is_logs, compute)
+
+    first = "export TORCH_LOGS=+dynamo\nmkdir out\n"
+    assert rule(first) == "mkdir out"
+    assert rule("export TORCH_LOGS=+dynamox\nmkdir out\n") == "mkdir out"
+    assert rule("export TORCH_LOGS=+dynamoxy\nmkdir out\n") == "mkdir out"
+    assert len(runs) == 1
+    assert rule("export TORCH_LOGS=+dynamoxy\nmkdir logs\n") == "mkdir logs"
+    assert len(runs) == 2
+    assert cache.remembered("rule", "other key", first, [], _is_logs, lambda: "new") == "new"
+
+
+def test_checks_through_the_caches_equal_fresh_checks_while_typing(tmp_path: Path) -> None:
+    """Typing a value, then changing what the kept rules read (a directory made, a
+    script's directory): each version's findings are a fresh check's."""
+    cache, analyses = DocumentCache(), AnalysisCache()
+    lines = [
+        "export TORCH_LOGS=+dynamo",
+        "mkdir -p traces",
+        "export TORCH_TRACE=traces/run",
+        "TORCH_LOGS=output_code python tools/train.py 2>&1 | tee log",
+        "export TORCH_LOGS_OUT=logs/out.txt",
+    ]
+    versions = []
+    text = "\n".join(lines) + "\n"
+    for typed in ["x", "y", ",guards"]:
+        text = text.replace("+dynamo", "+dynamo" + typed, 1)
+        versions.append(text)
+    versions.append(text.replace("mkdir -p traces", "mkdir -p logs"))
+    versions.append(versions[-1].replace("tools/train.py", "train.py"))
+    versions.append(versions[-1].replace("2>&1 | tee log", ""))
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "train.py").write_text("")
+    where = {"base_dir": str(tmp_path), "roots": (str(tmp_path),), "path": str(tmp_path / "r.sh")}
+    found = []
+    for version in versions:
+        kept = check_document(version, "shell", extraction=cache, analyses=analyses, **where)
+        fresh = check_document(version, "shell", **where)
+        assert kept.placed() == fresh.placed()
+        assert kept.finder is not None and fresh.finder is not None
+        assert kept.finder.first == fresh.finder.first
+        found.append(sorted({p.diagnostic.code for p in kept.placed()}))
+    assert len({tuple(f) for f in found}) >= 2  # the edits changed the findings
