@@ -294,10 +294,11 @@ def fix_file(
     are skipped.
 
     Writing is atomic (:func:`.files.replace_file`): a temporary file in the same
-    directory, with the file's owner and mode, renamed over it (a symlink's target is
-    replaced). The file is left as it was, and ``skipped`` says why with no change
-    reported, when the write fails (a full disk, a file-size limit, a permission) or the
-    file changed on disk after it was read, or it is read-only for the user running this
+    directory, with the file's owner, mode and extended attributes, renamed over it (a
+    symlink's target is replaced). The file is left as it was, and ``skipped`` says why
+    with no change reported, when the write fails (a full disk, a file-size limit, a
+    permission, an extended attribute that cannot be kept), the file has more than one
+    hard link, or it changed on disk after it was read, or it is read-only for the user running this
     (:func:`read_only`: root too is refused a file with no write bit, ``0444``; the
     rename would otherwise replace it). Never raises ``OSError``.
     """
