@@ -29,6 +29,7 @@ from torch_logs_lsp.hosts import typographic
 from torch_logs_lsp.hosts.edits import (
     TextEdit,
     apply_text_edits,
+    keeps_line_ends,
     removal_edit,
     value_edit,
     value_edits,
@@ -109,7 +110,8 @@ def span_fixes(
     for fix in value_fixes(analysis, registry, renames):
         if keep is not None and not keep(fix):
             continue
-        edits = value_edit(host, text, span, apply_edits(span.value, fix.edits))
+        new = kept_line_end(text, span, apply_edits(span.value, fix.edits))
+        edits = value_edit(host, text, span, new) if new != span.value else None
         if edits is not None:
             out.append(
                 DocumentFix(
@@ -131,6 +133,21 @@ def span_fixes(
             title, edit = found
             out.append(DocumentFix(title, QUICKFIX, span, tuple(removable), (edit,), True, False))
     return out
+
+
+def kept_line_end(text: str, span: ValueSpan, new: str) -> str:
+    """``new``, the new value of ``span``, with the ``\\r`` that ends its old value kept
+    when that ``\\r`` is the first half of the CRLF line end the assignment stands on (a
+    shell reads a CRLF script's value with its ``\\r``: TL101). Removing it would give
+    that one line an LF end in a CRLF file; the ``\\r`` is the file's line-end style,
+    not the value's, and TL101 says to save the file with LF endings."""
+    old = span.value
+    if not old or old[-1] != "\r" or new.endswith("\r"):
+        return new
+    start, end = span.char_starts[-1], span.char_ends[-1]
+    if text[start:end] == "\r" and text.startswith("\n", end):
+        return new + "\r"
+    return new
 
 
 def fix_all_edits(
@@ -162,6 +179,7 @@ def fix_all_edits(
                 if silencer.silenced(d.code, span.document_range(d.start, d.end)[0])
             }
         new = fix_all_value(span.value, registry, renames, skip, hosts.runs_on(span.host))
+        new = kept_line_end(text, span, new)
         if new != span.value:
             wanted.append((span, new))
     return [  # verified together: one re-read of the document, not one per value
@@ -212,9 +230,10 @@ def fix_document(
     TL109 fixes, :func:`fix_quotes`, then the value fixes of the result). ``ignore``:
     codes whose fixes are skipped (codes not chosen: ``check --fix --ignore``).
 
-    Text outside the edited ranges is unchanged, code point for code point. When the
-    combined result does not read as intended (never expected: each edit is verified on
-    its own), nothing is changed.
+    Text outside the edited ranges is unchanged, code point for code point, and so is
+    the line-end style (a CRLF line keeps its ``\\r``: :func:`kept_line_end`,
+    :func:`.hosts.edits.keeps_line_ends`). When the combined result does not read as
+    intended (never expected: each edit is verified on its own), nothing is changed.
     """
     quoted: list[Change] = []
     if "TL109" not in ignore:
@@ -241,6 +260,8 @@ def _fix_values(
     expected = [wanted.get(s.name_start, s.value) for s in hosts.extract(host, text)]
     if [s.value for s in hosts.extract(host, new_text)] != expected:
         return text, []
+    if not keeps_line_ends(text, [e for c in changes for e in c.edits]):
+        return text, []  # (each edit is verified on its own: never expected either)
     return new_text, changes
 
 
@@ -355,6 +376,7 @@ __all__ = [
     "fix_document",
     "fix_file",
     "fix_quotes",
+    "kept_line_end",
     "quote_fixes",
     "read_only",
     "span_fixes",
