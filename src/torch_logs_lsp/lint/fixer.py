@@ -103,28 +103,31 @@ def span_fixes(
     :func:`.hosts.edits.value_edit`) is left out. For TL001 (empty value) and TL002
     (``help``) the fix removes the assignment; it is never safe. ``keep``: which value
     fixes are wanted (before their edits are made: each costs a re-read of ``text``).
+
+    A value also read elsewhere (:func:`shared_reasons`: a YAML anchor an alias reuses)
+    keeps its fixes, each neither safe nor preferred and titled with what else it
+    changes; its assignment is never removed (the alias would name nothing).
     """
     out: list[DocumentFix] = []
     if span.value is None or span.variable != "TORCH_LOGS":
         return out  # the other family variables have no fixes
+    elsewhere = shared_reasons(host, text, [span]).get(span.name_start)
     for fix in value_fixes(analysis, registry, renames):
         if keep is not None and not keep(fix):
             continue
         new = kept_line_end(text, span, apply_edits(span.value, fix.edits))
         edits = value_edit(host, text, span, new) if new != span.value else None
         if edits is not None:
+            title, preferred, safe = fix.title, fix.preferred, fix.safe
+            if elsewhere is not None:
+                title, preferred, safe = f"{title} (not only here: {elsewhere})", False, False
             out.append(
                 DocumentFix(
-                    fix.title,
-                    fix.kind,
-                    span,
-                    fix.diagnostics,
-                    edits,
-                    fix.preferred,
-                    fix.safe,
-                    fix.anchor,
+                    title, fix.kind, span, fix.diagnostics, edits, preferred, safe, fix.anchor
                 )
             )
+    if elsewhere is not None:
+        return out
     removable = [d for d in analysis.diagnostics if d.code in (EMPTY_VALUE, HELP)]
     removal = Fix("", QUICKFIX, tuple(removable), ())
     if removable and (keep is None or keep(removal)):
@@ -132,6 +135,58 @@ def span_fixes(
         if found is not None:
             title, edit = found
             out.append(DocumentFix(title, QUICKFIX, span, tuple(removable), (edit,), True, False))
+    return out
+
+
+def shared_reasons(host: HostKind, text: str, spans: list[ValueSpan]) -> dict[int, str]:
+    """Why each of ``spans`` (spans of ``text``) whose value is also read elsewhere may
+    not be edited unasked (:class:`.hosts.interface.SharedValuesHost`: a YAML anchor
+    that an alias or a merge key reuses), by the span's ``name_start``; ``{}`` for a host
+    without such values."""
+    module = hosts.shared_host(host)
+    if module is None or not spans:
+        return {}
+    reasons = module.shared(text, spans)
+    return {s.name_start: r for s, r in zip(spans, reasons, strict=True) if r is not None}
+
+
+@dataclass(frozen=True)
+class Held:
+    """A value fix-all would change but leaves alone: its 0-based ``line``, the
+    ``variable``, and ``reason`` (:func:`shared_reasons`)."""
+
+    line: int
+    variable: str
+    reason: str
+
+
+def held_back(
+    text: str,
+    host: HostKind,
+    registry: Registry,
+    renames: RenameLookup | None = None,
+    ignore: frozenset[str] = frozenset(),
+) -> list[Held]:
+    """The values of ``text`` that fix-all would change but does not, because they are
+    also read elsewhere (:func:`shared_reasons`), with the reason. ``ignore`` as in
+    :func:`fix_document`. Costs one check of the document only when there are such
+    values."""
+    if hosts.shared_host(host) is None:
+        return []
+    reasons = shared_reasons(host, text, hosts.extract(host, text))
+    if not reasons:
+        return []
+    index = LineIndex(text)
+    out = []
+    for span, analysis in check_text(text, host, registry):
+        reason = reasons.get(span.name_start)
+        if reason is None or analysis is None or span.value is None:
+            continue
+        if span.variable != "TORCH_LOGS":
+            continue
+        new = fix_all_value(span.value, registry, renames, ignore, hosts.runs_on(span.host))
+        if kept_line_end(text, span, new) != span.value:
+            out.append(Held(index.position(span.name_start)[0], span.variable, reason))
     return out
 
 
@@ -163,13 +218,18 @@ def fix_all_edits(
     ``entries`` are the document's spans with their analyses (``None`` for spans that
     are not analysed). ``ignore``: diagnostic codes whose fixes are skipped, and so are
     those of findings silenced by a suppression comment on their line. A new value
-    that cannot be written back into the host is left out.
+    that cannot be written back into the host is left out, and so is one also read
+    elsewhere (:func:`shared_reasons`; :func:`held_back` lists them).
     """
     index = LineIndex(text)
+    entries = list(entries)
+    elsewhere = shared_reasons(host, text, [span for span, _ in entries])
     wanted: list[tuple[ValueSpan, str]] = []
     silencer = Silencer(text, host)  # a finding silenced on its line is not fixed either
     for span, analysis in entries:
         if analysis is None or span.value is None or span.variable != "TORCH_LOGS":
+            continue
+        if span.name_start in elsewhere:
             continue
         skip = ignore
         if silencer:
@@ -292,11 +352,13 @@ def _call_changes(text: str, host: HostKind, registry: Registry) -> list[Change]
 @dataclass(frozen=True)
 class FileFix:
     """Result of :func:`fix_file`: the file's text after fixing (``None`` when it was
-    not read), the changes written, and why the file was skipped (``None`` if it was not)."""
+    not read), the changes written, why the file was skipped (``None`` if it was not),
+    and the values left alone because they are also read elsewhere (:func:`held_back`)."""
 
     text: str | None
     changes: list[Change]
     skipped: str | None = None
+    held: tuple[Held, ...] = ()
 
 
 def fix_file(
@@ -332,16 +394,17 @@ def fix_file(
     except UnicodeDecodeError:
         return FileFix(None, [], "not valid UTF-8; not fixed")
     new, changes = fix_document(text, host, registry, ignore=ignore)
+    held = tuple(held_back(new, host, registry, ignore=ignore))
     if changes and write and read_only(snapshot.mode, snapshot.uid, snapshot.gid):
-        return FileFix(text, [], "read-only; not fixed")
+        return FileFix(text, [], "read-only; not fixed", held)
     if changes and write:
         try:
             replace_file(path, new.encode("utf-8"), snapshot)
         except ChangedOnDisk:
             return FileFix(None, [], "changed on disk while being fixed; not fixed")
         except NotWritten as exc:
-            return FileFix(text, [], f"{exc.reason}; the file is unchanged, not fixed")
-    return FileFix(new, changes)
+            return FileFix(text, [], f"{exc.reason}; the file is unchanged, not fixed", held)
+    return FileFix(new, changes, None, held)
 
 
 def read_only(mode: int, uid: int, gid: int) -> bool:
@@ -372,12 +435,15 @@ __all__ = [
     "Change",
     "DocumentFix",
     "FileFix",
+    "Held",
     "fix_all_edits",
     "fix_document",
     "fix_file",
     "fix_quotes",
+    "held_back",
     "kept_line_end",
     "quote_fixes",
     "read_only",
+    "shared_reasons",
     "span_fixes",
 ]

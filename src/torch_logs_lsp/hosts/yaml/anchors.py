@@ -1,0 +1,122 @@
+"""YAML anchors and aliases (YAML 1.2.2, sections 3.2.2.2 and 7.1; the merge key ``<<``
+of YAML 1.1's type repository, which Compose and GitLab CI read): which values of a
+document are also read somewhere else.
+
+``TORCH_LOGS: &v +dynamo`` gives its node the anchor ``v``; a later ``*v`` in the same
+document (an alias, or a merge key ``<<: *v``) reads that node again. A value inside an
+anchored node that an alias uses is one text read in several places: an edit of it
+changes every one of them (another variable, another service). An alias names the
+closest anchor of that name before it in the same document; anchors of other documents
+of the stream are not seen. All offsets are code points into the document.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
+
+from torch_logs_lsp.hosts._ts import Source, declare_query, query, query_cursor
+from torch_logs_lsp.hosts.yaml.tree import PAIRS, document_of, key_of
+from torch_logs_lsp.model.spans import ValueSpan
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+log = logging.getLogger(__name__)
+
+
+class _Anchor(NamedTuple):
+    name: str
+    start: int  # the anchored node's document range, code points
+    end: int
+    at: int  # where ``&name`` stands
+
+
+class _Use(NamedTuple):
+    name: str
+    at: int  # where ``*name`` stands
+    merged: bool  # the value of a ``<<`` merge key
+
+
+_MARKS = declare_query("yaml", "(anchor) @m\n(alias) @m")
+
+
+def _marks(src: Source, root: tree_sitter.Node) -> dict[int, tuple[list[_Anchor], list[_Use]]]:
+    """The anchors and aliases of each document (by document node id), in order."""
+    out: dict[int, tuple[list[_Anchor], list[_Use]]] = {}
+    found = query_cursor(query("yaml", _MARKS)).captures(root).get("m", [])
+    for node in sorted(found, key=lambda n: n.start_byte):
+        holder = node.parent  # the block_node/flow_node it anchors or stands for
+        if holder is None:
+            continue
+        at = src.cp(node.start_byte)
+        name = src.text[at + 1 : src.cp(node.end_byte)]
+        anchors, uses = out.setdefault(document_of(node).id, ([], []))
+        if node.type == "anchor":
+            anchors.append(_Anchor(name, src.cp(holder.start_byte), src.cp(holder.end_byte), at))
+            continue
+        pair = holder.parent
+        merged = (
+            pair is not None
+            and pair.type in PAIRS
+            and pair.child_by_field_name("value") == holder
+            and key_of(src, pair) == "<<"
+        )
+        uses.append(_Use(name, at, merged))
+    return out
+
+
+def _line(text: str, at: int) -> int:
+    """The 1-based line of offset ``at``."""
+    return text.count("\n", 0, at) + 1
+
+
+def shared(text: str, spans: list[ValueSpan]) -> list[str | None]:
+    """:meth:`~.interface.SharedValuesHost.shared` for YAML: for each span, why its
+    value is also read elsewhere (it lies in an anchored node that an alias or a merge
+    key of the same document uses), or ``None``. Never raises: a document that cannot
+    be read this way gives every span a reason (nothing is edited blindly)."""
+    if "&" not in text or "*" not in text:
+        return [None] * len(spans)
+    try:
+        return _shared(text, spans)
+    except Exception:  # bad input never crashes; an unread anchor must not be edited
+        log.exception("yaml: anchors could not be read")
+        reason = "its YAML anchors and aliases could not be read"
+        return [reason] * len(spans)
+
+
+@lru_cache(maxsize=4)
+def _used(text: str) -> tuple[tuple[_Anchor, _Use], ...]:
+    """Each alias of ``text`` with the anchor it reads (kept for the few texts in use:
+    a quick-fix request asks once per value)."""
+    src = Source(text)
+    used: list[tuple[_Anchor, _Use]] = []
+    for anchors, uses in _marks(src, src.parse("yaml").root_node).values():
+        for use in uses:
+            named = [a for a in anchors if a.name == use.name and a.at < use.at]
+            if named:
+                used.append((named[-1], use))
+    return tuple(used)
+
+
+def _shared(text: str, spans: list[ValueSpan]) -> list[str | None]:
+    used = _used(text)
+    out: list[str | None] = []
+    for span in spans:
+        start, end = min(span.raw_start, span.content_start), max(span.raw_end, span.content_end)
+        around = [(a, u) for a, u in used if a.start <= start and end <= a.end]
+        if span.value is None or not around:
+            out.append(None)
+            continue
+        anchor, use = min(around, key=lambda au: (au[0].end - au[0].start, au[1].at))
+        how = f"`<<: *{use.name}`" if use.merged else f"`*{use.name}`"
+        out.append(
+            f"{how} on line {_line(text, use.at)} reads it too (the YAML anchor "
+            f"`&{anchor.name}` of line {_line(text, anchor.at)})"
+        )
+    return out
+
+
+__all__ = ["shared"]
