@@ -260,3 +260,30 @@ def test_replace_file_refuses_a_file_linked_after_it_was_read(tmp_path: Path) ->
         replace_file(path, b"new\n", snapshot)
     assert path.read_bytes() == b"a=1\n" and path.stat().st_nlink == 2
     assert sorted(os.listdir(tmp_path)) == ["a.env", "b.env"]
+
+
+def _default_acl(directory: Path) -> None:
+    """Give ``directory`` a default ACL (user 1234 may read and write the files made in
+    it), written as the kernel's ``system.posix_acl_default`` xattr (acl(5): version 2,
+    then tag, permissions, id per entry); skip where ACLs are not supported."""
+    import struct
+
+    def entry(tag: int, perm: int, uid: int = 0xFFFFFFFF) -> bytes:
+        return struct.pack("<HHI", tag, perm, uid)
+
+    user_obj, user, group_obj, mask, other = 0x01, 0x02, 0x04, 0x10, 0x20
+    acl = struct.pack("<I", 2) + entry(user_obj, 6) + entry(user, 6, 1234)
+    acl += entry(group_obj, 4) + entry(mask, 6) + entry(other, 4)
+    _set_xattr(directory, "system.posix_acl_default", acl)
+
+
+def test_fix_gives_no_acl_the_file_did_not_have(tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_bytes(FIXABLE)
+    os.chmod(path, 0o644)
+    _default_acl(tmp_path)  # after the file was made: the file has no ACL
+    assert os.listxattr(path) == []
+    result = fixer.fix_file(path, "dotenv", load_registry())
+    assert result.skipped is None and path.read_bytes() == FIXED
+    assert os.listxattr(path) == []  # no access for user 1234 came with the new file
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -279,12 +279,14 @@ _NO_XATTRS = frozenset(
 
 
 def _copy_xattrs(source: str, fd: int) -> None:
-    """Copy the extended attributes of the file ``source`` onto the open file ``fd``
-    (Linux: ``os.listxattr``; POSIX ACLs are ``system.posix_acl_access``, SELinux labels
-    ``security.selinux``). One the new file already holds with the same value (a label
-    the directory gave it) is not set again. Nothing happens where the platform or the
-    file system has none. Raises :class:`OSError` when one cannot be set (``EPERM``:
-    a ``trusted.`` attribute, or a label this user may not give)."""
+    """Give the open file ``fd`` the extended attributes of the file ``source``, no more
+    and no fewer (Linux: ``os.listxattr``; POSIX ACLs are ``system.posix_acl_access``,
+    SELinux labels ``security.selinux``). One the new file already holds with the same
+    value (a label the directory gave it) is not set again; one it holds that ``source``
+    has not (an ACL inherited from the directory's default ACL) is removed. Nothing
+    happens where the platform or the file system has none. Raises :class:`OSError`
+    when one cannot be set or removed (``EPERM``: a ``trusted.`` attribute, or a label
+    this user may not give)."""
     if not hasattr(os, "listxattr"):  # macOS, Windows: Python has no xattr calls there
         return
     try:
@@ -304,6 +306,9 @@ def _copy_xattrs(source: str, fd: int) -> None:
             if os.getxattr(fd, name) == value:
                 continue
         os.setxattr(fd, name, value)
+    for name in os.listxattr(fd):  # one the directory gave it: a default ACL's access ACL
+        if name not in names:
+            os.removexattr(fd, name)
 
 
 def _fill(name: str, fd: int, data: bytes, source: str, expected: Snapshot) -> None:
