@@ -109,7 +109,7 @@ def test_a_concurrent_edit_is_not_overwritten(
 ) -> None:
     path = tmp_path / ".env"
     path.write_bytes(FIXABLE)
-    compute = fixer.fix_document
+    compute = fixer.fix_text
 
     def edited_meanwhile(*args: object, **kwargs: object) -> object:
         out = compute(*args, **kwargs)  # type: ignore[arg-type]
@@ -117,7 +117,7 @@ def test_a_concurrent_edit_is_not_overwritten(
             fh.write(b"OTHER=2\n")
         return out
 
-    monkeypatch.setattr(fixer, "fix_document", edited_meanwhile)
+    monkeypatch.setattr(fixer, "fix_text", edited_meanwhile)
     result = fixer.fix_file(path, "dotenv", load_registry())
     assert result.skipped == "changed on disk while being fixed; not fixed"
     assert result.changes == []

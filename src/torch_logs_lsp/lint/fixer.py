@@ -15,6 +15,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.files import (
@@ -160,36 +161,6 @@ class Held:
     reason: str
 
 
-def held_back(
-    text: str,
-    host: HostKind,
-    registry: Registry,
-    renames: RenameLookup | None = None,
-    ignore: frozenset[str] = frozenset(),
-) -> list[Held]:
-    """The values of ``text`` that fix-all would change but does not, because they are
-    also read elsewhere (:func:`shared_reasons`), with the reason. ``ignore`` as in
-    :func:`fix_document`. Costs one check of the document only when there are such
-    values."""
-    if hosts.shared_host(host) is None:
-        return []
-    reasons = shared_reasons(host, text, hosts.extract(host, text))
-    if not reasons:
-        return []
-    index = LineIndex(text)
-    out = []
-    for span, analysis in check_text(text, host, registry):
-        reason = reasons.get(span.name_start)
-        if reason is None or analysis is None or span.value is None:
-            continue
-        if span.variable != "TORCH_LOGS":
-            continue
-        new = fix_all_value(span.value, registry, renames, ignore, hosts.runs_on(span.host))
-        if kept_line_end(text, span, new) != span.value:
-            out.append(Held(index.position(span.name_start)[0], span.variable, reason))
-    return out
-
-
 def kept_line_end(text: str, span: ValueSpan, new: str) -> str:
     """``new``, the new value of ``span``, with the ``\\r`` that ends its old value kept
     when that ``\\r`` is the first half of the CRLF line end the assignment stands on (a
@@ -219,17 +190,29 @@ def fix_all_edits(
     are not analysed). ``ignore``: diagnostic codes whose fixes are skipped, and so are
     those of findings silenced by a suppression comment on their line. A new value
     that cannot be written back into the host is left out, and so is one also read
-    elsewhere (:func:`shared_reasons`; :func:`held_back` lists them).
+    elsewhere (:func:`shared_reasons`; :func:`fix_text` lists them).
     """
+    return _fix_all(host, text, entries, registry, renames, ignore)[0]
+
+
+def _fix_all(
+    host: HostKind,
+    text: str,
+    entries: Iterable[tuple[ValueSpan, Analysis | None]],
+    registry: Registry,
+    renames: RenameLookup | None,
+    ignore: frozenset[str],
+) -> tuple[list[Change], list[Held]]:
+    """:func:`fix_all_edits`, and the values it leaves alone because they are also read
+    elsewhere."""
     index = LineIndex(text)
     entries = list(entries)
     elsewhere = shared_reasons(host, text, [span for span, _ in entries])
     wanted: list[tuple[ValueSpan, str]] = []
+    held: list[Held] = []
     silencer = Silencer(text, host)  # a finding silenced on its line is not fixed either
     for span, analysis in entries:
         if analysis is None or span.value is None or span.variable != "TORCH_LOGS":
-            continue
-        if span.name_start in elsewhere:
             continue
         skip = ignore
         if silencer:
@@ -240,12 +223,17 @@ def fix_all_edits(
             }
         new = fix_all_value(span.value, registry, renames, skip, hosts.runs_on(span.host))
         new = kept_line_end(text, span, new)
-        if new != span.value:
+        if new == span.value:
+            continue
+        reason = elsewhere.get(span.name_start)
+        if reason is not None:
+            held.append(Held(index.position(span.name_start)[0], span.variable, reason))
+        else:
             wanted.append((span, new))
     return [  # verified together: one re-read of the document, not one per value
         Change(span, index.position(span.name_start)[0], span.value or "", new, edits)
         for span, edits, new in value_edits(host, text, wanted)
-    ]
+    ], held
 
 
 def quote_fixes(host: HostKind, text: str) -> list[tuple[QuoteFinding, bool]]:
@@ -279,6 +267,15 @@ def fix_quotes(text: str, host: HostKind) -> tuple[str, list[Change]]:
     return new_text, changes
 
 
+class FixedText(NamedTuple):
+    """What :func:`fix_text` made of a document: the new ``text``, the ``changes`` made,
+    and the values ``held`` back because they are also read elsewhere."""
+
+    text: str
+    changes: list[Change]
+    held: list[Held]
+
+
 def fix_document(
     text: str,
     host: HostKind,
@@ -295,11 +292,25 @@ def fix_document(
     :func:`.hosts.edits.keeps_line_ends`). When the combined result does not read as
     intended (never expected: each edit is verified on its own), nothing is changed.
     """
+    fixed = fix_text(text, host, registry, renames, ignore)
+    return fixed.text, fixed.changes
+
+
+def fix_text(
+    text: str,
+    host: HostKind,
+    registry: Registry,
+    renames: RenameLookup | None = None,
+    ignore: frozenset[str] = frozenset(),
+) -> FixedText:
+    """:func:`fix_document`, with the values it leaves alone because they are also read
+    elsewhere (:func:`shared_reasons`; their lines are those of the text after the
+    TL109 fixes, which change no line)."""
     quoted: list[Change] = []
     if "TL109" not in ignore:
         text, quoted = fix_quotes(text, host)
-    new_text, changes = _fix_values(text, host, registry, renames, ignore)
-    return new_text, quoted + changes
+    new_text, changes, held = _fix_values(text, host, registry, renames, ignore)
+    return FixedText(new_text, quoted + changes, held)
 
 
 def _fix_values(
@@ -308,21 +319,21 @@ def _fix_values(
     registry: Registry,
     renames: RenameLookup | None,
     ignore: frozenset[str] = frozenset(),
-) -> tuple[str, list[Change]]:
+) -> tuple[str, list[Change], list[Held]]:
     entries = check_text(text, host, registry)
-    changes = fix_all_edits(host, text, entries, registry, renames, ignore)
+    changes, held = _fix_all(host, text, entries, registry, renames, ignore)
     if "TL602" not in ignore:  # the only safe set_logs fix: torch= -> all=
         changes += _call_changes(text, host, registry)
     if not changes:
-        return text, []
+        return text, [], held
     new_text = apply_text_edits(text, sorted((e for c in changes for e in c.edits), key=_start))
     wanted = {c.span.name_start: c.new for c in changes if c.span is not None}
     expected = [wanted.get(s.name_start, s.value) for s in hosts.extract(host, text)]
     if [s.value for s in hosts.extract(host, new_text)] != expected:
-        return text, []
+        return text, [], held
     if not keeps_line_ends(text, [e for c in changes for e in c.edits]):
-        return text, []  # (each edit is verified on its own: never expected either)
-    return new_text, changes
+        return text, [], held  # (each edit is verified on its own: never expected either)
+    return new_text, changes, held
 
 
 def _start(edit: TextEdit) -> int:
@@ -353,7 +364,7 @@ def _call_changes(text: str, host: HostKind, registry: Registry) -> list[Change]
 class FileFix:
     """Result of :func:`fix_file`: the file's text after fixing (``None`` when it was
     not read), the changes written, why the file was skipped (``None`` if it was not),
-    and the values left alone because they are also read elsewhere (:func:`held_back`)."""
+    and the values left alone because they are also read elsewhere (:func:`fix_text`)."""
 
     text: str | None
     changes: list[Change]
@@ -393,8 +404,8 @@ def fix_file(
         text = snapshot.data.decode("utf-8")
     except UnicodeDecodeError:
         return FileFix(None, [], "not valid UTF-8; not fixed")
-    new, changes = fix_document(text, host, registry, ignore=ignore)
-    held = tuple(held_back(new, host, registry, ignore=ignore))
+    new, changes, held_list = fix_text(text, host, registry, ignore=ignore)
+    held = tuple(held_list)
     if changes and write and read_only(snapshot.mode, snapshot.uid, snapshot.gid):
         return FileFix(text, [], "read-only; not fixed", held)
     if changes and write:
@@ -435,12 +446,13 @@ __all__ = [
     "Change",
     "DocumentFix",
     "FileFix",
+    "FixedText",
     "Held",
     "fix_all_edits",
     "fix_document",
     "fix_file",
     "fix_quotes",
-    "held_back",
+    "fix_text",
     "kept_line_end",
     "quote_fixes",
     "read_only",

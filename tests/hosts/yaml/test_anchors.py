@@ -14,7 +14,7 @@ import yaml as pyyaml
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.edits import apply_text_edits
 from torch_logs_lsp.knowledge.registry import load_registry
-from torch_logs_lsp.lint.fixer import fix_all_edits, fix_document, held_back, span_fixes
+from torch_logs_lsp.lint.fixer import fix_all_edits, fix_document, fix_text, span_fixes
 from torch_logs_lsp.lint.pipeline import check_text
 
 REG = load_registry()
@@ -86,7 +86,7 @@ def test_fix_all_changes_only_values_no_alias_reads() -> None:
     before, after = pyyaml.safe_load(text), pyyaml.safe_load(new)
     assert after["env"] == before["env"]
     assert after["other"]["env"]["TORCH_LOGS"] == "+dynamo,guards"
-    held = held_back(new, "yaml", REG)
+    held = fix_text(text, "yaml", REG).held
     assert [(h.line, h.variable) for h in held] == [(1, "TORCH_LOGS")]
     entries = check_text(text, "yaml", REG)
     assert [c.line for c in fix_all_edits("yaml", text, entries, REG)] == [5]
@@ -110,3 +110,20 @@ def test_an_anchored_empty_value_is_not_removed() -> None:
     ((span, analysis),) = check_text(text, "yaml", REG)
     assert "TL001" in {d.code for d in analysis.diagnostics}
     assert span_fixes("yaml", text, span, analysis, REG) == []  # *v would name nothing
+
+
+def test_an_alias_in_a_later_chunk_of_a_long_file_is_seen() -> None:
+    # past 32,767 rows the host reads the file in chunks; the alias is in another chunk
+    filler = "".join(f"k{i}: {i}\n" for i in range(33_000))
+    text = f"a:\n  env:\n    TORCH_LOGS: &v +Dynamo\n{filler}b:\n  env:\n    NOT_TORCH: *v\n"
+    assert hosts.extract("yaml", text)[0].value == "+Dynamo"
+    assert _shared(text) == ["`*v` on line 33006 reads it too (the YAML anchor `&v` of line 3)"]
+    assert fix_text(text, "yaml", REG).changes == []
+
+
+def test_a_document_the_parser_cannot_read_whole_is_read_as_text() -> None:
+    # the stray `]` of line 4 leaves an ERROR node; the value is still read
+    text = "env:\n  TORCH_LOGS: &v +Dynamo\n  NOT_TORCH: *v\n]\n"
+    assert [s.value for s in hosts.extract("yaml", text)] == ["+Dynamo"]
+    assert _shared(text) == ["`*v` on line 3 reads it too (the YAML anchor `&v` of line 2)"]
+    assert fix_text(text, "yaml", REG).changes == []

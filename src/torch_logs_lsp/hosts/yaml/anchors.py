@@ -13,6 +13,7 @@ of the stream are not seen. All offsets are code points into the document.
 from __future__ import annotations
 
 import logging
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -87,17 +88,63 @@ def shared(text: str, spans: list[ValueSpan]) -> list[str | None]:
         return [reason] * len(spans)
 
 
+#: An anchor or alias as text (YAML 1.2.2 [102] ``ns-anchor-char``: no blank, no flow
+#: indicator), after a line start, a blank or a flow indicator; for a document the
+#: parser cannot read whole.
+_MARK_TEXT = re.compile(r"(?:^|(?<=[\s\[\]{},]))([&*])([^\s\[\]{},]+)", re.M)
+
+
+def _text_marks(text: str, start: int, anchors: list[_Anchor], uses: list[_Use]) -> None:
+    """Add the anchors and aliases of the unparsed ``text`` (at ``start`` in the
+    document) found as text: an anchor then covers the rest of its line (its node's end
+    is not known), and a ``*`` inside a quoted string counts too (a fix left out
+    needlessly, never one made blindly)."""
+    for m in _MARK_TEXT.finditer(text):
+        at = start + m.start(1)
+        if m.group(1) == "&":
+            eol = text.find("\n", m.end())
+            anchors.append(_Anchor(m.group(2), at, start + (len(text) if eol < 0 else eol), at))
+        else:
+            uses.append(_Use(m.group(2), at, False))
+
+
 @lru_cache(maxsize=4)
 def _used(text: str) -> tuple[tuple[_Anchor, _Use], ...]:
     """Each alias of ``text`` with the anchor it reads (kept for the few texts in use:
-    a quick-fix request asks once per value)."""
-    src = Source(text)
+    a quick-fix request asks once per value).
+
+    A file longer than tree-sitter-yaml reads is parsed in the host's chunks
+    (:mod:`.chunks`), and a chunk or document that does not parse is read as text
+    (:func:`_text_marks`); in both cases an alias may read an anchor of any earlier
+    place of the file (a document boundary is not trusted): more values are left
+    alone, none is edited blindly."""
+    from torch_logs_lsp.hosts.yaml.chunks import chunk_texts, too_long
+
+    pieces = (
+        [(start, chunk) for start, chunk, _ in chunk_texts(text)] if too_long(text) else [(0, text)]
+    )
+    by_document: dict[int, tuple[list[_Anchor], list[_Use]]] = {}
+    whole: tuple[list[_Anchor], list[_Use]] = ([], [])
+    for start, chunk in pieces:
+        src = Source(chunk)
+        root = src.parse("yaml").root_node
+        if root.has_error or len(pieces) > 1:
+            for anchors, uses in _marks(src, root).values():
+                whole[0].extend(
+                    a._replace(start=a.start + start, end=a.end + start, at=a.at + start)
+                    for a in anchors
+                )
+                whole[1].extend(u._replace(at=u.at + start) for u in uses)
+            if root.has_error:
+                _text_marks(chunk, start, *whole)
+        else:
+            by_document = _marks(src, root)
     used: list[tuple[_Anchor, _Use]] = []
-    for anchors, uses in _marks(src, src.parse("yaml").root_node).values():
+    for anchors, uses in [*by_document.values(), whole]:
         for use in uses:
             named = [a for a in anchors if a.name == use.name and a.at < use.at]
             if named:
-                used.append((named[-1], use))
+                used.append((max(named, key=lambda a: a.at), use))
     return tuple(used)
 
 

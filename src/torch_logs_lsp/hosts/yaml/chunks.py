@@ -39,7 +39,7 @@ def too_long(text: str) -> bool:
     return text.count("\n") >= MAX_ROWS
 
 
-def _chunks(text: str) -> list[tuple[int, str, bool]]:
+def chunk_texts(text: str) -> list[tuple[int, str, bool]]:
     """``(start, chunk text, starts a document)`` for each chunk of ``text`` (``start``:
     code points into ``text``)."""
     out: list[tuple[int, str, bool]] = []
@@ -83,7 +83,7 @@ def chunked_spans(text: str) -> list[ValueSpan]:
         _SEEN[key] = None
         log.info("yaml: %d lines: read in chunks of %d lines", text.count("\n"), CHUNK_ROWS)
     parsed = []
-    for start, chunk, new_document in _chunks(text):
+    for start, chunk, new_document in chunk_texts(text):
         src = Source(chunk)
         root = src.parse("yaml").root_node
         if root.has_error:
