@@ -7,9 +7,10 @@ cut before a line that starts at column 0 (a top-level key, a ``---`` marker, a 
 What a chunk cannot see: a document's flavour comes from the top-level keys of its own
 chunk (the chunks of one document that name a flavour must agree, else it is generic
 YAML: the most careful reading), and an alias to an anchor in an earlier chunk is unknown
-anyway. A chunk that still does not parse (a top-level value longer than a chunk, a cut
-inside a multi-line flow scalar) gives no spans (logged). Offsets are code points into
-the document.
+to it (:mod:`.anchors` reads the chunks together: fixes leave such a value alone). A
+chunk that still does not parse (a top-level value longer than a chunk, a cut inside a
+multi-line flow scalar) gives no spans (logged). Offsets are code points into the
+document.
 """
 
 from __future__ import annotations
