@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_left
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -139,27 +140,39 @@ def _used(text: str) -> tuple[tuple[_Anchor, _Use], ...]:
                 _text_marks(chunk, start, *whole)
         else:
             by_document = _marks(src, root)
-    used: list[tuple[_Anchor, _Use]] = []
+    first: dict[_Anchor, _Use] = {}  # each anchor an alias reads, with its first alias
     for anchors, uses in [*by_document.values(), whole]:
-        for use in uses:
-            named = [a for a in anchors if a.name == use.name and a.at < use.at]
-            if named:
-                used.append((max(named, key=lambda a: a.at), use))
-    return tuple(used)
+        named: dict[str, list[_Anchor]] = {}
+        for anchor in sorted(anchors, key=lambda a: a.at):
+            named.setdefault(anchor.name, []).append(anchor)
+        places = {name: [a.at for a in found] for name, found in named.items()}
+        for use in sorted(uses, key=lambda u: u.at):
+            k = bisect_left(places.get(use.name, []), use.at)  # anchors before the alias
+            if k:
+                first.setdefault(named[use.name][k - 1], use)
+    return tuple(sorted(first.items(), key=lambda au: au[0].start))
 
 
 def _shared(text: str, spans: list[ValueSpan]) -> list[str | None]:
+    """:func:`shared`: a sweep over the spans and the used anchors, both by start (an
+    anchor is open while the spans start inside it): O((spans + anchors) x nesting)."""
     used = _used(text)
-    out: list[str | None] = []
-    for span in spans:
-        start, end = min(span.raw_start, span.content_start), max(span.raw_end, span.content_end)
-        around = [(a, u) for a, u in used if a.start <= start and end <= a.end]
-        if span.value is None or not around:
-            out.append(None)
+    out: list[str | None] = [None] * len(spans)
+    ranges = [(min(s.raw_start, s.content_start), max(s.raw_end, s.content_end)) for s in spans]
+    open_: list[tuple[_Anchor, _Use]] = []
+    k = 0
+    for i in sorted(range(len(spans)), key=lambda i: ranges[i][0]):
+        start, end = ranges[i]
+        while k < len(used) and used[k][0].start <= start:
+            open_.append(used[k])
+            k += 1
+        open_ = [au for au in open_ if au[0].end > start]  # (only the enclosing ones stay)
+        around = [au for au in open_ if end <= au[0].end]
+        if spans[i].value is None or not around:
             continue
         anchor, use = min(around, key=lambda au: (au[0].end - au[0].start, au[1].at))
         how = f"`<<: *{use.name}`" if use.merged else f"`*{use.name}`"
-        out.append(
+        out[i] = (
             f"{how} on line {_line(text, use.at)} reads it too (the YAML anchor "
             f"`&{anchor.name}` of line {_line(text, anchor.at)})"
         )
