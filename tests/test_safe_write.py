@@ -109,7 +109,7 @@ def test_a_concurrent_edit_is_not_overwritten(
 ) -> None:
     path = tmp_path / ".env"
     path.write_bytes(FIXABLE)
-    compute = fixer.fix_document
+    compute = fixer.fix_text
 
     def edited_meanwhile(*args: object, **kwargs: object) -> object:
         out = compute(*args, **kwargs)  # type: ignore[arg-type]
@@ -117,7 +117,7 @@ def test_a_concurrent_edit_is_not_overwritten(
             fh.write(b"OTHER=2\n")
         return out
 
-    monkeypatch.setattr(fixer, "fix_document", edited_meanwhile)
+    monkeypatch.setattr(fixer, "fix_text", edited_meanwhile)
     result = fixer.fix_file(path, "dotenv", load_registry())
     assert result.skipped == "changed on disk while being fixed; not fixed"
     assert result.changes == []
@@ -172,3 +172,118 @@ def test_replace_file_in_a_missing_directory_is_not_written(tmp_path: Path) -> N
     with pytest.raises(NotWritten, match="cannot create a file"):
         replace_file(tmp_path / "gone" / "a.env", b"new\n", snapshot)
     assert path.read_bytes() == b"a=1\n"
+
+
+def _set_xattr(path: Path, name: str, value: bytes) -> None:
+    """Set an extended attribute, or skip the test where there are none."""
+    if not hasattr(os, "setxattr"):
+        pytest.skip("no extended attributes in this Python (Linux only)")
+    try:
+        os.setxattr(path, name, value)
+    except OSError as exc:
+        pytest.skip(f"the file system of tmp_path has no user xattrs: {exc.strerror}")
+
+
+def test_fix_keeps_extended_attributes(tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_bytes(FIXABLE)
+    _set_xattr(path, "user.torch_logs.test", b"\x00kept\xff")
+    _set_xattr(path, "user.empty", b"")
+    old_inode = path.stat().st_ino
+    result = fixer.fix_file(path, "dotenv", load_registry())
+    assert result.skipped is None and len(result.changes) == 1
+    assert path.read_bytes() == FIXED
+    assert path.stat().st_ino != old_inode  # a new file: the attributes were copied
+    assert sorted(os.listxattr(path)) == ["user.empty", "user.torch_logs.test"]
+    assert os.getxattr(path, "user.torch_logs.test") == b"\x00kept\xff"
+    assert os.getxattr(path, "user.empty") == b""
+    assert sorted(os.listdir(tmp_path)) == [".env"]
+
+
+def test_an_attribute_that_cannot_be_kept_leaves_the_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / ".env"
+    path.write_bytes(FIXABLE)
+    _set_xattr(path, "user.label", b"x")
+
+    def refused(*args: object) -> None:  # as for a label this user may not give
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "setxattr", refused)
+    result = fixer.fix_file(path, "dotenv", load_registry())
+    assert result.changes == [] and result.skipped is not None
+    assert "extended attributes: Operation not permitted" in result.skipped
+    assert path.read_bytes() == FIXABLE
+    assert sorted(os.listdir(tmp_path)) == [".env"]
+
+
+def test_fix_refuses_a_file_with_another_hard_link(tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_bytes(FIXABLE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = elsewhere / "shared.env"
+    os.link(path, other)
+    old_inode = path.stat().st_ino
+    result = fixer.fix_file(path, "dotenv", load_registry())
+    assert result.changes == []
+    assert result.skipped is not None and "has 2 hard links" in result.skipped
+    assert path.read_bytes() == other.read_bytes() == FIXABLE
+    assert path.stat().st_ino == other.stat().st_ino == old_inode  # still one file
+    assert path.stat().st_nlink == 2
+    assert sorted(os.listdir(tmp_path)) == [".env", "elsewhere"]
+
+
+def test_check_fix_says_why_a_hard_linked_file_is_not_fixed(tmp_path: Path) -> None:
+    path = tmp_path / "x.env"
+    path.write_bytes(FIXABLE)
+    os.link(path, tmp_path / "y.env")
+    done = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--fix", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert "has 2 hard links" in done.stderr and "not fixed" in done.stderr
+    assert "fixed TORCH_LOGS" not in done.stdout
+    assert path.read_bytes() == FIXABLE and path.stat().st_nlink == 2
+
+
+def test_replace_file_refuses_a_file_linked_after_it_was_read(tmp_path: Path) -> None:
+    path = tmp_path / "a.env"
+    path.write_bytes(b"a=1\n")
+    snapshot = read_snapshot(path)
+    os.link(path, tmp_path / "b.env")
+    with pytest.raises(ChangedOnDisk):
+        replace_file(path, b"new\n", snapshot)
+    assert path.read_bytes() == b"a=1\n" and path.stat().st_nlink == 2
+    assert sorted(os.listdir(tmp_path)) == ["a.env", "b.env"]
+
+
+def _default_acl(directory: Path) -> None:
+    """Give ``directory`` a default ACL (user 1234 may read and write the files made in
+    it), written as the kernel's ``system.posix_acl_default`` xattr (acl(5): version 2,
+    then tag, permissions, id per entry); skip where ACLs are not supported."""
+    import struct
+
+    def entry(tag: int, perm: int, uid: int = 0xFFFFFFFF) -> bytes:
+        return struct.pack("<HHI", tag, perm, uid)
+
+    user_obj, user, group_obj, mask, other = 0x01, 0x02, 0x04, 0x10, 0x20
+    acl = struct.pack("<I", 2) + entry(user_obj, 6) + entry(user, 6, 1234)
+    acl += entry(group_obj, 4) + entry(mask, 6) + entry(other, 4)
+    _set_xattr(directory, "system.posix_acl_default", acl)
+
+
+def test_fix_gives_no_acl_the_file_did_not_have(tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_bytes(FIXABLE)
+    os.chmod(path, 0o644)
+    _default_acl(tmp_path)  # after the file was made: the file has no ACL
+    assert os.listxattr(path) == []
+    result = fixer.fix_file(path, "dotenv", load_registry())
+    assert result.skipped is None and path.read_bytes() == FIXED
+    assert os.listxattr(path) == []  # no access for user 1234 came with the new file
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

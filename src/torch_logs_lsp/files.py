@@ -9,14 +9,17 @@ and read up to a cap in bytes (a file that grows past the cap while read is refu
 
 Every file the project rewrites (``torch-logs check --fix``) goes through
 :func:`replace_file`: the new bytes go to a temporary file in the same directory, which
-is flushed to disk and renamed over the original only when the original is still what
-was read (:func:`read_snapshot`). A write that fails (a full disk, a file-size limit, a
-permission) leaves the original untouched.
+carries the original's owner, mode and extended attributes, is flushed to disk and
+renamed over the original only when the original is still what was read
+(:func:`read_snapshot`). A write that fails (a full disk, a file-size limit, a
+permission) leaves the original untouched. A file with more than one hard link is not
+rewritten (:func:`replace_file` says why).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import stat
@@ -168,8 +171,8 @@ class Snapshot:
     """A regular file as :func:`read_snapshot` read it: ``path`` as given, ``data`` (its
     bytes), and what :func:`replace_file` compares and keeps: ``device`` and ``inode``,
     ``size`` (bytes), ``mtime_ns`` (nanoseconds), ``digest`` (SHA-256 of ``data``),
-    ``mode`` (``st_mode``), ``uid`` and ``gid``, all taken from ``fstat`` on the
-    descriptor that was read."""
+    ``mode`` (``st_mode``), ``uid`` and ``gid``, ``links`` (``st_nlink``, the number of
+    hard links), all taken from ``fstat`` on the descriptor that was read."""
 
     path: str
     data: bytes
@@ -181,6 +184,7 @@ class Snapshot:
     mode: int
     uid: int
     gid: int
+    links: int = 1
 
 
 def read_snapshot(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> Snapshot:
@@ -203,6 +207,7 @@ def read_snapshot(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES)
         info.st_mode,
         info.st_uid,
         info.st_gid,
+        info.st_nlink,
     )
 
 
@@ -247,27 +252,77 @@ def _unchanged(target: str, expected: Snapshot) -> bool:
     # a chmod/chown while the fix ran (no mtime change): the new file would undo it
     if (info.st_mode, info.st_uid, info.st_gid) != (expected.mode, expected.uid, expected.gid):
         return False
+    if info.st_nlink != expected.links:  # a link made meanwhile: the rename would split it
+        return False
     return _sha256(data) == expected.digest
 
 
-def _keep_owner_and_mode(fd: int, expected: Snapshot) -> None:
-    """Give the new file the owner, group and permission bits of the old one. Raises
-    :class:`OSError` (``EPERM``) when the owner or group cannot be kept (a user other
-    than root replacing another user's file)."""
+def _keep_owner(fd: int, expected: Snapshot) -> None:
+    """Give the new file ``fd`` the owner and group of ``expected``. Raises
+    :class:`OSError` (``EPERM``) when they cannot be kept (a user other than root
+    replacing another user's file)."""
     info = os.fstat(fd)
     if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (expected.uid, expected.gid):
-        os.fchown(fd, expected.uid, expected.gid)  # before chmod: chown clears set-id bits
+        os.fchown(fd, expected.uid, expected.gid)
+
+
+def _keep_mode(fd: int, expected: Snapshot) -> None:
+    """Give the new file ``fd`` the permission bits of ``expected``."""
     if hasattr(os, "fchmod"):  # (Windows before Python 3.13 has none)
         os.fchmod(fd, stat.S_IMODE(expected.mode))
 
 
-def _fill(name: str, fd: int, data: bytes, expected: Snapshot) -> None:
-    """Write ``data`` to the new file ``fd`` with the owner and mode of ``expected``,
-    ``fsync`` and close it (always). Raises :class:`NotWritten`."""
+#: ``errno`` values of a file system (or a platform) without extended attributes.
+_NO_XATTRS = frozenset(
+    {errno.ENOTSUP, errno.EOPNOTSUPP, getattr(errno, "ENODATA", errno.ENOENT), errno.ENOSYS}
+)
+
+
+def _copy_xattrs(source: str, fd: int) -> None:
+    """Give the open file ``fd`` the extended attributes of the file ``source``, no more
+    and no fewer (Linux: ``os.listxattr``; POSIX ACLs are ``system.posix_acl_access``,
+    SELinux labels ``security.selinux``). One the new file already holds with the same
+    value (a label the directory gave it) is not set again; one it holds that ``source``
+    has not (an ACL inherited from the directory's default ACL) is removed. Nothing
+    happens where the platform or the file system has none. Raises :class:`OSError`
+    when one cannot be set or removed (``EPERM``: a ``trusted.`` attribute, or a label
+    this user may not give)."""
+    if not hasattr(os, "listxattr"):  # macOS, Windows: Python has no xattr calls there
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError as exc:
+        if exc.errno in _NO_XATTRS or exc.errno == errno.ENOENT:
+            return  # (a file removed meanwhile is refused by the comparison)
+        raise
+    for name in names:
+        try:
+            value = os.getxattr(source, name)
+        except OSError as exc:
+            if exc.errno in _NO_XATTRS:
+                continue  # removed meanwhile
+            raise
+        with contextlib.suppress(OSError):
+            if os.getxattr(fd, name) == value:
+                continue
+        os.setxattr(fd, name, value)
+    for name in os.listxattr(fd):  # one the directory gave it: a default ACL's access ACL
+        if name not in names:
+            os.removexattr(fd, name)
+
+
+def _fill(name: str, fd: int, data: bytes, source: str, expected: Snapshot) -> None:
+    """Write ``data`` to the new file ``fd`` with the owner, mode and extended attributes
+    of ``source`` (read as ``expected``), ``fsync`` and close it (always). Raises
+    :class:`NotWritten`."""
     step = "cannot keep its owner and mode"
     try:
         try:
-            _keep_owner_and_mode(fd, expected)
+            _keep_owner(fd, expected)  # first: chown clears set-id bits and capabilities
+            step = "cannot keep its extended attributes"
+            _copy_xattrs(source, fd)
+            step = "cannot keep its owner and mode"
+            _keep_mode(fd, expected)
             step = "cannot write"
             view = memoryview(data)
             while view:
@@ -283,21 +338,31 @@ def replace_file(path: str | os.PathLike[str], data: bytes, expected: Snapshot) 
     """Replace the contents of the file ``path`` by ``data``, atomically.
 
     ``data`` is written to a new temporary file in the same directory (``.NAME.*.tmp``)
-    with the owner, group and permission bits of ``expected``, flushed to disk
+    with the owner, group and permission bits of ``expected`` and the file's extended
+    attributes (ACLs, SELinux labels, ``user.`` attributes), flushed to disk
     (``fsync``), and renamed over the file, which must still be the file of ``expected``
-    (device, inode, size, ``mtime_ns`` and content): else :class:`ChangedOnDisk` is
-    raised. When ``path`` is a symlink, the file it points to is replaced and the link is
-    kept. A hard link to the file keeps the old contents (the new file is another inode).
+    (device, inode, size, ``mtime_ns``, link count and content): else
+    :class:`ChangedOnDisk` is raised. When ``path`` is a symlink, the file it points to
+    is replaced and the link is kept.
+
+    A file with more than one hard link (``expected.links > 1``) is refused with
+    :class:`NotWritten`: the rename would give ``path`` a new inode and leave the other
+    names with the old contents, and writing into the shared inode instead would change
+    a file under names this program was not asked about (possibly outside the checked
+    paths) and is not atomic.
 
     Raises :class:`NotWritten` (never ``OSError``) when the temporary file cannot be
-    created, written or given the owner and mode (a full disk, ``EFBIG`` under a file-size
-    limit, no write permission on the directory); the original is then untouched and the
-    temporary file removed. Only the short window between the comparison and the rename
+    created, written or given the owner, mode and extended attributes (a full disk,
+    ``EFBIG`` under a file-size limit, no write permission on the directory, an attribute
+    this user may not set); the original is then untouched and the temporary file
+    removed. Only the short window between the comparison and the rename
     is not covered: a write landing there is lost (POSIX has no compare-and-rename).
     """
     import tempfile  # only when writing: not on the server's start-up path
 
     name = os.fspath(path)
+    if expected.links > 1:
+        raise NotWritten(name, hard_links_reason(expected.links))
     target = os.path.realpath(name)
     directory, base = os.path.split(target)
     try:
@@ -306,7 +371,7 @@ def replace_file(path: str | os.PathLike[str], data: bytes, expected: Snapshot) 
         reason = f"cannot create a file in {directory}: {exc.strerror or exc}"
         raise NotWritten(name, reason) from None
     try:
-        _fill(name, fd, data, expected)
+        _fill(name, fd, data, target, expected)
         if not _unchanged(target, expected):
             raise ChangedOnDisk(name, "changed on disk since it was read")
         try:
@@ -318,6 +383,14 @@ def replace_file(path: str | os.PathLike[str], data: bytes, expected: Snapshot) 
             os.unlink(tmp)
         raise
     _fsync_directory(directory)
+
+
+def hard_links_reason(links: int) -> str:
+    """Why a file with ``links`` hard links is not rewritten, for a message."""
+    return (
+        f"has {links} hard links: replacing it would split them, and writing into it would"
+        " change the file under its other names too"
+    )
 
 
 def _fsync_directory(directory: str) -> None:
@@ -346,6 +419,7 @@ __all__ = [
     "SkippedFile",
     "Snapshot",
     "file_kind",
+    "hard_links_reason",
     "read_head",
     "read_regular",
     "read_snapshot",

@@ -95,6 +95,7 @@ def test_the_capability_tuples_name_every_host_that_has_the_capability() -> None
         "_PATH_FACTS": hosts.path_facts_host,
         "_OUTPUT": hosts.output_host,
         "_SET_LOGS": hosts.set_logs_host,
+        "_SHARED": hosts.shared_host,
     }
     for name, lookup in lookups.items():
         having = {kind for kind in hosts.HOST_KINDS if lookup(kind) is not None}

@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from tests.support.budget import examples
 from tests.support.oracles import BASH, read_torch_logs, run_bash
 from torch_logs_lsp import hosts
-from torch_logs_lsp.hosts.edits import apply_text_edits, encode_value, value_edit
+from torch_logs_lsp.hosts.edits import apply_text_edits, encode_value, keeps_line_ends, value_edit
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.lint.fixer import fix_document, span_fixes
 from torch_logs_lsp.lint.pipeline import check_text, findings
+from torch_logs_lsp.model.edits import TextEdit
 
 REG = load_registry()
 needs_bash = pytest.mark.skipif(BASH is None, reason="bash not installed")
@@ -36,7 +37,8 @@ DOCUMENTS = [
     ("shell", "TORCH_LOGS=\\ dynamo,\\ \\ aot\n", "dynamo,  aot"),
     ("shell", "export TORCH_LOGS=\"+dynamo,\"'-guards'\n", "+dynamo,guards"),
     ("shell", "export TORCH_LOGS=$'\"dynamo\"'\n", "dynamo"),
-    ("shell", "export TORCH_LOGS=\"'dynamo'\"\r\n", "dynamo"),
+    # the \r of the CRLF stays: bash keeps reading it (TL101), the line keeps its end
+    ("shell", "export TORCH_LOGS=\"'dynamo'\"\r\n", "dynamo\r"),
     ("shell", 'export TORCH_LOGS="dyn\\"amo"\n', "dynamo"),
     ("shell", "x=1; TORCH_LOGS=++dynamo,, ; true\n", "+dynamo"),
     ("dotenv", "TORCH_LOGS=Dynamo,graph-breaks # note\n", "dynamo,graph_breaks"),
@@ -166,3 +168,38 @@ def test_jsonc_encoding_matches_json5(value: str) -> None:
         assert "${" in value
         return
     assert read_torch_logs("jsonc", apply_text_edits(text, edits)) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "edit", "kept"),
+    [
+        ("A=1\r\nB=2\r\n", TextEdit(3, 4, ""), False),  # drops the \r of a CRLF
+        ("A=1\r\nB=2\r\n", TextEdit(2, 3, "1\nC=3"), False),  # writes a bare LF
+        ("A=1\r\nB=2\r\n", TextEdit(2, 3, "1\r\nC=3"), True),  # a new line in the style
+        ("A=1\r\nB=2\r\n", TextEdit(0, 5, ""), True),  # a whole line removed
+        ("A=1\r\nB=2\r\n", TextEdit(4, 4, "x"), False),  # splits a CRLF
+        ("A=1\nB=2\n", TextEdit(2, 3, "1\nC=3"), True),
+        ("A=1\nB=2\n", TextEdit(2, 3, "1\r\nC=3"), False),
+        ("A=1\nB=2\r\n", TextEdit(2, 3, "1\nC=3"), False),  # mixed: neither kind grows
+    ],
+)
+def test_keeps_line_ends(text: str, edit: TextEdit, kept: bool) -> None:
+    assert keeps_line_ends(text, [edit]) is kept
+
+
+def test_keeps_line_ends_counts_edits_next_to_each_other_once() -> None:
+    text = "A=x\r\n"  # the \r replaced by two edits that meet: "\r" -> "" + "\r"
+    assert keeps_line_ends(text, [TextEdit(3, 4, ""), TextEdit(4, 4, "\r")])
+    assert not keeps_line_ends(text, [TextEdit(3, 4, ""), TextEdit(4, 4, "y")])
+
+
+def test_quick_fixes_of_a_crlf_script_keep_its_line_end() -> None:
+    text = "#!/bin/sh\r\nexport TORCH_LOGS=+Dynamo\r\necho hi\r\n"
+    ((span, analysis),) = check_text(text, "shell", REG)
+    assert {d.code for d in analysis.diagnostics} >= {"TL101", "TL201"}
+    fixes = span_fixes("shell", text, span, analysis, REG)
+    assert fixes  # the name is still fixed
+    for fix in fixes:  # none drops the \r: removing only it would leave a bare LF
+        new = apply_text_edits(text, fix.edits)
+        assert new.count("\r\n") == 3 and new.count("\n") == 3, fix.title
+        assert "TL101" not in {d.code for d in fix.diagnostics}

@@ -146,3 +146,22 @@ async def test_completion_in_an_empty_plain_value(vscode: LanguageClient, line: 
     assert (edit.range.start.line, edit.range.start.character) == (3, col)
     assert edit.range.end == edit.range.start
     assert not await complete(vscode, uri, 4, 9)  # `B: x`: no value of ours
+
+
+async def test_an_anchored_value_is_left_out_of_fix_all(vscode: LanguageClient):
+    uri = "file:///work/project/compose.yaml"
+    text = (
+        "services:\n  a:\n    environment:\n      TORCH_LOGS: &v +Dynamo\n"
+        "      NOT_TORCH: *v\n  b:\n    environment:\n      TORCH_LOGS: +Dynamo\n"
+    )
+    diags = await open_and_wait(vscode, uri, text)
+    assert [(str(d.code), d.range.start.line) for d in diags] == [("TL201", 3), ("TL201", 7)]
+    whole = types.Range(start=types.Position(line=0, character=0), end=diags[-1].range.end)
+    (fix_all,) = await actions(vscode, uri, whole, diags, only=["source.fixAll.torch-logs"])
+    new = apply(text, uri, fix_all.edit)  # only b's value: a's is read by *v too
+    assert new == text.replace("TORCH_LOGS: +Dynamo", "TORCH_LOGS: +dynamo")
+    quick = await actions(vscode, uri, diags[0].range, diags[:1])
+    titles = {a.title: a for a in quick if a.kind == types.CodeActionKind.QuickFix}
+    reason = "`*v` on line 5 reads it too (the YAML anchor `&v` of line 4)"
+    action = titles[f"Change to `dynamo` (not only here: {reason})"]
+    assert not action.is_preferred  # offered, never applied unasked

@@ -266,6 +266,12 @@ def _fix(
         old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
         what = c.span.variable if c.span is not None else "set_logs"
         print(f"{shown(path)}:{c.line + 1}: fixed {what}: {old} -> {new}", file=out)
+    for h in result.held:
+        print(
+            f"{shown(path)}:{h.line + 1}: {h.variable} not fixed: {h.reason}; a fix here would"
+            " change it there too",
+            file=sys.stderr,
+        )
     return (result.text if result.text is not None else text), len(result.changes)
 
 

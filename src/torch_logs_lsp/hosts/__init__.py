@@ -3,7 +3,8 @@
 Each host is one sub-package of this package whose ``host`` module has the members of
 one narrow interface (:class:`.interface.Host`: detection, extraction, re-encoding,
 removal) and, only where the host has them, optional capabilities (:class:`.interface.
-NotesHost`, ``OverwritesHost``, ``StopsHost``, ``PathFactsHost``, ``SetLogsHost``: asked
+NotesHost`, ``OverwritesHost``, ``StopsHost``, ``PathFactsHost``, ``SetLogsHost``,
+``SharedValuesHost``: asked
 for with :func:`notes_host` ...), with one declaration (:class:`.spec.HostSpec`:
 file-name globs, languageIds, comment syntax); :data:`HOST_KINDS` is the table of them and
 :func:`host_specs` their declarations. ``detect_host(path, text)`` names the host kind of
@@ -27,6 +28,7 @@ from torch_logs_lsp.hosts.interface import (
     OverwritesHost,
     PathFactsHost,
     SetLogsHost,
+    SharedValuesHost,
     StopsHost,
 )
 from torch_logs_lsp.hosts.spec import HostSpec
@@ -52,6 +54,7 @@ __all__ = [
     "path_facts_host",
     "runs_on",
     "set_logs_host",
+    "shared_host",
     "stops_host",
 ]
 
@@ -111,6 +114,7 @@ if TYPE_CHECKING:  # mypy checks that every module in the table is a Host
         yaml,
     )
     _SET_LOGS: tuple[SetLogsHost, ...] = (ipython, python)
+    _SHARED: tuple[SharedValuesHost, ...] = (yaml,)
 
 _modules: dict[HostKind, Host] = {}
 
@@ -159,6 +163,11 @@ def output_host(kind: HostKind) -> OutputHost | None:
 def set_logs_host(kind: HostKind) -> SetLogsHost | None:
     """The module of host kind ``kind`` when it has :class:`.interface.SetLogsHost`."""
     return cast("SetLogsHost | None", _capable(kind, SetLogsHost))
+
+
+def shared_host(kind: HostKind) -> SharedValuesHost | None:
+    """The module of host kind ``kind`` when it has :class:`.interface.SharedValuesHost`."""
+    return cast("SharedValuesHost | None", _capable(kind, SharedValuesHost))
 
 
 def runs_on(kind: HostKind) -> str:

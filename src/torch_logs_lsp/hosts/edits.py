@@ -5,8 +5,9 @@ All offsets are **code points into the document text** (like :class:`~.base.Valu
 Every edit this module returns has been checked by re-reading: the edit is applied to
 the document, the host extractor runs again, and the edit is kept only when the target
 assignment now reads exactly the intended value (or, for a removal, is gone) and every
-other family assignment of the document reads as before. A candidate that fails is
-dropped, so a bug here costs a fix, never a broken file.
+other family assignment of the document reads as before, and the document keeps its
+line-end style (:func:`keeps_line_ends`: no ``\\r`` of a CRLF dropped). A candidate
+that fails is dropped, so a bug here costs a fix, never a broken file.
 
 The encodings and removals are the host modules' own (``encode_part``, ``removal``; see
 :class:`.interface.Host`).
@@ -32,6 +33,47 @@ log = logging.getLogger(__name__)
 def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
     """``text`` with non-overlapping ``edits`` applied (code points; O(n + edits))."""
     return splice(text, ((e.start, e.end, e.new_text) for e in edits))
+
+
+def line_ends(text: str) -> tuple[int, int, int]:
+    """The line ends of ``text`` by kind: ``(CRLF, LF alone, CR alone)``."""
+    crlf = text.count("\r\n")
+    return crlf, text.count("\n") - crlf, text.count("\r") - crlf
+
+
+@lru_cache(maxsize=4)
+def _style(text: str) -> int | None:
+    """The index (in :func:`line_ends`' order) of the most common line end of ``text``;
+    LF alone for a text without any; ``None`` for a tie (a mixed file)."""
+    counts = line_ends(text)
+    if not any(counts):
+        return 1
+    most = max(counts)
+    return counts.index(most) if counts.count(most) == 1 else None
+
+
+def keeps_line_ends(text: str, edits: Iterable[TextEdit]) -> bool:
+    """Whether applying the non-overlapping ``edits`` to ``text`` adds no line end of a
+    kind other than the document's most common one (a fix that drops the ``\\r`` of a
+    CRLF, or writes a bare LF into a CRLF file, changes the file's line-end style; a
+    removed line end is fine). Each run of nearby edits is compared on its own window,
+    one code point wider on each side (so a pair split at an edit's edge counts):
+    O(size of the edits)."""
+    style = _style(text)
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    added = [0, 0, 0]
+    i = 0
+    while i < len(ordered):
+        j = i + 1
+        while j < len(ordered) and ordered[j].start - 1 <= ordered[j - 1].end + 1:
+            j += 1
+        a, b = max(0, ordered[i].start - 1), min(len(text), ordered[j - 1].end + 1)
+        new = splice(text[a:b], ((e.start - a, e.end - a, e.new_text) for e in ordered[i:j]))
+        pairs = zip(line_ends(text[a:b]), line_ends(new), strict=True)
+        for kind, (before, after) in enumerate(pairs):
+            added[kind] += after - before
+        i = j
+    return all(n <= 0 for kind, n in enumerate(added) if kind != style)
 
 
 def encode_part(host: HostKind, quote: str, value: str) -> str | None:
@@ -82,7 +124,7 @@ def verify(
     """Whether applying ``edits`` to ``text`` makes ``span``'s assignment read
     ``new_value`` (``None``: removes it) and leaves every other assignment as it was."""
     index = _index(host, text, span)
-    if index is None:
+    if index is None or not keeps_line_ends(text, edits):
         return False
     expected = _reading(_spans(host, text))
     if new_value is None:
@@ -200,7 +242,10 @@ ValueChange = tuple[ValueSpan, tuple[TextEdit, ...], str]
 def verify_together(host: HostKind, text: str, changes: Sequence[ValueChange]) -> bool:
     """Whether applying every change's edits to ``text`` at once makes each change's span
     read its new value and leaves every other assignment as it was (one re-read of the
-    document, whatever the number of changes; spans of distinct assignments)."""
+    document, whatever the number of changes; spans of distinct assignments), keeping
+    the document's line-end style (:func:`keeps_line_ends`)."""
+    if not keeps_line_ends(text, [e for _, es, _ in changes for e in es]):
+        return False
     spans = _spans(host, text)
     where = {(s.name_start, s.variable): i for i, s in enumerate(spans)}
     expected = _reading(spans)
@@ -292,6 +337,8 @@ __all__ = [
     "apply_text_edits",
     "encode_part",
     "encode_value",
+    "keeps_line_ends",
+    "line_ends",
     "removal_edit",
     "value_edit",
     "value_edits",

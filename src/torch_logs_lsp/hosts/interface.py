@@ -206,6 +206,19 @@ class OutputHost(Protocol):
 
 
 @runtime_checkable
+class SharedValuesHost(Protocol):
+    """A host where one value's text may be read in more than one place (YAML anchors
+    reused by aliases and merge keys): an edit of it changes every place."""
+
+    def shared(self, text: str, spans: list[ValueSpan]) -> list[str | None]:
+        """One entry per span of ``spans`` (``extract(text)``), in order: where else the
+        span's value is read, for a message ("`*v` on line 3 reads it too (the YAML
+        anchor `&v` of line 2)"), or ``None`` when an edit of it changes only this
+        assignment. Fixes never edit such a value unasked. Never raises."""
+        ...
+
+
+@runtime_checkable
 class SetLogsHost(Protocol):
     """A host whose documents hold ``torch._logging.set_logs(...)`` calls (Python code)."""
 

@@ -324,12 +324,15 @@ def outside_findings(why: str) -> Callable[[str, list[ValueSpan]], list[QuoteFin
 def verified(host: HostKind, text: str, finding: QuoteFinding) -> bool:
     """Whether the fix of ``finding`` is safe: it has a non-empty intended value, and the edited
     document reads exactly that value for the assignment at ``finding.name_start`` and
-    every other assignment as before (read by the host's own extractor)."""
+    every other assignment as before (read by the host's own extractor), with the
+    document's line-end style kept (:func:`.edits.keeps_line_ends`)."""
     from torch_logs_lsp.hosts import extract
-    from torch_logs_lsp.hosts.edits import apply_text_edits
+    from torch_logs_lsp.hosts.edits import apply_text_edits, keeps_line_ends
 
     if not finding.intended or not finding.edits:
         return False  # (`“”` -> `""`: an empty TORCH_LOGS crashes `import torch`, TL001)
+    if not keeps_line_ends(text, finding.edits):
+        return False
 
     def reading(spans: list[ValueSpan]) -> list[tuple[str, str | None, bool]]:
         return [

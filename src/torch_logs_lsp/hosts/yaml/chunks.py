@@ -7,9 +7,10 @@ cut before a line that starts at column 0 (a top-level key, a ``---`` marker, a 
 What a chunk cannot see: a document's flavour comes from the top-level keys of its own
 chunk (the chunks of one document that name a flavour must agree, else it is generic
 YAML: the most careful reading), and an alias to an anchor in an earlier chunk is unknown
-anyway. A chunk that still does not parse (a top-level value longer than a chunk, a cut
-inside a multi-line flow scalar) gives no spans (logged). Offsets are code points into
-the document.
+to it (:mod:`.anchors` reads the chunks together: fixes leave such a value alone). A
+chunk that still does not parse (a top-level value longer than a chunk, a cut inside a
+multi-line flow scalar) gives no spans (logged). Offsets are code points into the
+document.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def too_long(text: str) -> bool:
     return text.count("\n") >= MAX_ROWS
 
 
-def _chunks(text: str) -> list[tuple[int, str, bool]]:
+def chunk_texts(text: str) -> list[tuple[int, str, bool]]:
     """``(start, chunk text, starts a document)`` for each chunk of ``text`` (``start``:
     code points into ``text``)."""
     out: list[tuple[int, str, bool]] = []
@@ -83,7 +84,7 @@ def chunked_spans(text: str) -> list[ValueSpan]:
         _SEEN[key] = None
         log.info("yaml: %d lines: read in chunks of %d lines", text.count("\n"), CHUNK_ROWS)
     parsed = []
-    for start, chunk, new_document in _chunks(text):
+    for start, chunk, new_document in chunk_texts(text):
         src = Source(chunk)
         root = src.parse("yaml").root_node
         if root.has_error:

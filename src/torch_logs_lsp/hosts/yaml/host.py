@@ -79,6 +79,13 @@ def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
     return captured(text, spans)
 
 
+def shared(text: str, spans: list[ValueSpan]) -> list[str | None]:
+    """:meth:`~.interface.SharedValuesHost.shared`: see :mod:`.yaml.anchors`."""
+    from torch_logs_lsp.hosts.yaml.anchors import shared as anchored
+
+    return anchored(text, spans)
+
+
 def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     """The value spans of a YAML document in document order: environment entries
     (:mod:`.yaml_places`) and assignments in CI shell code (:mod:`.yaml_ci`). Offsets
