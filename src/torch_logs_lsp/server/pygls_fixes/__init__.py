@@ -21,7 +21,11 @@ or pull request of github.com/openlawlibrary/pygls, or "not reported" when none 
 - ``workspace.py``: a document that is not open is read only as a regular, bounded file
   (the project's own rule, not a pygls bug).
 - ``stdio.py``: bounded header lines and bodies, case-insensitive header names, -32700
-  and -32600 with ``"id": null``, one ``structure_message`` per message; not reported.
+  and -32600 with ``"id": null``, one ``structure_message`` per message; messages read
+  ahead by a thread of their own (pygls reads one, then handles it), so a server can see
+  what is waiting (``Inbox``, ``Paced``); not reported.
+- ``protocol.py``: counts the handlers whose answer is not written yet (``handling``,
+  ``settled``), so work deferred to an idle moment never goes out before an answer.
 - ``quiet.py``: pygls' warnings for normal traffic (cancel of an answered request, an
   unknown notification, ...) kept at DEBUG; #443 (closed, partly), #240, #517.
 - ``wire.py``: large results (completion lists, diagnostics) written as pre-encoded JSON

@@ -19,6 +19,9 @@ Here (:func:`serve`, used by the server's ``start_io``):
 - The message is then built by the protocol's ``structure_message`` once, for the whole
   object (pygls ran it as ``object_hook`` on every nested object, so an object inside
   ``params`` that looked like a message was turned into one).
+- Messages are read ahead by a thread of their own (:class:`Inbox`, up to
+  :data:`READ_AHEAD`), in order; a :class:`Paced` server sees how many wait and is called
+  when none does (its ``idle``). Nothing is read after ``exit``.
 """
 
 from __future__ import annotations
