@@ -158,3 +158,30 @@ async def test_a_storm_of_file_events_reads_the_launch_configurations_once(
         assert 1 <= reads <= 50
     finally:
         await client.close()
+
+
+async def test_a_code_action_waits_for_the_check_without_holding_up_a_completion(
+    raw_client: Client, tmp_path: Path
+) -> None:
+    client = raw_client
+    uri = await opened(client, tmp_path, big_script())
+    order: list[str] = []
+    line = "export TORCH_LOGS=+dynamo,gaurds\n"
+    client.notify("textDocument/didChange", change(uri, 2, 0, 0, line))
+    start, end = {"line": 0, "character": 25}, {"line": 0, "character": 31}
+    context = {"diagnostics": [], "only": ["quickfix"]}
+    actions = client.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": {"start": start, "end": end}, "context": context},
+    )
+    actions.add_done_callback(lambda _: order.append("code action"))
+    position = {"line": 0, "character": len(line) - 1}
+    completion = client.request(
+        "textDocument/completion", {"textDocument": {"uri": uri}, "position": position}
+    )
+    completion.add_done_callback(lambda _: order.append("completion"))
+    found = await asyncio.wait_for(actions, WAIT)
+    await asyncio.wait_for(completion, WAIT)
+    assert order == ["completion", "code action"]
+    titles = [a["title"] for a in found]
+    assert any("guards" in t for t in titles), titles  # the fix of the new text's value

@@ -120,6 +120,10 @@ class TorchLogsServer(LanguageServer):
         self._deferred: dict[str, None] = {}
         #: Work that waits for such a moment too, by name (asked again before it ran: once).
         self._later: dict[str, Callable[[], None]] = {}
+        #: Per document: the requests waiting for the check of its current version (see
+        #: :meth:`checked`), and how many handlers wait so in all.
+        self._checks: dict[str, list[asyncio.Future[None]]] = {}
+        self._awaiting = 0
         #: Per document: the version whose check was stopped for newer messages, and how
         #: many times (after :data:`MAX_STOPS` it runs to its end).
         self._stops: dict[str, tuple[int | None, int]] = {}
@@ -140,6 +144,8 @@ class TorchLogsServer(LanguageServer):
             protocol.settled = self._settled
 
     def _settled(self) -> None:
+        if self.busy():
+            return  # (the last handler to answer, or the next message, comes back here)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # a handler run in a thread: the loop's next message will do
@@ -155,7 +161,37 @@ class TorchLogsServer(LanguageServer):
         answer goes out before any diagnostics computed after it)."""
         protocol = self.protocol
         handling = protocol.handling if isinstance(protocol, ServerProtocol) else 0
-        return handling > 0 or self.waiting()
+        return handling > self._awaiting or self.waiting()
+
+    async def checked(self, uri: str) -> None:
+        """Wait, without holding the message loop, until the current version of the open
+        document ``uri`` has been checked (at once when it has, when it is not open, and
+        on transports without an inbox, where :meth:`state` checks it on the spot): a
+        request that needs the check (a code action) lets the requests after it answer
+        first."""
+        if self.inbox is None or not is_open(self.workspace, uri):
+            return
+        doc = self.workspace.get_text_document(uri)
+        kept = self.states.get(uri)
+        if kept is not None and kept.version == doc.version and kept.text == doc.source:
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._checks.setdefault(uri, []).append(future)
+        self._deferred[uri] = None
+        self._awaiting += 1
+        loop.call_soon(self.idle)
+        try:
+            await future
+        finally:
+            self._awaiting -= 1
+
+    def _checked(self, uri: str) -> None:
+        """The current version of ``uri`` has been checked (or cannot be): wake the
+        requests waiting for it."""
+        for future in self._checks.pop(uri, []):
+            if not future.done():
+                future.set_result(None)
 
     def later(self, name: str, work: Callable[[], None]) -> None:
         """Run ``work`` once no message is waiting (now, when none is, or on transports
@@ -416,6 +452,7 @@ class TorchLogsServer(LanguageServer):
         self.quick.pop(uri, None)
         self._deferred.pop(uri, None)
         self._stops.pop(uri, None)
+        self._checked(uri)
 
     def publish(self, uri: str) -> None:
         """Publish the diagnostics of the current version of ``uri`` now, or, when a
@@ -424,6 +461,7 @@ class TorchLogsServer(LanguageServer):
         with self.warmup.foreground():
             try:
                 self._publish(uri)
+                self._checked(uri)
             except Cancelled:
                 version = self.workspace.get_text_document(uri).version
                 seen, stops = self._stops.get(uri, (None, 0))
@@ -590,6 +628,7 @@ async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover |
 async def code_action(
     ls: TorchLogsServer, params: types.CodeActionParams
 ) -> list[types.CodeAction] | None:
+    await ls.checked(params.text_document.uri)  # the fixes are of the current version's check
     return requests.answer(ls, params.text_document.uri, params, requests.code_action)
 
 

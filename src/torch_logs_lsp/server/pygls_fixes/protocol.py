@@ -64,7 +64,8 @@ class ServerProtocol(JsonProtocol):
         self._initialize_seen = False
         #: Handlers running, or done but their response not written yet.
         self.handling = 0
-        #: Called (on the thread that ran the handler) when :attr:`handling` drops to 0.
+        #: Called (on the thread that ran the handler) whenever a handler is done and its
+        #: answer written (:attr:`handling` has dropped).
         self.settled: Callable[[], None] | None = None
 
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -135,7 +136,7 @@ class ServerProtocol(JsonProtocol):
                 callback(future)
             finally:
                 self.handling -= 1
-                if not self.handling and self.settled is not None:
+                if self.settled is not None:
                     self.settled()
 
         self.handling += 1
