@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.hosts.interface import Overwrite
 from torch_logs_lsp.lint.checker import (
     LineIndex,
@@ -57,6 +58,10 @@ def dead_analysis(analysis: Analysis, span: ValueSpan, message: str) -> Analysis
     return replace(analysis, diagnostics=shown, hidden=hidden, config=None)
 
 
+def _any(span: ValueSpan) -> bool:
+    return True
+
+
 def overwrites(host: HostKind, text: str, spans: list[ValueSpan]) -> list[Overwrite]:
     """The host's overwritten spans of ``text`` (``[]`` for an unknown host)."""
     module = hosts.overwrites_host(host)
@@ -69,15 +74,23 @@ def with_document_hints(
     entries: Entries,
     cache: AnalysisCache | None = None,
     unplaced: list[Diagnostic] | None = None,
+    kept: DocumentCache | None = None,
 ) -> Entries:
     """``entries`` (every span of ``text`` with its analysis, in order) with the findings
     that depend on the whole document: overwritten values (:data:`OVERWRITTEN`), the hints
     across variables (:func:`.checker.with_cross_hints`, among the live values only; TL411
     not where the host says the reading process's stderr is kept) and
     the host's notes (:func:`.checker.with_host_notes`, on live values only; those on
-    values that are not static go to ``unplaced``)."""
+    values that are not static go to ``unplaced``). ``kept``: the document's cache, which
+    keeps the overwritten values while edits stay inside one plain value (a plain value
+    reads no other)."""
     spans = [s for s, _ in entries]
-    found = overwrites(host, text, spans)
+    if kept is not None:
+        found = kept.remembered(
+            "overwrites", host, text, spans, _any, lambda: overwrites(host, text, spans)
+        )
+    else:
+        found = overwrites(host, text, spans)
     captured = stderr_captured(host, text, spans)  # asked only for a TL411
     dead = {o.dead: o for o in found if 0 <= o.dead < o.live < len(entries)}
     if not dead:

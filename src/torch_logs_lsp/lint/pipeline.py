@@ -266,7 +266,7 @@ def check_document(
             entries = with_release_quotes(host, entries, reg)
         unplaced: list[Diagnostic] = []  # the host's notes on values that are not static
         checkpoint()
-        entries = with_document_hints(host, text, entries, analyses, unplaced)
+        entries = with_document_hints(host, text, entries, analyses, unplaced, extraction)
         entries, quotes = typographic.apply(host, text, entries)  # TL109
         document += unplaced + [q.diagnostic() for q in quotes]
     except Exception as exc:
