@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from torch_logs_lsp.cli.text import json_text, shown
+from torch_logs_lsp.cli.text import json_text, printable, shown
 from torch_logs_lsp.codes.doc import code_doc
 from torch_logs_lsp.codes.table import CodeInfo, code_table
 from torch_logs_lsp.model.host_kind import HostKind
@@ -282,7 +282,8 @@ class Output:
         self.counts[row.severity] = self.counts.get(row.severity, 0) + 1
         if self.fmt == "text":
             where = f"cell {row.cell}:" if row.cell is not None else ""
-            print(f"{shown(row.path)}:{where}{row.line}:{row.column}: {row.code} {row.message}")
+            message = printable(row.message)
+            print(f"{shown(row.path)}:{where}{row.line}:{row.column}: {row.code} {message}")
         else:
             self.rows.append(row)
 

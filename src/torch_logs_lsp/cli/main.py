@@ -14,7 +14,6 @@ accepts the value, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from torch_logs_lsp.cli.launch import cli_roots, launch_links
 from torch_logs_lsp.cli.notebook import check_notebook
 from torch_logs_lsp.cli.paths import writable_here
 from torch_logs_lsp.cli.select import add_select_options, make_chooser
-from torch_logs_lsp.cli.text import json_text, shown
+from torch_logs_lsp.cli.text import json_text, shown, value_text
 from torch_logs_lsp.cli.torch_options import (
     add_registry_command,
     add_torch_options,
@@ -256,14 +255,15 @@ def _fix(
     path: Path, host: HostKind, registry: Registry, text: str, fmt: str, ignore: frozenset[str]
 ) -> tuple[str, int]:
     """``check --fix`` for one file: apply fix-all but the fixes of the codes in
-    ``ignore`` (not chosen), print each change (to stderr unless ``--format text``);
-    return the text to check and the number of values changed."""
+    ``ignore`` (not chosen), print each change (to stderr unless ``--format text``; the
+    old and new values as :func:`.text.value_text` quotes them); return the text to check
+    and the number of values changed."""
     result = fix_file(path, host, registry, ignore=ignore)
     if result.skipped:
         print(f"{shown(path)}: {result.skipped}", file=sys.stderr)
     out = sys.stdout if fmt == "text" else sys.stderr
     for c in result.changes:
-        old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
+        old, new = value_text(c.old), value_text(c.new)
         what = c.span.variable if c.span is not None else "set_logs"
         print(f"{shown(path)}:{c.line + 1}: fixed {what}: {old} -> {new}", file=out)
     return (result.text if result.text is not None else text), len(result.changes)
