@@ -107,8 +107,9 @@ class Row:
 
 def utf16_units(text: str) -> int:
     """Length of ``text`` in UTF-16 code units (a character past U+FFFF counts 2; a
-    lone surrogate, as Python holds undecodable bytes, counts 1)."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    lone surrogate, as Python holds undecodable bytes, counts 1): the encoder's count, at C
+    speed (a long line's findings each measure the line up to their column)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def escape_data(text: str) -> str:
