@@ -409,3 +409,14 @@ def test_an_ignored_env_file_that_sets_a_value_is_named(tmp_path: Path):
     proc = run("check", "--no-ignore", str(tmp_path))
     assert proc.returncode == 1 and "TL201" in proc.stdout
     assert "--no-ignore checks" not in proc.stderr
+
+
+def test_a_binary_file_with_a_checked_name_is_skipped_unparsed(tmp_path: Path):
+    """Bytes with a NUL among the first 8000 are binary (git's rule): named as skipped,
+    never decoded and parsed (2 MB of them named pyproject.toml took 31 s)."""
+    (tmp_path / "pyproject.toml").write_bytes(b"TORCH_LOGS = 1\n\x00" + bytes(range(256)) * 8)
+    (tmp_path / "ok.env").write_text("TORCH_LOGS=gaurds\n")
+    proc = run("check", str(tmp_path))
+    assert "pyproject.toml: skipped (binary" in proc.stderr
+    assert "ok.env:1:12: TL201" in proc.stdout
+    assert "1 file(s) checked" in proc.stderr
