@@ -95,3 +95,16 @@ def test_a_cache_over_its_bound_starts_afresh(monkeypatch: pytest.MonkeyPatch) -
 )
 def test_brackets_read_as_git_reads_them(pattern: str, path: str, expected: bool | None) -> None:
     assert IgnoreFile(pattern).decides(path, False) is expected
+
+
+def test_leading_stars_are_stepped_once_per_character(visits: list[int]) -> None:
+    """Thousands of ``*NAME*`` patterns: the positions of their leading ``*`` are in
+    every state, so they are kept out of the states and a new state costs what is left."""
+    spec = IgnoreFile("\n".join(f"*x{i}*" for i in range(2000)))
+    for j in range(100):
+        assert spec.decides(f"dir/name_{j}.txt", False) is None
+        assert spec.decides(f"dir/a_x{j}_b", False) is True
+    assert len(visits) > 100  # the automaton ran
+    # only the states just after "x" and "x1" hold many patterns' next positions, and
+    # each is stepped once per following digit
+    assert sum(v >= 1000 for v in visits) <= 25

@@ -245,9 +245,14 @@ _NONE: _Hit = (-1, -1)
 class _Automaton:
     """Glob patterns as one NFA (a position per token), run as a lazily built DFA.
     :meth:`run` gives the index of the last pattern matching the whole text, for a
-    directory and for a file (``dir_only`` patterns match directories only)."""
+    directory and for a file (``dir_only`` patterns match directories only).
 
-    def __init__(self, patterns: list[tuple[int, tuple[Token, ...], bool]]) -> None:
+    With ``names`` (texts without ``/``), the leading ``*`` of a pattern matches any
+    prefix, so its positions are in every state: they are kept out of the states and
+    stepped once per character (thousands of ``*NAME*`` patterns cost a table lookup per
+    character, not a pass over every pattern)."""
+
+    def __init__(self, patterns: list[tuple[int, tuple[Token, ...], bool]], names: bool) -> None:
         kinds: list[int] = []
         chars: list[str] = []  # the character of a _LIT position, else ""
         self._classes: dict[int, CharSet] = {}  # _SET positions
@@ -275,7 +280,12 @@ class _Automaton:
             step = skip.get(kinds[p])
             closures[p] = (p, *closures[p + step]) if step else (p,)
         self._closures = closures
-        self._first = frozenset(q for s in starts for q in closures[s])
+        leading = (_STAR, _ALL)
+        self._always = frozenset(
+            q for s in starts if names and kinds[s] in leading for q in closures[s]
+        )
+        self._always_hit = self._hit(self._always)
+        self._first = frozenset(q for s in starts for q in closures[s]) - self._always
         self._reset()
 
     def _reset(self) -> None:
@@ -284,8 +294,20 @@ class _Automaton:
         self._moves: list[dict[str, int]] = []
         self._hits: list[_Hit] = []
         self._held = 0
-        self._dead = self._state(frozenset())
+        self._from_always: dict[str, set[int]] = {}
+        dead = self._state(frozenset())
+        self._dead = -1 if self._always else dead  # with _always no state is dead
         self._start = self._state(self._first)
+
+    def _hit(self, positions: frozenset[int]) -> _Hit:
+        any_hit = file_hit = -1
+        for p in positions:
+            if p in self._ends:
+                index, dir_only = self._ends[p]
+                any_hit = max(any_hit, index)
+                if not dir_only:
+                    file_hit = max(file_hit, index)
+        return any_hit, file_hit
 
     def _state(self, positions: frozenset[int]) -> int:
         sid = self._ids.get(positions)
@@ -293,18 +315,23 @@ class _Automaton:
             sid = self._ids[positions] = len(self._states)
             self._states.append(positions)
             self._moves.append({})
-            any_hit = file_hit = -1
-            for p in positions:
-                if p in self._ends:
-                    index, dir_only = self._ends[p]
-                    any_hit = max(any_hit, index)
-                    if not dir_only:
-                        file_hit = max(file_hit, index)
-            self._hits.append((any_hit, file_hit))
+            self._hits.append(_better(self._hit(positions), self._always_hit))
             self._held += len(positions) + 1
         return sid
 
     def _step(self, positions: frozenset[int], c: str) -> frozenset[int]:
+        """The state after reading ``c`` (without the ``_always`` positions)."""
+        out = self._advance(positions, c)
+        if self._always:
+            from_always = self._from_always.get(c)
+            if from_always is None:
+                from_always = self._from_always[c] = self._advance(self._always, c)
+                self._held += len(from_always) + 1
+            out |= from_always
+            out -= self._always
+        return frozenset(out)
+
+    def _advance(self, positions: frozenset[int], c: str) -> set[int]:
         kinds, chars, closures = self._kinds, self._chars, self._closures
         out: set[int] = set()
         for p in positions:
@@ -333,7 +360,7 @@ class _Automaton:
                     out.add(p)
             elif kind == _ALL:
                 out.update(closures[p])
-        return frozenset(out)
+        return out
 
     def run(self, text: str) -> _Hit:
         """The last patterns matching all of ``text`` (see the class docstring)."""
@@ -404,8 +431,8 @@ class IgnoreFile:
             else:
                 globs[p.basename].append((index, p.tokens, p.dir_only))
         self._suffixes = sorted(suffixes.items())
-        self._name_globs = _Automaton(globs[True]) if globs[True] else None
-        self._path_globs = _Automaton(globs[False]) if globs[False] else None
+        self._name_globs = _Automaton(globs[True], names=True) if globs[True] else None
+        self._path_globs = _Automaton(globs[False], names=False) if globs[False] else None
 
     def decides(self, path: str, is_dir: bool) -> bool | None:
         """Whether ``path`` (relative to the file's directory, ``/``-separated, no
