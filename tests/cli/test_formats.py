@@ -294,3 +294,15 @@ def test_printable_keeps_ordinary_text() -> None:
 
     assert printable("é 😀 a\\b") == "é 😀 a\\b"
     assert printable("\t\r\n\x00\x7f\x85\u2028") == "\\t\\r\\n\\x00\\x7f\\x85\\u2028"
+
+
+def test_notes_on_stderr_escape_control_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unknown key of ``[tool.torch-logs]`` is user text too: named escaped."""
+    (tmp_path / "pyproject.toml").write_text('[tool.torch-logs]\n"a\\u001b[2Jb" = 1\n')
+    (tmp_path / "a.env").write_text("TORCH_LOGS=gaurds\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _, _, err = check(capsys, ".")
+    assert "unknown key(s) ignored: a\\x1b[2Jb" in err
+    assert "\x1b" not in err
