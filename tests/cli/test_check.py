@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -420,3 +421,29 @@ def test_a_binary_file_with_a_checked_name_is_skipped_unparsed(tmp_path: Path):
     assert "pyproject.toml: skipped (binary" in proc.stderr
     assert "ok.env:1:12: TL201" in proc.stdout
     assert "1 file(s) checked" in proc.stderr
+
+
+def test_a_value_named_many_times_is_analysed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check keeps one analysis cache for the run, as the server does: 500 lines of the
+    same value are one analysis, and each line still gets its findings."""
+    from torch_logs_lsp.lint import checker
+    from torch_logs_lsp.value import analysis_cache
+
+    calls: list[str] = []
+    for module in (checker, analysis_cache):
+        real = module.analyse
+
+        def counted(value: str, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            calls.append(value)
+            return _real(value, *args, **kwargs)
+
+        monkeypatch.setattr(module, "analyse", counted)
+    (tmp_path / ".env").write_text("TORCH_LOGS=gaurds,dynamo\n" * 500)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "."]) == 1
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) == 500
+    assert out.splitlines()[-1].startswith(".env:500:12: TL201")
+    assert calls == ["gaurds,dynamo"]

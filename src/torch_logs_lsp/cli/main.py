@@ -54,6 +54,7 @@ from torch_logs_lsp.notebook.places import FilePlace, notebook_places
 from torch_logs_lsp.notebook.reader import CELL_HOST, NOTEBOOK
 from torch_logs_lsp.project.walk import iter_files
 from torch_logs_lsp.value.analysis import LEVEL_NAMES, Analysis, Severity, analyse
+from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
 
 def _safe_streams() -> None:
@@ -119,6 +120,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixed = 0
     checked = 0
     noted: set[str] = set()
+    analyses = AnalysisCache()  # a value named many times is analysed once, as in the server
     roots, names = cli_roots(args.paths)  # workspace folders: directories named, and "."
     for path, host in files:
         if host == NOTEBOOK:  # each code cell a document (cli/notebook.py)
@@ -162,6 +164,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             roots=(os.getcwd(), project_dir(path)),
             path=os.path.abspath(path),  # module names: the script's directory first
             links=launch_links(path, roots, names),  # TL632: a launch config runs it
+            analyses=analyses,
         )
         for f in chooser.chosen(path, document.findings(), lambda f: f.diagnostic.code):
             if f.diagnostic.severity <= minimum:
