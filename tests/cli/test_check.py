@@ -447,3 +447,18 @@ def test_a_value_named_many_times_is_analysed_once(
     assert len(out.splitlines()) == 500
     assert out.splitlines()[-1].startswith(".env:500:12: TL201")
     assert calls == ["gaurds,dynamo"]
+
+
+def test_a_toml_file_that_is_not_utf8_is_skipped_unparsed(tmp_path: Path) -> None:
+    """tomllib (pip, pytest, tox) refuses a TOML file that is not UTF-8, so it sets
+    nothing: named as skipped, never parsed (megabytes of such bytes took seconds and
+    hundreds of MB). A .env file with the same bytes is still read."""
+    body = b'[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=gaurds"]\n# caf\xe9\n'
+    (tmp_path / "pyproject.toml").write_bytes(body)
+    (tmp_path / "a.env").write_bytes(b"# caf\xe9\nTORCH_LOGS=gaurds\n")
+    proc = run("check", str(tmp_path))
+    assert "pyproject.toml: skipped (not UTF-8 at byte 59, which TOML readers refuse)" in (
+        proc.stderr
+    )
+    assert "pyproject.toml:" not in proc.stdout
+    assert "a.env:2:12: TL201" in proc.stdout

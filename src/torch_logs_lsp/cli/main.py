@@ -142,6 +142,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         try:
             data = read_bytes(path)
+            if host in UTF8_ONLY:
+                utf8_only(path, data)
         except SkippedFile as exc:
             skipped(exc)
             continue
@@ -252,6 +254,22 @@ def cell_row(path: Path, found: CellFinding, place: FilePlace | None = None) -> 
         cell=found.cell,
         file_place=place,
     )
+
+
+#: Kinds of file whose every reader refuses bytes that are not UTF-8: TOML is UTF-8
+#: only (toml.io, "Spec"), and tomllib, which pip, pytest and tox read it with, raises.
+UTF8_ONLY: frozenset[HostKind] = frozenset({"toml"})
+
+
+def utf8_only(path: Path, data: bytes) -> None:
+    """Raise :class:`.files.SkippedFile` (no error) when ``data`` is not UTF-8: a file of a
+    kind in :data:`UTF8_ONLY` that no reader can read sets nothing, so it is not parsed
+    (megabytes of such bytes cost seconds and hundreds of MB to parse)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 at byte {exc.start}, which TOML readers refuse"
+        raise SkippedFile(str(path), reason) from None
 
 
 def _fix(
