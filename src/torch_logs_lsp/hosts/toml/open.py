@@ -30,7 +30,7 @@ _ITEM = re.compile(r"(?:^|env[ \t]*=[ \t]*\[|,)[ \t]*$")
 
 class _Headers:
     """The ``[header]`` lines of a text, found in one pass: :meth:`before` gives the last
-    one starting before an offset by binary search, so reading many open strings scans
+    one ending at or before an offset by binary search, so reading many open strings scans
     the text once."""
 
     def __init__(self, text: str) -> None:
