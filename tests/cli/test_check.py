@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -409,3 +410,55 @@ def test_an_ignored_env_file_that_sets_a_value_is_named(tmp_path: Path):
     proc = run("check", "--no-ignore", str(tmp_path))
     assert proc.returncode == 1 and "TL201" in proc.stdout
     assert "--no-ignore checks" not in proc.stderr
+
+
+def test_a_binary_file_with_a_checked_name_is_skipped_unparsed(tmp_path: Path):
+    """Bytes with a NUL among the first 8000 are binary (git's rule): named as skipped,
+    never decoded and parsed."""
+    (tmp_path / "pyproject.toml").write_bytes(b"TORCH_LOGS = 1\n\x00" + bytes(range(256)) * 8)
+    (tmp_path / "ok.env").write_text("TORCH_LOGS=gaurds\n")
+    proc = run("check", str(tmp_path))
+    assert "pyproject.toml: skipped (binary" in proc.stderr
+    assert "ok.env:1:12: TL201" in proc.stdout
+    assert "1 file(s) checked" in proc.stderr
+
+
+def test_a_value_named_many_times_is_analysed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check keeps one analysis cache for the run, as the server does: 500 lines of the
+    same value are one analysis, and each line still gets its findings."""
+    from torch_logs_lsp.lint import checker
+    from torch_logs_lsp.value import analysis_cache
+
+    calls: list[str] = []
+    for module in (checker, analysis_cache):
+        real = module.analyse
+
+        def counted(value: str, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            calls.append(value)
+            return _real(value, *args, **kwargs)
+
+        monkeypatch.setattr(module, "analyse", counted)
+    (tmp_path / ".env").write_text("TORCH_LOGS=gaurds,dynamo\n" * 500)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "."]) == 1
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) == 500
+    assert out.splitlines()[-1].startswith(".env:500:12: TL201")
+    assert calls == ["gaurds,dynamo"]
+
+
+def test_a_toml_file_that_is_not_utf8_is_skipped_unparsed(tmp_path: Path) -> None:
+    """tomllib (pip, pytest, tox) refuses a TOML file that is not UTF-8, so it sets
+    nothing: named as skipped, never parsed. A .env file with the same bytes is still
+    read."""
+    body = b'[tool.pytest.ini_options]\nenv = ["TORCH_LOGS=gaurds"]\n# caf\xe9\n'
+    (tmp_path / "pyproject.toml").write_bytes(body)
+    (tmp_path / "a.env").write_bytes(b"# caf\xe9\nTORCH_LOGS=gaurds\n")
+    proc = run("check", str(tmp_path))
+    assert "pyproject.toml: skipped (not UTF-8 at byte 59, which TOML readers refuse)" in (
+        proc.stderr
+    )
+    assert "pyproject.toml:" not in proc.stdout
+    assert "a.env:2:12: TL201" in proc.stdout

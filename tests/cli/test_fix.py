@@ -204,3 +204,24 @@ def test_fix_never_writes_outside_the_checked_paths(tmp_path: Path) -> None:
         check=False,
     )
     assert (outside / "real.env").read_text() == "TORCH_LOGS=+dynamo,guards\n"
+
+
+def test_fix_reports_quote_an_excerpt_of_a_long_value(tmp_path: Path) -> None:
+    """The line saying what was fixed quotes at most ``MAX_QUOTED`` code points of the
+    old and the new value, however long they are."""
+    from torch_logs_lsp.model.limits import MAX_QUOTED
+
+    (tmp_path / ".env").write_text("TORCH_LOGS=+dynamo," + "guards," * 2000 + "dynamo\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "torch_logs_lsp.cli.main", "check", "--fix", "."],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    (line,) = [x for x in done.stdout.splitlines() if ": fixed TORCH_LOGS: " in x]
+    old, new = line.split(": fixed TORCH_LOGS: ")[1].split(" -> ")
+    assert json.loads(new) == "+dynamo,guards,dynamo"
+    assert len(json.loads(old)) == MAX_QUOTED
+    assert json.loads(old).startswith("+dynamo,guards,") and json.loads(old).endswith(",dynamo")
+    assert (tmp_path / ".env").read_text() == "TORCH_LOGS=+dynamo,guards,dynamo\n"

@@ -271,3 +271,38 @@ def test_notebook_file_places_count_the_raw_json(tmp_path: Path):
     assert notebook_places(path, found) == [None]
     path.write_bytes(data)
     assert notebook_places(path, found) == [place]
+
+
+def test_text_output_escapes_control_characters_in_names_and_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A newline in a file name would split a finding over two lines, and ESC would reach
+    the terminal as a colour command: both are written as escapes, one line a finding."""
+    (tmp_path / "a\nb.env").write_text("TORCH_LOGS=gaurds\n", encoding="utf-8")
+    (tmp_path / "x\x1b[31mred.env").write_text("TORCH_LOGS=gaurds\n", encoding="utf-8")
+    (tmp_path / "v.env").write_text("TORCH_LOGS=ab\x1b[2Jc\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = check(capsys, ".")
+    assert code == 1
+    lines = out.splitlines()
+    assert "\x1b" not in out
+    assert {line.split(":")[0] for line in lines} == {"a\\nb.env", "v.env", "x\\x1b[31mred.env"}
+
+
+def test_printable_keeps_ordinary_text() -> None:
+    from torch_logs_lsp.cli.text import printable
+
+    assert printable("é 😀 a\\b") == "é 😀 a\\b"
+    assert printable("\t\r\n\x00\x7f\x85\u2028") == "\\t\\r\\n\\x00\\x7f\\x85\\u2028"
+
+
+def test_notes_on_stderr_escape_control_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unknown key of ``[tool.torch-logs]`` is user text too: named escaped."""
+    (tmp_path / "pyproject.toml").write_text('[tool.torch-logs]\n"a\\u001b[2Jb" = 1\n')
+    (tmp_path / "a.env").write_text("TORCH_LOGS=gaurds\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _, _, err = check(capsys, ".")
+    assert "unknown key(s) ignored: a\\x1b[2Jb" in err
+    assert "\x1b" not in err

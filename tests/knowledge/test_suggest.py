@@ -63,3 +63,29 @@ def test_aliases_name_only_registered_names(release: str):
     reg = load_registry(release)
     for names in alias_index(reg).values():
         assert set(names) <= reg.known_set
+
+
+def test_suggestions_are_computed_once_per_name_across_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file repeating a few misspelled names over many values computes each name's
+    suggestions once, not once per value; every value still gets the same answer."""
+    from torch_logs_lsp.knowledge import suggest as module
+
+    calls: list[str] = []
+    real = module.suggest
+
+    def counted(name: str, *args: object, **kwargs: object) -> list[str]:
+        calls.append(name)
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "_shared", {}, raising=False)
+    monkeypatch.setattr(module, "suggest", counted)
+    registry = load_registry()
+    names = ["gaurds", "dynamoo", "recompile", "graphbreak", "fooo", "barr", "bazz", "quxx"]
+    messages = set()
+    for i in range(500):
+        value = ",".join(names[i % 8 :] + names[: i % 8])  # every order of the 8 names
+        messages.add(frozenset(d.message for d in analyse(value, registry).diagnostics))
+    assert len(calls) == len(set(calls)) == 8
+    assert len(messages) == 1

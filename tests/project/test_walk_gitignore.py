@@ -33,9 +33,11 @@ pytestmark = [
 ]
 
 DIRS = ["a", "b", "sub", "x"]
-FILES = ["a", "c.py", "d.env", "e.sh", "f", "g.txt"]
+FILES = ["a", "c.py", "d.env", "e.sh", "f", "g.txt", "[x", "a-]"]
 SEGMENTS = ["a", "b", "sub", "x", "*", "?", "**", "c.py", "*.py", "*.env", "[ab]", "d.*", "s*"]
 SEGMENTS += ["[!a]", "[a-c]*", "[[:alpha:]]", "*.*", "a**", "c.py  ", "\\x"]
+# brackets git gives up on or reads unusually, and globs that backtrack in a regex engine
+SEGMENTS += ["[", "[x", "a-]", "[]a]", "[a-]]", "[[:x]", "[[:foo:]]*", "*a*a*", "**/**"]
 
 
 def _git_env(home: str) -> dict[str, str]:
@@ -218,3 +220,22 @@ def test_a_force_added_file_under_an_ignored_directory_is_checked(tmp_path: Path
     git = ["git", "-C", str(repo)]
     subprocess.run([*git, "add", "-f", ".vscode/launch.json", "ci.env"], check=True, env=env)
     assert walked(repo) == {".gitignore", ".vscode/launch.json", "ci.env"} == git_files(repo, home)
+
+
+def test_bracket_expressions_agree_with_git(tmp_path: Path) -> None:
+    """git gives up on a pattern whose bracket expression is not closed or names an
+    unknown class (nothing is ignored by it), and reads ``[]a]``, ``[a-]``, ``[[:x]``
+    and a class before ``-`` as wildmatch.c does."""
+    home = str(tmp_path / "home")
+    os.mkdir(home)
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, env=_git_env(home), timeout=60)
+    lines = ["foo[", "[ab", "x[\\]y", "[[:foo:]]", "[[:x]y", "[]a]b", "[a-]c", "[[:digit:]-z]d"]
+    lines += ["[[:alpha:]", "e[\\]]f", "\\"]
+    files = ["foo[", "[ab", "x]y", "f", "xy", "[y", ":y", "]b", "ab", "-c", "ac", "bc", "-d"]
+    files += ["yd", "5d", "a", "e]f", "\\"]
+    _build(repo, files, {"": lines}, [])
+    expected = git_files(repo, home)
+    assert walked(repo) == expected
+    assert {"foo[", "[ab", "x]y", "f", "yd", "a", "bc"} <= expected
+    assert not {"xy", "[y", "]b", "ab", "-c", "-d", "5d", "e]f"} & expected

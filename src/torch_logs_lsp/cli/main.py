@@ -14,7 +14,6 @@ accepts the value, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from torch_logs_lsp.cli.launch import cli_roots, launch_links
 from torch_logs_lsp.cli.notebook import check_notebook
 from torch_logs_lsp.cli.paths import writable_here
 from torch_logs_lsp.cli.select import add_select_options, make_chooser
-from torch_logs_lsp.cli.text import json_text, shown
+from torch_logs_lsp.cli.text import json_text, shown, value_text
 from torch_logs_lsp.cli.torch_options import (
     add_registry_command,
     add_torch_options,
@@ -55,6 +54,7 @@ from torch_logs_lsp.notebook.places import FilePlace, notebook_places
 from torch_logs_lsp.notebook.reader import CELL_HOST, NOTEBOOK
 from torch_logs_lsp.project.walk import iter_files
 from torch_logs_lsp.value.analysis import LEVEL_NAMES, Analysis, Severity, analyse
+from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
 
 def _safe_streams() -> None:
@@ -120,6 +120,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixed = 0
     checked = 0
     noted: set[str] = set()
+    analyses = AnalysisCache()  # a value named many times is analysed once, as in the server
     roots, names = cli_roots(args.paths)  # workspace folders: directories named, and "."
     for path, host in files:
         if host == NOTEBOOK:  # each code cell a document (cli/notebook.py)
@@ -141,6 +142,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         try:
             data = read_bytes(path)
+            if host in UTF8_ONLY:
+                utf8_only(path, data)
         except SkippedFile as exc:
             skipped(exc)
             continue
@@ -163,6 +166,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             roots=(os.getcwd(), project_dir(path)),
             path=os.path.abspath(path),  # module names: the script's directory first
             links=launch_links(path, roots, names),  # TL632: a launch config runs it
+            analyses=analyses,
         )
         for f in chooser.chosen(path, document.findings(), lambda f: f.diagnostic.code):
             if f.diagnostic.severity <= minimum:
@@ -252,18 +256,35 @@ def cell_row(path: Path, found: CellFinding, place: FilePlace | None = None) -> 
     )
 
 
+#: Kinds of file whose every reader refuses bytes that are not UTF-8: TOML is UTF-8
+#: only (toml.io, "Spec"), and tomllib, which pip, pytest and tox read it with, raises.
+UTF8_ONLY: frozenset[HostKind] = frozenset({"toml"})
+
+
+def utf8_only(path: Path, data: bytes) -> None:
+    """Raise :class:`.files.SkippedFile` (no error) when ``data`` is not UTF-8: a file of a
+    kind in :data:`UTF8_ONLY` that no reader can read sets nothing, so it is not parsed
+    (megabytes of such bytes cost seconds and hundreds of MB to parse)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 at byte {exc.start}, which TOML readers refuse"
+        raise SkippedFile(str(path), reason) from None
+
+
 def _fix(
     path: Path, host: HostKind, registry: Registry, text: str, fmt: str, ignore: frozenset[str]
 ) -> tuple[str, int]:
     """``check --fix`` for one file: apply fix-all but the fixes of the codes in
-    ``ignore`` (not chosen), print each change (to stderr unless ``--format text``);
-    return the text to check and the number of values changed."""
+    ``ignore`` (not chosen), print each change (to stderr unless ``--format text``; the
+    old and new values as :func:`.text.value_text` quotes them); return the text to check
+    and the number of values changed."""
     result = fix_file(path, host, registry, ignore=ignore)
     if result.skipped:
         print(f"{shown(path)}: {result.skipped}", file=sys.stderr)
     out = sys.stdout if fmt == "text" else sys.stderr
     for c in result.changes:
-        old, new = (json.dumps(v, ensure_ascii=False) for v in (c.old, c.new))
+        old, new = value_text(c.old), value_text(c.new)
         what = c.span.variable if c.span is not None else "set_logs"
         print(f"{shown(path)}:{c.line + 1}: fixed {what}: {old} -> {new}", file=out)
     for h in result.held:

@@ -11,14 +11,13 @@ and ``COL`` 1-based inside the cell's source (columns in code points, as for fil
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from torch_logs_lsp.cli.paths import writable_here
-from torch_logs_lsp.cli.text import shown
+from torch_logs_lsp.cli.text import shown, value_text
 from torch_logs_lsp.cli.torch_options import context_for, print_notes, project_dir
 from torch_logs_lsp.files import (
     MAX_FILE_BYTES,
@@ -154,7 +153,7 @@ def _fix(
         print(f"{name}: {exc.reason}; the file is unchanged, not fixed", file=sys.stderr)
         return notebook, 0
     for cell, line, what, old, value in changed:
-        old_s, new_s = (json.dumps(v, ensure_ascii=False) for v in (old, value))
+        old_s, new_s = value_text(old), value_text(value)
         print(f"{name}:cell {cell}:{line + 1}: fixed {what}: {old_s} -> {new_s}", file=out)
     return read_notebook(new), len(changed)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from torch_logs_lsp.cli.formats import relative_path
-from torch_logs_lsp.cli.text import shown
+from torch_logs_lsp.cli.text import printable, shown
 from torch_logs_lsp.codes.table import all_codes
 from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector, keep
 from torch_logs_lsp.project.config import Config, ConfigError, ConfigFinder
@@ -97,7 +97,7 @@ class Chooser:
                 self.noted.add(config.path)
 
                 name = shown(relative_path(config.path) or config.path)
-                keys = ", ".join(config.unknown)
+                keys = printable(", ".join(config.unknown))
                 print(f"torch-logs: note: {name}: unknown key(s) ignored: {keys}", file=sys.stderr)
             return config
         except ConfigError as exc:
@@ -105,7 +105,7 @@ class Chooser:
                 self.failed.add(exc.path)
 
                 name = shown(relative_path(exc.path) or exc.path)
-                print(f"torch-logs: {name}: {exc.reason}", file=sys.stderr)
+                print(f"torch-logs: {name}: {printable(exc.reason)}", file=sys.stderr)
             return None
 
     def filter_for(self, path: str | os.PathLike[str]) -> CodeFilter:

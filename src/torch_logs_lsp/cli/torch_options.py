@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Any
 
+from torch_logs_lsp.cli.text import printable
 from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.knowledge.versions import lifespan_text, parse_release
 from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver
@@ -128,7 +129,7 @@ def print_notes(context: TorchContext, noted: set[str]) -> None:
     for note in context.notes:
         if note not in noted:
             noted.add(note)
-            print(f"torch-logs: note: {note}", file=sys.stderr)
+            print(f"torch-logs: note: {printable(note)}", file=sys.stderr)
 
 
 def registry_rows(context: TorchContext, locale: str = "en") -> list[dict[str, Any]]:

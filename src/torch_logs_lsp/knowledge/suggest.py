@@ -76,13 +76,43 @@ def suggest(
     return list(dict.fromkeys(out))[:limit]
 
 
+#: Names whose suggestions are remembered across values, per set of known names (a
+#: ``.env`` file of 100,000 values repeating 8 misspelled names computes 8 of them).
+_SHARED_NAMES = 4096
+#: Longest name remembered (a longer one is computed each time; it is rare and mostly
+#: answered at once, see :func:`suggest`).
+_SHARED_LENGTH = 256
+#: Known-name sets remembered at once (one per torch release in use).
+_SHARED_SETS = 8
+
+_Memo = dict[tuple[str, bool], tuple[str, ...]]
+_shared: dict[tuple[int, int], tuple[tuple[str, ...], Aliases | None, _Memo]] = {}
+
+
+def _shared_memo(known: tuple[str, ...], aliases: Aliases | None) -> _Memo:
+    """The process-wide memo of :func:`suggest` for ``known`` and ``aliases`` (keyed by
+    identity: each entry holds both objects, so their ids stay theirs while it lives)."""
+    ids = (id(known), id(aliases))
+    entry = _shared.get(ids)
+    if entry is None or entry[0] is not known or entry[1] is not aliases:
+        if len(_shared) >= _SHARED_SETS:
+            _shared.clear()
+        entry = _shared[ids] = (known, aliases, {})
+    return entry[2]
+
+
 class Suggestions:
     """:func:`suggest` over the ``known`` names, per name, memoised; with difflib for the first
     :data:`.limits.MAX_DIAGNOSTICS` names asked, then only the cheap rankings (equal up to
     case and ``-``/``_``, prefix). Names are asked in item order and each asking item has
     a diagnostic inside its range, so a name past that budget only has diagnostics past
     the first ``MAX_DIAGNOSTICS``: hidden ones, for which fix-all needs only the cheap
-    ranking (see ``fixes``)."""
+    ranking (see ``fixes``).
+
+    The answers are also kept across values (per ``known`` and ``aliases`` object, at most
+    ``_SHARED_NAMES`` names of at most ``_SHARED_LENGTH`` code points): the same name asked
+    with the same budget state gives the same answer in any value, so a file repeating a
+    few names over many values computes each once."""
 
     def __init__(self, known: tuple[str, ...], aliases: Aliases | None = None) -> None:
         self.known = known
@@ -95,7 +125,14 @@ class Suggestions:
         found = self.memo.get(name)
         if found is None:
             self.left -= 1
-            found = self.memo[name] = tuple(
-                suggest(name, self.known, close=self.left >= 0, aliases=self.aliases)
-            )
+            close = self.left >= 0
+            shared = _shared_memo(self.known, self.aliases) if len(name) <= _SHARED_LENGTH else None
+            found = shared.get((name, close)) if shared is not None else None
+            if found is None:
+                found = tuple(suggest(name, self.known, close=close, aliases=self.aliases))
+                if shared is not None:
+                    if len(shared) >= _SHARED_NAMES:
+                        shared.clear()
+                    shared[(name, close)] = found
+            self.memo[name] = found
         return found

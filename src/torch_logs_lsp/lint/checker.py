@@ -297,12 +297,21 @@ def may_find(data: bytes) -> bool:
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
+#: How much of a file is looked at for a NUL byte: git's ``buffer_is_binary``
+#: (``xdiff-interface.c``, ``FIRST_FEW_BYTES``), which ripgrep's binary detection follows.
+BINARY_PROBE = 8000
+
+
 def read_bytes(path: Path) -> bytes:
     """The bytes of a document, as :func:`read_document` reads them (same errors; also
-    :class:`.files.SkippedFile`, with no error, for a UTF-16 or UTF-32 file)."""
+    :class:`.files.SkippedFile`, with no error, for a UTF-16 or UTF-32 file, and for a
+    binary one: a NUL byte in its first :data:`BINARY_PROBE` bytes, as git decides; no
+    file kind we check holds one, so it is never parsed)."""
     data = read_regular(path, MAX_FILE_BYTES)
     if data.startswith(_WIDE_BOMS):
         raise SkippedFile(str(path), "UTF-16 or UTF-32 text; only UTF-8 is read (save it as UTF-8)")
+    if b"\0" in data[:BINARY_PROBE]:
+        raise SkippedFile(str(path), "binary: a NUL byte in its first 8000 bytes")
     return data
 
 

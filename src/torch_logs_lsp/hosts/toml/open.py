@@ -11,6 +11,7 @@ points into the document.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING
 
@@ -27,13 +28,24 @@ _KEY = re.compile(r"^[ \t]*([\"']?)([A-Z_]+)\1[ \t]*=[ \t]*$")
 _ITEM = re.compile(r"(?:^|env[ \t]*=[ \t]*\[|,)[ \t]*$")
 
 
-def _header(text: str, before: int) -> tuple[str, ...] | None:
-    last = None
-    for m in _HEADER.finditer(text, 0, before):
-        last = m.group(1)
-    if last is None:
-        return None
-    return tuple(re.sub(r"[ \t\"']", "", last).split("."))
+class _Headers:
+    """The ``[header]`` lines of a text, found in one pass: :meth:`before` gives the last
+    one ending at or before an offset by binary search, so reading many open strings scans
+    the text once."""
+
+    def __init__(self, text: str) -> None:
+        found = [(m.start(), m.end(), m.group(1)) for m in _HEADER.finditer(text)]
+        self.starts = [s for s, _, _ in found]
+        self.ends = [e for _, e, _ in found]
+        self.names = [n for _, _, n in found]
+
+    def before(self, offset: int) -> tuple[str, ...] | None:
+        """The dotted name of the last header ending at or before ``offset`` (as
+        ``finditer(text, 0, offset)`` would find it last), ``None`` when there is none."""
+        i = bisect.bisect_right(self.ends, offset) - 1
+        if i < 0:
+            return None
+        return tuple(re.sub(r"[ \t\"']", "", self.names[i]).split("."))
 
 
 def _open_string(text: str, start: int, end: int) -> toml_strings.TomlString | None:
@@ -73,6 +85,7 @@ def open_spans(
             stack.extend(node.children)
     out: list[ValueSpan] = []
     starts = [0] + [m.end() for m in re.finditer(r"\r\n|\n|\r", text)]
+    headers = _Headers(text)
     for row in sorted(lines):
         if row >= len(starts):
             continue
@@ -83,7 +96,7 @@ def open_spans(
         if s is None:
             continue
         q = s.start - ls
-        header = _header(text, ls)
+        header = headers.before(ls)
         if header is None or header[: len(pre)] != pre:
             continue
         table = header[len(pre) :]
