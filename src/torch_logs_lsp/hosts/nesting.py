@@ -1,0 +1,210 @@
+"""How deep a document nests, measured before a tree-sitter grammar reads it.
+
+Deep nesting breaks the grammars in two ways (measured with tree-sitter 0.26.1 and the
+grammars of ``requirements/dev.txt``; ``docs/hosts.md`` has the table):
+
+- tree-sitter-yaml 0.7.2 crashes the process (SIGSEGV) on 253 open block indentation
+  levels (a 34 KB file; its scanner's indentation stack overflows), whatever the width of
+  each level; tree-sitter-python 0.25 stops reading indentation past ~550 levels;
+- every grammar's tree can be deeper than tree-sitter's queries follow: past 65,535
+  nodes deep (2^16; 32,768 nested JSON objects, ~22,000 YAML flow mappings) a query
+  misses matches and takes minutes (launch.json 60,000 objects deep: > 120 s);
+- tree-sitter-bash 0.25.1 parses here-documents pending on one line in quadratic time
+  (6,000 ``<<EOF`` on a line, 118 KB: 14 s).
+
+:func:`too_deep` bounds all three, well inside each cliff, with a linear scan that never
+builds a tree: open block indentation levels (YAML, Python), open brackets (every
+grammar; the brackets of strings and comments that cannot hold code are skipped) and
+here-documents opened on one line (bash). A document past a bound is not read: the
+grammar is given an empty document instead (``_ts.Source.parse``), so it has no values
+and no findings, as Python rejects a module indented 100 levels deep.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The nesting one grammar is given at most: ``brackets`` open brackets (any of
+    ``openers``; a closer is any of ``closers``; ``skipped`` matches the strings and
+    comments whose brackets do not count), ``indentation`` open block indentation
+    levels (``None``: the grammar has no indentation), ``heredocs`` here-documents
+    opened on one line (``None``: no here-documents); ``indicators`` see below."""
+
+    brackets: int
+    openers: bytes
+    closers: bytes
+    skipped: re.Pattern[bytes] | None = None
+    indentation: int | None = None
+    heredocs: int | None = None
+    #: YAML: a block indicator (``- ``, ``? ``, ``: ``) at a line's start opens a level.
+    indicators: bool = False
+
+
+#: JSON strings (one line: a line break ends an unterminated one, as in tree-sitter-json)
+#: and JSONC comments.
+_JSON_SKIPPED = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/')
+#: YAML quoted scalars where one can start (after a blank, ``[{,:`` or a line start),
+#: and comments (``#`` after a blank or a line start).
+_YAML_SKIPPED = re.compile(
+    rb"""(?<![^\s\[{,:])(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')|(?<!\S)\#[^\n]*""", re.S
+)
+#: bash: single-quoted strings, escaped characters and comments (a double-quoted string
+#: holds code: ``"$(...)"``, so its brackets count).
+_BASH_SKIPPED = re.compile(rb"'[^']*'|\\.|(?<![^\s;&|()<>])\#[^\n]*")
+#: Python: comments and strings that are not f-strings (an f-string's braces hold code).
+_PYTHON_SKIPPED = re.compile(
+    rb"#[^\r\n]*"
+    rb"|(?<![A-Za-z0-9_])(?:[rRbBuU]|[rR][bB]|[bB][rR])?"
+    rb"""(?:'''(?:[^\\]|\\.)*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""",
+    re.S,
+)
+#: PowerShell: comments and single-quoted strings (a double-quoted one holds ``$(...)``).
+_POWERSHELL_SKIPPED = re.compile(rb"<#(?:[^#]|#(?!>))*#>|#[^\n]*|'(?:[^'\n]|'')*'|`.")
+#: TOML strings and comments.
+_TOML_SKIPPED = re.compile(
+    rb"""#[^\n]*|'''.*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|'[^'\n]*'|"(?:[^"\\\n]|\\.)*\"""",
+    re.S,
+)
+
+#: Per grammar (a key of ``_ts.GRAMMARS``). The bracket bounds keep each tree 30-60
+#: times shallower than the query cliff above; Python's are CPython's own (``MAXINDENT``
+#: 100 and ``MAXLEVEL`` 200, Parser/tokenizer.h: a module past them is a SyntaxError);
+#: YAML's indentation bound is half the crash.
+BOUNDS: dict[str, Bound] = {
+    "yaml": Bound(1000, b"[{", b"]}", _YAML_SKIPPED, indentation=128, indicators=True),
+    "json": Bound(1000, b"[{", b"]}", _JSON_SKIPPED),
+    "python": Bound(200, b"([{", b")]}", _PYTHON_SKIPPED, indentation=100),
+    "bash": Bound(1000, b"([{", b")]}", _BASH_SKIPPED, heredocs=64),
+    "powershell": Bound(1000, b"([{", b")]}", _POWERSHELL_SKIPPED),
+    "make": Bound(1000, b"({", b")}"),
+    "toml": Bound(1000, b"[{", b"]}", _TOML_SKIPPED),
+}
+
+
+def too_deep(language: str, data: bytes) -> str | None:
+    """Why the UTF-8 document ``data`` nests past the :data:`BOUNDS` of grammar
+    ``language`` (a short phrase for a log line), or ``None`` when it does not (also for
+    a grammar without bounds). Linear in ``len(data)``; a document with fewer opening
+    bytes than the bound is answered by counting them. The answer for the last document
+    is remembered (a document is parsed by several features)."""
+    global _last
+    if _last is not None and _last[0] == language and (_last[1] is data or _last[1] == data):
+        return _last[2]
+    bound = BOUNDS.get(language)
+    found = None if bound is None else _too_deep(bound, data)
+    _last = (language, data, found)
+    if found is not None:
+        log.warning(
+            "%s: nested too deeply to read (%s); no value of it is checked", language, found
+        )
+    return found
+
+
+_last: tuple[str, bytes, str | None] | None = None
+
+
+def _too_deep(bound: Bound, data: bytes) -> str | None:
+    if bound.indentation is not None:
+        levels = indentation_levels(data, bound.indentation, bound.indicators)
+        if levels > bound.indentation:
+            return f"more than {bound.indentation} indentation levels"
+    if bracket_depth(data, bound.openers, bound.closers, bound.skipped, bound.brackets) > (
+        bound.brackets
+    ):
+        return f"more than {bound.brackets} open brackets"
+    if bound.heredocs is not None and heredocs_on_a_line(data, bound.heredocs) > bound.heredocs:
+        return f"more than {bound.heredocs} here-documents on a line"
+    return None
+
+
+def bracket_depth(
+    data: bytes, openers: bytes, closers: bytes, skipped: re.Pattern[bytes] | None, limit: int
+) -> int:
+    """The most brackets open at once in ``data`` (any opener closed by any closer; a
+    closer with none open is ignored; the text ``skipped`` matches counts for nothing),
+    or any number above ``limit`` once it is passed. Linear: C-speed counts, then a
+    regular expression removes the skipped text and one pass reads the brackets left."""
+    if sum(data.count(b) for b in openers) <= limit:
+        return 0  # (not the depth: at most ``limit``)
+    if skipped is not None:
+        data = skipped.sub(b"", data)
+    table = bytes.maketrans(openers + closers, b"(" * len(openers) + b")" * len(closers))
+    kept = data.translate(table, bytes(set(range(256)) - set(openers + closers)))
+    depth = deepest = 0
+    for c in kept:
+        if c == 0x28:  # (
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+        elif depth:
+            depth -= 1
+    return deepest
+
+
+#: A line's indentation and the block indicators that open deeper levels on it (YAML's
+#: ``- - x``, ``? a``).
+_YAML_LINE = re.compile(rb"^( *)((?:[-?:](?: +|(?=\r?$)))*)(?=[^\s#])", re.M)
+_LINE = re.compile(rb"^([ \t]*)()(?=[^\s#])", re.M)
+_INDICATOR = re.compile(rb"[-?:] *")
+
+
+def indentation_levels(data: bytes, limit: int, yaml: bool = False) -> int:
+    """The most block indentation levels open at once in ``data`` (counted like Python's
+    tokenizer: a line indented deeper than the enclosing level's line opens a level; with
+    ``yaml`` each block indicator ``- ``/``? ``/``: `` at a line's start opens one more,
+    at its column), or any number above ``limit`` once it is passed. Every line that
+    holds text counts (lines of strings and block scalars too: this can only overcount).
+    Linear; a document without a line indented ``limit`` columns is answered by one
+    regular-expression search."""
+    prefix = rb"^[ \-?:]{%d}" if yaml else rb"^[ \t]{%d}"
+    if re.search(prefix % limit, data, re.M) is None:
+        return 0  # (each level is at least one column deeper than the last)
+    if b"\r" in data:  # a lone CR ends a line too (the same length)
+        data = data.replace(b"\r", b"\n")
+    stack = [0]  # the columns of the open levels (a line at column 0 opens none)
+    for m in (_YAML_LINE if yaml else _LINE).finditer(data):
+        width = m.end(1) - m.start(1)
+        while width < stack[-1]:
+            stack.pop()
+        if width > stack[-1]:
+            stack.append(width)
+        for indicator in _INDICATOR.finditer(m.group(2)):
+            if width + indicator.end() > stack[-1]:
+                stack.append(width + indicator.end())
+        if len(stack) - 1 > limit:
+            break
+    return len(stack) - 1
+
+
+def heredocs_on_a_line(data: bytes, limit: int) -> int:
+    """The most here-document operators (``<<``, not ``<<<``) on one line of ``data``
+    (those in strings and arithmetic too: this can only overcount), or any number above
+    ``limit`` once it is passed."""
+    if data.count(b"<<") <= limit:
+        return 0
+    most = 0
+    for line in data.splitlines():
+        if line.count(b"<<") > limit:
+            most = max(most, len(re.findall(rb"(?<!<)<<(?!<)", line)))
+            if most > limit:
+                break
+    return most
+
+
+__all__ = [
+    "BOUNDS",
+    "Bound",
+    "bracket_depth",
+    "heredocs_on_a_line",
+    "indentation_levels",
+    "too_deep",
+]
