@@ -47,29 +47,36 @@ class Bound:
     indicators: bool = False
 
 
+# The string patterns start with their first character and use unrolled loops
+# (``"[^"\\]*(?:\\.[^"\\]*)*"``), which the regular-expression engine scans fast.
+
 #: JSON strings (one line: a line break ends an unterminated one, as in tree-sitter-json)
 #: and JSONC comments.
-_JSON_SKIPPED = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/')
+_JSON_SKIPPED = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|/\*[^*]*(?:\*+[^*/][^*]*)*\*+/')
 #: YAML quoted scalars where one can start (after a blank, ``[{,:`` or a line start),
 #: and comments (``#`` after a blank or a line start).
 _YAML_SKIPPED = re.compile(
-    rb"""(?<![^\s\[{,:])(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')|(?<!\S)\#[^\n]*""", re.S
+    rb"""(?:"(?<![^\s\[{,:]")[^"\\]*(?:\\.[^"\\]*)*"|'(?<![^\s\[{,:]')[^']*(?:''[^']*)*')"""
+    rb"|\#(?<!\S\#)[^\n]*"
 )
 #: bash: single-quoted strings, escaped characters and comments (a double-quoted string
 #: holds code: ``"$(...)"``, so its brackets count).
-_BASH_SKIPPED = re.compile(rb"'[^']*'|\\.|(?<![^\s;&|()<>])\#[^\n]*")
+_BASH_SKIPPED = re.compile(rb"'[^']*'|\\.|\#(?<![^\s;&|()<>]\#)[^\n]*")
 #: Python: comments and strings that are not f-strings (an f-string's braces hold code).
 _PYTHON_SKIPPED = re.compile(
     rb"#[^\r\n]*"
-    rb"|(?<![A-Za-z0-9_])(?:[rRbBuU]|[rR][bB]|[bB][rR])?"
-    rb"""(?:'''(?:[^\\]|\\.)*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""",
+    rb"""|(?:'''(?<![fF]''')(?<![fF][rR]''')[^\\']*(?:(?:\\.|'(?!''))[^\\']*)*'''"""
+    rb'''|"""(?<![fF]""")(?<![fF][rR]""")[^\\"]*(?:(?:\\.|"(?!""))[^\\"]*)*"""'''
+    rb"""|'(?<![fF]')(?<![fF][rR]')[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'"""
+    rb"""|"(?<![fF]")(?<![fF][rR]")[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*")""",
     re.S,
 )
 #: PowerShell: comments and single-quoted strings (a double-quoted one holds ``$(...)``).
-_POWERSHELL_SKIPPED = re.compile(rb"<#(?:[^#]|#(?!>))*#>|#[^\n]*|'(?:[^'\n]|'')*'|`.")
+_POWERSHELL_SKIPPED = re.compile(rb"<#[^#]*(?:#+[^#>][^#]*)*#+>|#[^\n]*|'[^'\n]*(?:''[^'\n]*)*'|`.")
 #: TOML strings and comments.
 _TOML_SKIPPED = re.compile(
-    rb"""#[^\n]*|'''.*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|'[^'\n]*'|"(?:[^"\\\n]|\\.)*\"""",
+    rb"""#[^\n]*|'''.*?'''|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\n]*'"""
+    rb'''|"""[^\\"]*(?:(?:\\.|"(?!""))[^\\"]*)*"""''',
     re.S,
 )
 
