@@ -94,6 +94,18 @@ def test_yaml_block_levels_at_the_bound_are_read() -> None:
     assert findings(compact, "yaml") == []
 
 
+def test_a_sequence_at_its_keys_column_counts_as_a_level() -> None:
+    """``- k:`` lines, each two columns deeper: tree-sitter-yaml keeps a level for the
+    sequence and one for the mapping in it (SIGSEGV on 127 such lines)."""
+
+    def items(n: int) -> str:
+        return YAML_VALUE + "".join("  " * i + "- k:\n" for i in range(n)) + "  " * n + "x\n"
+
+    assert nesting.indentation_levels(items(60).encode(), 128, yaml=True) == 120
+    assert [f.diagnostic.code for f in findings(items(60), "yaml")] == ["TL201"]
+    assert nesting.too_deep("yaml", items(65).encode()) is not None
+
+
 @pytest.mark.parametrize(
     ("language", "text"),
     [
@@ -140,6 +152,7 @@ def test_the_cli_survives_what_crashed_a_grammar(tmp_path: Path) -> None:
     (ws / ".vscode").mkdir(parents=True)
     (ws / "deep.yaml").write_text(yaml_blocks(270))  # SIGSEGV in tree-sitter-yaml 0.7.2
     (ws / "compact.yaml").write_text(YAML_VALUE + "x:\n" + "- " * 300 + "x\n")
+    (ws / "items.yaml").write_text(YAML_VALUE + "".join("  " * i + "- k:\n" for i in range(130)))
     (ws / ".vscode" / "launch.json").write_text(launch(60_000))
     (ws / "deep.sh").write_text(
         "export TORCH_LOGS=+dynamo\necho " + "$(" * 40_000 + ")" * 40_000 + "\n"

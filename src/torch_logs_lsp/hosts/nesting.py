@@ -3,9 +3,9 @@
 Deep nesting breaks the grammars in two ways (measured with tree-sitter 0.26.1 and the
 grammars of ``requirements/dev.txt``; ``docs/hosts.md`` has the table):
 
-- tree-sitter-yaml 0.7.2 crashes the process (SIGSEGV) on 253 open block indentation
-  levels (a 34 KB file; its scanner's indentation stack overflows), whatever the width of
-  each level; tree-sitter-python 0.25 stops reading indentation past ~550 levels;
+- tree-sitter-yaml 0.7.2 crashes the process (SIGSEGV) past ~253 open block levels of
+  its scanner, whatever the width of each (253 nested keys, a 34 KB file; 127 nested
+  ``- k:`` items, where a sequence at its key's column is a level of its own); tree-sitter-python 0.25 stops reading indentation past ~550 levels;
 - every grammar's tree can be deeper than tree-sitter's queries follow: past 65,535
   nodes deep (2^16; 32,768 nested JSON objects, ~22,000 YAML flow mappings) a query
   misses matches and takes minutes (launch.json 60,000 objects deep: > 120 s);
@@ -158,35 +158,45 @@ def bracket_depth(
 
 
 #: A line's indentation and the block indicators that open deeper levels on it (YAML's
-#: ``- - x``, ``? a``).
-_YAML_LINE = re.compile(rb"^( *)((?:[-?:](?: +|(?=\r?$)))*)(?=[^\s#])", re.M)
+#: ``- - x``, ``? a``, a ``-`` alone on its line).
+_YAML_LINE = re.compile(rb"^( *)((?:[-?:](?: +|(?=\n|$)))*)(?:(?=[^\s#])|(?<=[-?:])(?=\n|$))", re.M)
 _LINE = re.compile(rb"^([ \t]*)()(?=[^\s#])", re.M)
 _INDICATOR = re.compile(rb"[-?:] *")
 
 
 def indentation_levels(data: bytes, limit: int, yaml: bool = False) -> int:
     """The most block indentation levels open at once in ``data`` (counted like Python's
-    tokenizer: a line indented deeper than the enclosing level's line opens a level; with
-    ``yaml`` each block indicator ``- ``/``? ``/``: `` at a line's start opens one more,
-    at its column), or any number above ``limit`` once it is passed. Every line that
-    holds text counts (lines of strings and block scalars too: this can only overcount).
-    Linear; a document without a line indented ``limit`` columns is answered by one
-    regular-expression search."""
+    tokenizer: a line indented deeper than the enclosing level's line opens a level), or
+    any number above ``limit`` once it is passed. With ``yaml``, each block indicator
+    (``- ``, ``? ``, ``: ``) at a line's start opens a level at its column and the node
+    after it one more, and a block sequence opens a level also at its parent key's column
+    (``k:`` then ``- k:`` at the same column: tree-sitter-yaml keeps both, and crashes on
+    127 such lines). Every line that holds text counts (lines of strings and block
+    scalars too: this can only overcount). Linear; a document without a line indented
+    ``limit // 2`` columns is answered by one regular-expression search."""
     prefix = rb"^[ \-?:]{%d}" if yaml else rb"^[ \t]{%d}"
-    if re.search(prefix % limit, data, re.M) is None:
-        return 0  # (each level is at least one column deeper than the last)
+    if re.search(prefix % (limit // 2), data, re.M) is None:
+        return 0  # (each level is at least half a column deeper than the last)
     if b"\r" in data:  # a lone CR ends a line too (the same length)
         data = data.replace(b"\r", b"\n")
-    stack = [0]  # the columns of the open levels (a line at column 0 opens none)
+    # open levels, as twice their column (plus one for a block sequence: it nests in a
+    # mapping at its own column); a line at column 0 opens none
+    stack = [0]
     for m in (_YAML_LINE if yaml else _LINE).finditer(data):
         width = m.end(1) - m.start(1)
-        while width < stack[-1]:
+        entries = [2 * width]
+        if m.group(2):
+            entries = [
+                2 * (width + i.start()) + (i.group().startswith(b"-"))
+                for i in _INDICATOR.finditer(m.group(2))
+            ]
+            if m.end() < len(data) and data[m.end()] != 0x0A:  # a node after them
+                entries.append(2 * (width + len(m.group(2))))
+        while entries[0] < stack[-1]:
             stack.pop()
-        if width > stack[-1]:
-            stack.append(width)
-        for indicator in _INDICATOR.finditer(m.group(2)):
-            if width + indicator.end() > stack[-1]:
-                stack.append(width + indicator.end())
+        for entry in entries:
+            if entry > stack[-1]:
+                stack.append(entry)
         if len(stack) - 1 > limit:
             break
     return len(stack) - 1
