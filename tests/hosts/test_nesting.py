@@ -132,6 +132,16 @@ def test_brackets_in_strings_and_comments_do_not_count() -> None:
     flat = '["[[[[", // [[[[\n "x"]\n' * 400  # 2,800 openers, none left open
     assert nesting.too_deep("json", flat.encode()) is None
     assert nesting.too_deep("bash", ("echo '(((' # (((\n" * 400).encode()) is None
+    # a closer in a double-quoted string closes nothing; its "$(...)" is code
+    hidden = '( echo ")" ' * 1001 + ")" * 1001 + "\n"
+    assert nesting.too_deep("bash", hidden.encode()) is not None
+    assert nesting.too_deep("bash", ('echo ")" "$(date)" `x`\n' * 2000).encode()) is None
+    assert nesting.too_deep("bash", ('echo "' + "$(" * 1001 + ")" * 1001 + '"\n').encode())
+    body = "cat <<'EOF'\n" + "(" * 2000 + "\nEOF\n"  # a here-document's body is text
+    assert nesting.too_deep("bash", body.encode()) is None
+    ps = '$x = "$(' * 1001 + '")"' * 1001 + "\n"
+    assert nesting.too_deep("powershell", ps.encode()) is not None
+    assert nesting.too_deep("powershell", ("'(((' # (((\n" * 400).encode()) is None
     # an f-string's braces hold code: they count
     fstring = "x = " + 'f"{' * 201 + "1" + '}"' * 201 + "\n"
     assert nesting.too_deep("python", fstring.encode()) is not None

@@ -5,7 +5,8 @@ grammars of ``requirements/dev.txt``; ``docs/hosts.md`` has the table):
 
 - tree-sitter-yaml 0.7.2 crashes the process (SIGSEGV) past ~253 open block levels of
   its scanner, whatever the width of each (253 nested keys, a 34 KB file; 127 nested
-  ``- k:`` items, where a sequence at its key's column is a level of its own); tree-sitter-python 0.25 stops reading indentation past ~550 levels;
+  ``- k:`` items, where a sequence at its key's column is a level of its own);
+  tree-sitter-python 0.25 stops reading indentation past ~550 levels;
 - every grammar's tree can be deeper than tree-sitter's queries follow: past 65,535
   nodes deep (2^16; 32,768 nested JSON objects, ~22,000 YAML flow mappings) a query
   misses matches and takes minutes (launch.json 60,000 objects deep: > 120 s);
@@ -14,7 +15,8 @@ grammars of ``requirements/dev.txt``; ``docs/hosts.md`` has the table):
 
 :func:`too_deep` bounds all three, well inside each cliff, with a linear scan that never
 builds a tree: open block indentation levels (YAML, Python), open brackets (every
-grammar; the brackets of strings and comments that cannot hold code are skipped) and
+grammar; the brackets of strings and comments that cannot hold code are skipped, and
+bash's and PowerShell's double-quoted strings are followed token by token) and
 here-documents opened on one line (bash). A document past a bound is not read: the
 grammar is given an empty document instead (``_ts.Source.parse``), so it has no values
 and no findings, as Python rejects a module indented 100 levels deep.
@@ -45,6 +47,9 @@ class Bound:
     heredocs: int | None = None
     #: YAML: a block indicator (``- ``, ``? ``, ``: ``) at a line's start opens a level.
     indicators: bool = False
+    #: Where double-quoted strings hold code: brackets are read token by token (``skipped``
+    #: is not used).
+    quoting: Quoting | None = None
 
 
 # The string patterns start with their first character and use unrolled loops
@@ -59,9 +64,6 @@ _YAML_SKIPPED = re.compile(
     rb"""(?:"(?<![^\s\[{,:]")[^"\\]*(?:\\.[^"\\]*)*"|'(?<![^\s\[{,:]')[^']*(?:''[^']*)*')"""
     rb"|\#(?<!\S\#)[^\n]*"
 )
-#: bash: single-quoted strings, escaped characters and comments (a double-quoted string
-#: holds code: ``"$(...)"``, so its brackets count).
-_BASH_SKIPPED = re.compile(rb"'[^']*'|\\.|\#(?<![^\s;&|()<>]\#)[^\n]*")
 #: Python: comments and strings that are not f-strings (an f-string's braces hold code).
 _PYTHON_SKIPPED = re.compile(
     rb"#[^\r\n]*"
@@ -71,14 +73,96 @@ _PYTHON_SKIPPED = re.compile(
     rb"""|"(?<![fF]")(?<![fF][rR]")[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*")""",
     re.S,
 )
-#: PowerShell: comments and single-quoted strings (a double-quoted one holds ``$(...)``).
-_POWERSHELL_SKIPPED = re.compile(rb"<#[^#]*(?:#+[^#>][^#]*)*#+>|#[^\n]*|'[^'\n]*(?:''[^'\n]*)*'|`.")
 #: TOML strings and comments.
 _TOML_SKIPPED = re.compile(
     rb"""#[^\n]*|'''.*?'''|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\n]*'"""
     rb'''|"""[^\\"]*(?:(?:\\.|"(?!""))[^\\"]*)*"""''',
     re.S,
 )
+
+
+@dataclass(frozen=True)
+class Quoting:
+    """How code nests in a grammar whose double-quoted strings hold code (bash's and
+    PowerShell's ``"$(...)"``): ``code`` matches the tokens of code, ``quoted`` those of a
+    double-quoted string. A token ending in ``(``, ``{`` or ``[`` opens a level, ``)``,
+    ``}`` and ``]`` close one opened in code, ``"`` starts or ends a string, a backquote
+    starts or ends a bash command substitution, a match with group ``delim`` is a bash
+    here-document (its body, the lines after the line, is skipped); anything else is
+    skipped text (a single-quoted string, a comment, an escaped character)."""
+
+    code: re.Pattern[bytes]
+    quoted: re.Pattern[bytes]
+
+
+_BASH_QUOTING = Quoting(
+    re.compile(
+        rb"'[^']*'|\\.|\#(?<![^\s;&|()<>]\#)[^\n]*"
+        rb"|<<(?!<)-?[ \t]*(?P<q>['\"]?)(?P<delim>[A-Za-z_][A-Za-z_0-9]*)(?P=q)"
+        rb"|\$[({]|[()\[\]{}\"`]"
+    ),
+    re.compile(rb"\\.|\$[({]|[\"`]"),
+)
+_POWERSHELL_QUOTING = Quoting(
+    re.compile(
+        rb"<#[^#]*(?:#+[^#>][^#]*)*#+>|#[^\n]*|'[^']*(?:''[^']*)*'|`.|[$@][({]|[()\[\]{}\"]"
+    ),
+    re.compile(rb'`.|""|\$\(|"'),
+)
+_CODE, _QUOTED, _BACKQUOTED = 0, 1, 2
+
+
+def quoted_depth(data: bytes, quoting: Quoting, limit: int) -> int:
+    """The most levels open at once in ``data`` read with ``quoting`` (brackets and
+    double-quoted strings; a closer with nothing open in code is ignored), or any number
+    above ``limit`` once it is passed. Linear: one regular-expression search per token."""
+    stack = [_CODE]
+    pos, line_end = 0, -1
+    bodies: list[bytes] = []  # here-documents whose bodies start after ``line_end``
+    while len(stack) - 1 <= limit:
+        m = (quoting.quoted if stack[-1] == _QUOTED else quoting.code).search(data, pos)
+        if m is None:
+            break
+        if bodies and m.start() > line_end:
+            pos, bodies = _after_bodies(data, line_end, bodies), []
+            continue
+        token, pos = m.group(), m.end()
+        last = token[-1:]
+        if last in (b"(", b"{", b"["):
+            stack.append(_CODE)
+        elif last in (b")", b"}", b"]") and len(token) == 1:
+            if len(stack) > 1 and stack[-1] == _CODE:
+                stack.pop()
+        elif token == b'"':
+            if stack[-1] == _QUOTED:
+                stack.pop()
+            else:
+                stack.append(_QUOTED)
+        elif token == b"`":
+            if stack[-1] == _BACKQUOTED:
+                stack.pop()
+            else:
+                stack.append(_BACKQUOTED)
+        elif "delim" in m.re.groupindex and m.group("delim"):
+            bodies.append(m.group("delim"))
+            line_end = data.find(b"\n", pos)
+            if line_end < 0:
+                line_end = len(data)
+    return len(stack) - 1
+
+
+def _after_bodies(data: bytes, start: int, delimiters: list[bytes]) -> int:
+    """Where the bodies of here-documents ``delimiters`` (in order) starting after offset
+    ``start`` end; ``start`` itself when a delimiter line is missing (then nothing is
+    skipped: its text counts)."""
+    at = start
+    for delimiter in delimiters:
+        end = re.compile(rb"^\t*" + re.escape(delimiter) + rb"$", re.M).search(data, at + 1)
+        if end is None:
+            return start
+        at = end.end()
+    return at
+
 
 #: Per grammar (a key of ``_ts.GRAMMARS``). The bracket bounds keep each tree 30-60
 #: times shallower than the query cliff above; Python's are CPython's own (``MAXINDENT``
@@ -88,8 +172,8 @@ BOUNDS: dict[str, Bound] = {
     "yaml": Bound(1000, b"[{", b"]}", _YAML_SKIPPED, indentation=128, indicators=True),
     "json": Bound(1000, b"[{", b"]}", _JSON_SKIPPED),
     "python": Bound(200, b"([{", b")]}", _PYTHON_SKIPPED, indentation=100),
-    "bash": Bound(1000, b"([{", b")]}", _BASH_SKIPPED, heredocs=64),
-    "powershell": Bound(1000, b"([{", b")]}", _POWERSHELL_SKIPPED),
+    "bash": Bound(1000, b'([{"`', b")]}", heredocs=64, quoting=_BASH_QUOTING),
+    "powershell": Bound(1000, b'([{"', b")]}", quoting=_POWERSHELL_QUOTING),
     "make": Bound(1000, b"({", b")}"),
     "toml": Bound(1000, b"[{", b"]}", _TOML_SKIPPED),
 }
@@ -122,10 +206,13 @@ def _too_deep(bound: Bound, data: bytes) -> str | None:
         levels = indentation_levels(data, bound.indentation, bound.indicators)
         if levels > bound.indentation:
             return f"more than {bound.indentation} indentation levels"
-    if bracket_depth(data, bound.openers, bound.closers, bound.skipped, bound.brackets) > (
-        bound.brackets
-    ):
-        return f"more than {bound.brackets} open brackets"
+    if sum(data.count(b) for b in bound.openers) > bound.brackets:  # else it cannot be
+        if bound.quoting is not None:
+            depth = quoted_depth(data, bound.quoting, bound.brackets)
+        else:
+            depth = bracket_depth(data, bound.openers, bound.closers, bound.skipped, bound.brackets)
+        if depth > bound.brackets:
+            return f"more than {bound.brackets} open brackets"
     if bound.heredocs is not None and heredocs_on_a_line(data, bound.heredocs) > bound.heredocs:
         return f"more than {bound.heredocs} here-documents on a line"
     return None
