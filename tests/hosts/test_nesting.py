@@ -72,7 +72,7 @@ BOUND = {
     "yaml": 1000,
     "json": 1000,
     "bash": 1000,
-    "powershell": 1000,
+    "powershell": 500,
     "python": 200,
     "python-indent": 100,
     "toml": 1000,

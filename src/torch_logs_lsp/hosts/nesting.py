@@ -164,16 +164,18 @@ def _after_bodies(data: bytes, start: int, delimiters: list[bytes]) -> int:
     return at
 
 
-#: Per grammar (a key of ``_ts.GRAMMARS``). The bracket bounds keep each tree 30-60
-#: times shallower than the query cliff above; Python's are CPython's own (``MAXINDENT``
-#: 100 and ``MAXLEVEL`` 200, Parser/tokenizer.h: a module past them is a SyntaxError);
-#: YAML's indentation bound is half the crash.
+#: Per grammar (a key of ``_ts.GRAMMARS``). The bracket bounds keep each tree at least
+#: 8 times shallower than the query cliff: a level is 1-4 nodes deep in most grammars
+#: (a cliff past ~16,000 levels: bash's ``"$(``), 12-15 in PowerShell (past ~4,300
+#: levels of ``{``). Python's are CPython's own (``MAXINDENT`` 100 and ``MAXLEVEL``
+#: 200, Parser/tokenizer.h: a module past them is a SyntaxError); YAML's indentation
+#: bound is half the crash.
 BOUNDS: dict[str, Bound] = {
     "yaml": Bound(1000, b"[{", b"]}", _YAML_SKIPPED, indentation=128, indicators=True),
     "json": Bound(1000, b"[{", b"]}", _JSON_SKIPPED),
     "python": Bound(200, b"([{", b")]}", _PYTHON_SKIPPED, indentation=100),
     "bash": Bound(1000, b'([{"`', b")]}", heredocs=64, quoting=_BASH_QUOTING),
-    "powershell": Bound(1000, b'([{"', b")]}", quoting=_POWERSHELL_QUOTING),
+    "powershell": Bound(500, b'([{"', b")]}", quoting=_POWERSHELL_QUOTING),
     "make": Bound(1000, b"({", b")}"),
     "toml": Bound(1000, b"[{", b"]}", _TOML_SKIPPED),
 }
