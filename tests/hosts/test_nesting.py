@@ -181,3 +181,11 @@ def test_the_cli_survives_what_crashed_a_grammar(tmp_path: Path) -> None:
     assert "deep.yaml" not in run.stdout and "launch.json" not in run.stdout
     for language in ("yaml", "json", "bash"):
         assert f"{language}: nested too deeply to read" in run.stderr
+
+
+def test_a_gitlab_script_nested_to_the_bound_is_read() -> None:
+    """GitLab's nested script lists are read without recursion: a list 995 deep beside a
+    script line leaves that line's value read."""
+    deep = "[" * 995 + "x" + "]" * 995
+    text = f"job:\n  script:\n    - export TORCH_LOGS=+dynamo,gaurds\n    - {deep}\n"
+    assert [f.diagnostic.code for f in findings(text, "yaml")] == ["TL201"]
