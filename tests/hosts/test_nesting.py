@@ -189,3 +189,10 @@ def test_a_gitlab_script_nested_to_the_bound_is_read() -> None:
     deep = "[" * 995 + "x" + "]" * 995
     text = f"job:\n  script:\n    - export TORCH_LOGS=+dynamo,gaurds\n    - {deep}\n"
     assert [f.diagnostic.code for f in findings(text, "yaml")] == ["TL201"]
+
+
+def test_a_gitlab_value_mapping_nested_to_the_bound_is_read() -> None:
+    """A GitLab ``{value: ...}`` entry is unwrapped without recursion."""
+    deep = "{value: " * 990 + "'+dynamo,gaurds'" + "}" * 990
+    text = f"stages: [a]\nvariables:\n  TORCH_LOGS: {deep}\njob:\n  script: [echo]\n"
+    assert [f.diagnostic.code for f in findings(text, "yaml")] == ["TL201"]
