@@ -196,3 +196,16 @@ def test_a_gitlab_value_mapping_nested_to_the_bound_is_read() -> None:
     deep = "{value: " * 990 + "'+dynamo,gaurds'" + "}" * 990
     text = f"stages: [a]\nvariables:\n  TORCH_LOGS: {deep}\njob:\n  script: [echo]\n"
     assert [f.diagnostic.code for f in findings(text, "yaml")] == ["TL201"]
+
+
+def test_a_too_deep_run_step_loses_only_its_own_code() -> None:
+    """Embedded shell code is bounded on its own: the workflow's other values are read."""
+    text = (
+        "on: push\njobs:\n  a:\n    runs-on: x\n    env:\n      TORCH_LOGS: +dynamo,gaurds\n"
+        "    steps:\n      - run: export TORCH_LOGS=+dynamo,recompile\n"
+        "      - run: echo " + "$(" * 1500 + "export TORCH_LOGS=aot_g" + ")" * 1500 + "\n"
+    )  # (the last step's value is not read)
+    assert [(f.diagnostic.code, f.line) for f in findings(text, "yaml")] == [
+        ("TL201", 5),
+        ("TL201", 7),
+    ]
