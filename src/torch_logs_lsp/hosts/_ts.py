@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from torch_logs_lsp.hosts.incremental import Edit, diff
+from torch_logs_lsp.hosts.nesting import too_deep
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -143,11 +144,17 @@ class Source:
         re-parses only around the changed bytes (tree-sitter-bash still needs 50-80 ms for a
         10,000-line script, hence :mod:`.toplevel`). ``old``'s tree is consumed (edited in
         place). ``stale``: ``old``'s tree has been edited to match its bytes but not
-        re-parsed, so it is re-parsed even when the bytes are unchanged."""
+        re-parsed, so it is re-parsed even when the bytes are unchanged. A document nested
+        past the grammar's bounds (:func:`.nesting.too_deep`) is not given to it: the tree
+        is an empty document's (no values, no findings)."""
         parser = _parser(language)
+        if too_deep(language, self.data):
+            return parser.parse(b"")
         if old is None:
             return parser.parse(self.data)
         old_data, tree = old
+        if old_data and tree.root_node.end_byte == 0:  # (the empty stand-in above)
+            return parser.parse(self.data)
         edit = diff(old_data, self.data)
         if edit is None:
             return parser.parse(self.data, tree) if stale else tree
@@ -172,8 +179,10 @@ def _parser(language: str) -> tree_sitter.Parser:
 
 
 def parse_bytes(language: str, data: bytes) -> tree_sitter.Tree:
-    """A fresh parse of UTF-8 ``data`` with the named grammar (``"json"``/``"bash"``)."""
-    return _parser(language).parse(data)
+    """A fresh parse of UTF-8 ``data`` with the named grammar (``"json"``/``"bash"``); an
+    empty document's tree when ``data`` nests past the grammar's bounds (see
+    :meth:`Source.parse`)."""
+    return _parser(language).parse(b"" if too_deep(language, data) else data)
 
 
 #: What a tree-sitter host keeps between versions: the bytes parsed and their tree.

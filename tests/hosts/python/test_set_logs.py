@@ -126,7 +126,7 @@ def test_a_level_name_needs_logging_certainly_imported():
         ("1 + 2", False),
         ("-x", False),
         ('f"{x}"', False),
-        ("[" * 200 + "]" * 200, True),
+        ("[" * 199 + "]" * 199, True),  # with the call's "(": CPython's most (200)
         ("[" + "1," * 2000 + "]", False),  # longer than the cap: not evaluated
     ],
 )
@@ -144,13 +144,17 @@ def test_other_literals_agree_with_literal_eval(source: str, static: bool):
 
 
 def test_deeply_nested_values_do_not_recurse():
-    deep = "{'a': " * 5000 + "1" + "}" * 5000
+    # 199 levels and the call's parenthesis: as deep as CPython reads (MAXLEVEL 200)
+    deep = "{'a': " * 199 + "1" + "}" * 199
     text = f"import torch\ntorch._logging.set_logs(modules={deep}, dynamo=((((((1)))))))\n"
     (call,) = python.set_logs_calls(text)
     modules, dynamo = (kw.value for kw in call.keywords)
     assert isinstance(modules, DictValue)
     assert isinstance(modules.entries[0].value, NotStatic)  # a dict in a dict: not static
     assert isinstance(dynamo, IntValue) and dynamo.value == 1
+    # deeper is a SyntaxError ("too many nested parentheses"): the module is not read
+    deeper = "{'a': " * 5000 + "1" + "}" * 5000
+    assert python.set_logs_calls(f"import torch\ntorch._logging.set_logs(modules={deeper})\n") == []
 
 
 @pytest.mark.parametrize(

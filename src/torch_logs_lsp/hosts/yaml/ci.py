@@ -293,36 +293,39 @@ def job_scripts(
 def _script_codes(src: Source, value: tree_sitter.Node, indent: int) -> list[str] | None:
     """The lines of a GitLab script (a string, or a list of strings, nested lists too) as
     decoded code; ``None`` when one is not a plain string (an alias, a tag)."""
-    found = inner(value)
-    node = found.node
-    if node is None or found.tagged or found.alias:
-        return None
-    if node.type in SCALARS:
-        sc = scalar(src, node, indent)
-        return None if sc.value is None else [sc.value]
-    if node.type not in SEQUENCES:
-        return None
     out: list[str] = []
-    for item in items(node):
-        more = _script_codes(src, item, entry_indent(src, item))
-        if more is None:
+    todo = [(value, indent)]  # in document order from the end (iterative: any depth)
+    while todo:
+        found = inner(todo[-1][0])
+        node, at = found.node, todo.pop()[1]
+        if node is None or found.tagged or found.alias:
             return None
-        out += more
+        if node.type in SCALARS:
+            sc = scalar(src, node, at)
+            if sc.value is None:
+                return None
+            out.append(sc.value)
+        elif node.type in SEQUENCES:
+            todo += reversed([(item, entry_indent(src, item)) for item in items(node)])
+        else:
+            return None
     return out
 
 
 def _scripts(src: Source, value: tree_sitter.Node, indent: int) -> list[ValueSpan]:
-    """A GitLab script: a string, or a list of strings (nested lists too)."""
-    found = inner(value)
-    node = found.node
-    if node is None or found.tagged or found.alias:
-        return []
-    if node.type in SCALARS:
-        return _code_spans(src, node, indent, False)
+    """A GitLab script: a string, or a list of strings (nested lists too, read without
+    recursion)."""
     out: list[ValueSpan] = []
-    if node.type in SEQUENCES:
-        for item in items(node):
-            out.extend(_scripts(src, item, entry_indent(src, item)))
+    todo = [(value, indent)]  # in document order from the end
+    while todo:
+        found = inner(todo[-1][0])
+        node, at = found.node, todo.pop()[1]
+        if node is None or found.tagged or found.alias:
+            continue
+        if node.type in SCALARS:
+            out.extend(_code_spans(src, node, at, False))
+        elif node.type in SEQUENCES:
+            todo += reversed([(item, entry_indent(src, item)) for item in items(node)])
     return out
 
 

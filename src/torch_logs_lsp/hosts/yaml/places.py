@@ -91,20 +91,22 @@ def value_span(
     when nothing is set there (null, a collection, a non-string the reader rejects).
     ``value_first``: the value may stand before its name (a Kubernetes item written
     ``- value: ...`` then ``name: ...``: the span's name then follows its value)."""
-    found = inner(value)
-    node = found.node
-    if node is None:
-        return None
-    start, end = src.cp(node.start_byte), src.cp(node.end_byte)
-    if start < name[1] and not (value_first and end <= name[0]):
-        return None  # a value overlapping its name
-    if found.alias or found.tagged:
-        return _unknown(variable, name, start, end)
-    if node.type in MAPPINGS and flavour == GITLAB:
+    while True:  # a GitLab ``{value: ...}`` mapping: its value (a loop: any depth)
+        found = inner(value)
+        node = found.node
+        if node is None:
+            return None
+        start, end = src.cp(node.start_byte), src.cp(node.end_byte)
+        if start < name[1] and not (value_first and end <= name[0]):
+            return None  # a value overlapping its name
+        if found.alias or found.tagged:
+            return _unknown(variable, name, start, end)
+        if not (node.type in MAPPINGS and flavour == GITLAB):
+            break
         entry = mapping_of(value)
         literal = get(src, entry, "expand")
         raw = raw or (literal is not None and _plain(src, literal) == "false")
-        return value_span(src, flavour, variable, name, get(src, entry, "value"), indent, raw)
+        value = get(src, entry, "value")
     if node.type not in SCALARS:
         return None
     sc = scalar(src, node, indent)
