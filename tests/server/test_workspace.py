@@ -91,3 +91,35 @@ def test_incremental_change(
     b = model_offset(text, end.line, end.character, encoding)
     a, b = min(a, b), max(a, b)
     assert doc.source == text[:a] + new + text[b:]
+
+
+@given(
+    TEXTS,
+    st.lists(
+        st.tuples(st.integers(0, 8), st.integers(0, 6), st.integers(0, 3), st.text(max_size=3)),
+        max_size=12,
+    ),
+    st.sampled_from([1, 2, 3, workspace.BLOCK]),
+)
+def test_a_sequence_of_changes(
+    text: str, changes: list[tuple[int, int, int, str]], block: int
+) -> None:
+    """Each change finds its line from where the last one's line starts (when it is not
+    before it): the text after every change is the specification's."""
+    doc = SpecTextDocument("file:///w/run.sh", text, 1)
+    saved, workspace.BLOCK = workspace.BLOCK, block
+    try:
+        for line, character, more, new in changes:
+            start = types.Position(line=line, character=character)
+            end = types.Position(line=line + more // 2, character=character + more)
+            change = types.TextDocumentContentChangePartial(
+                range=types.Range(start=start, end=end), text=new
+            )
+            doc.apply_change(change)
+            a = model_offset(text, start.line, start.character, "utf-16")
+            b = model_offset(text, end.line, end.character, "utf-16")
+            a, b = min(a, b), max(a, b)
+            text = text[:a] + new + text[b:]
+            assert doc.source == text
+    finally:
+        workspace.BLOCK = saved

@@ -53,17 +53,24 @@ def _breaks(text: str, start: int, end: int, cr: bool) -> int:
     return found
 
 
-def line_start(text: str, line: int) -> int | None:
+def line_start(text: str, line: int, known: tuple[int, int] = (0, 0)) -> int | None:
     """Offset (code points) where ``line`` (0-based) of ``text`` starts; ``None`` when the
     text has fewer than ``line`` line ends. Line ends are counted a :data:`BLOCK` at a
     time with ``str.count`` (a block never ends between ``\r`` and ``\n``), so finding
-    a line near the end of a 50 MB text costs one pass in C, not a list of its lines."""
+    a line near the end of a 50 MB text costs one pass in C, not a list of its lines.
+    ``known``: a line and the offset where it starts, counted from when ``line`` is not
+    before it."""
     if line <= 0:
         return 0
+    if line < known[0]:
+        known = (0, 0)
     cr = "\r" in text
-    pos, seen, size = 0, 0, len(text)
+    seen, pos = known
+    size = len(text)
+    step = min(256, BLOCK)  # doubled up to BLOCK: a line near ``known`` costs a short count
     while pos < size:
-        end = min(size, pos + BLOCK)
+        end = min(size, pos + step)
+        step = min(BLOCK, step * 2)
         if cr and text[end - 1 : end + 1] == "\r\n":
             end += 1
         here = _breaks(text, pos, end, cr)
@@ -78,13 +85,15 @@ def line_start(text: str, line: int) -> int | None:
     return None
 
 
-def spec_offset(text: str, position: types.Position, encoding: str) -> int:
+def spec_offset(
+    text: str, position: types.Position, encoding: str, known: tuple[int, int] = (0, 0)
+) -> int:
     """Offset (code points) in ``text`` of an LSP ``position`` whose ``character`` counts
     ``encoding`` code units (``"utf-16"``, ``"utf-8"``, ``"utf-32"``). Clamped: a line past
     the last is the end of the text, a character past its line's end is that end (before
     the line break); a character inside a character's code units is that character's
     start."""
-    start = line_start(text, position.line)
+    start = line_start(text, position.line, known)
     if start is None:
         return len(text)
     found = LINE_END.search(text, start)
@@ -93,7 +102,12 @@ def spec_offset(text: str, position: types.Position, encoding: str) -> int:
 
 
 class SpecTextDocument(TextDocument):
-    """pygls' text document with the specification's line ends (see the module)."""
+    """pygls' text document with the specification's line ends (see the module). It
+    remembers where the line of the last change starts (a change there or after it leaves
+    that offset as it is), so typing far down a big document does not count its lines
+    again for every character."""
+
+    _known: tuple[int, int] = (0, 0)
 
     @property
     def lines(self) -> Sequence[str]:
@@ -102,11 +116,19 @@ class SpecTextDocument(TextDocument):
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         text = self.source
         encoding = encoding_name(self.position_codec.encoding)
-        start = spec_offset(text, change.range.start, encoding)
-        end = spec_offset(text, change.range.end, encoding)
+        known = self._known
+        start = spec_offset(text, change.range.start, encoding, known)
+        end = spec_offset(text, change.range.end, encoding, known)
         if end < start:  # a reversed range: replace what it covers
             start, end = end, start
+        line = min(change.range.start.line, change.range.end.line)
+        at = line_start(text, line, known)
+        self._known = (line, at) if at is not None and at <= start else (0, 0)
         self._source = text[:start] + change.text + text[end:]
+
+    def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
+        self._known = (0, 0)
+        super()._apply_full_change(change)
 
     @property
     def source(self) -> str:
