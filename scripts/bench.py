@@ -189,6 +189,7 @@ async def bench_input(
     strict: bool = True,
     open_timeout: float = 60.0,
     edit_timeout: float = 60.0,
+    open_probe: bool = False,
 ) -> dict:
     """One server (``server``: its argv) on one input, written to ``root / rel``.
 
@@ -197,7 +198,10 @@ async def bench_input(
     (default: :data:`rawlsp.CAPABILITIES`). Diagnostics that do not arrive within
     ``open_timeout`` / ``edit_timeout`` seconds raise when ``strict`` (ours), else they are
     ``None`` in the result (another server), and so are the times of the requests such a
-    server does not know (listed in ``unsupported``). Times in ms, RSS in MB."""
+    server does not know (listed in ``unsupported``). ``open_probe``: also send a
+    documentSymbol request right after the didOpen and time its answer
+    (``open_to_symbols_ms``: for a server that may publish no diagnostics on open). Times
+    in ms, RSS in MB."""
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -213,7 +217,19 @@ async def bench_input(
         t0 = time.perf_counter()
         item = {"uri": uri, "languageId": language, "version": 1, "text": text}
         client.notify("textDocument/didOpen", {"textDocument": item})
+        symbols: asyncio.Future[Any] | None = None
+        answered: list[float] = []  # when the documentSymbol answer came
+        if open_probe:
+            symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+            symbols.add_done_callback(lambda _: answered.append(time.perf_counter()))
         open_ms = await wait_ms(fut, t0, open_timeout, strict)
+        symbols_ms = None
+        if symbols is not None:
+            try:
+                await asyncio.wait_for(symbols, open_timeout)
+                symbols_ms = (answered[0] - t0) * 1000
+            except (asyncio.TimeoutError, RuntimeError, IndexError):  # no answer, an error
+                symbols_ms = None
         diagnostics_arrive = open_ms is not None
         doc = {"uri": uri}
         positions = value_positions(text, 200)
@@ -276,6 +292,7 @@ async def bench_input(
         "bytes": len(text.encode()),
         "initialize_ms": init_ms,
         "open_to_diagnostics_ms": open_ms,
+        "open_to_symbols_ms": symbols_ms,
         "completion_ms": {q: pct(comp, q) if comp else None for q in (50, 90, 99)},
         "hover_ms": {q: pct(hov, q) if hov else None for q in (50, 90, 99)},
         "edit_to_completion_ms": {

@@ -29,7 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,9 @@ METRICS = (
     ("peak_rss_mb", "peak RSS MB"),
 )
 
+# Timed for the servers with ``open_probe``: didOpen -> the documentSymbol answer.
+PROBE = "open_to_symbols_ms"
+
 
 @dataclass
 class Server:
@@ -82,7 +85,7 @@ class Server:
     about: str
     inputs: tuple[str, ...] | None = None
     init_options: Any = None
-    notes: list[str] = field(default_factory=list)
+    open_probe: bool = False  # also time open -> documentSymbol (may not publish on open)
 
     def runs_on(self, name: str) -> bool:
         return self.inputs is None or name in self.inputs
@@ -208,7 +211,13 @@ def setup(notes: list[str], versions: dict[str, str]) -> list[Server]:
             with_sc = {"shellcheckPath": str(shellcheck), "backgroundAnalysisMaxFiles": 0}
             servers.append(
                 Server(
-                    "bash-ls", "peer", bash, "bash-language-server with ShellCheck", shell, with_sc
+                    "bash-ls",
+                    "peer",
+                    bash,
+                    "bash-language-server with ShellCheck",
+                    shell,
+                    with_sc,
+                    open_probe=True,
                 )
             )
         except RuntimeError as exc:
@@ -286,10 +295,14 @@ def flatten(run: dict[str, Any]) -> dict[str, float | None]:
 
 
 def stats(runs: list[dict[str, float | None]]) -> dict[str, dict[str, float | None]]:
-    """Median, min and max of each metric over ``runs``; all ``None`` when a run has no
-    value (diagnostics that did not arrive)."""
+    """Median, min and max of each metric over ``runs`` (and of ``open_to_symbols_ms``
+    when a run has it); all ``None`` when a run has no value (diagnostics that did not
+    arrive)."""
     out: dict[str, dict[str, float | None]] = {}
-    for key, _ in METRICS:
+    keys = [key for key, _ in METRICS]
+    if any(r.get(PROBE) is not None for r in runs):
+        keys.append(PROBE)
+    for key in keys:
         values = [r.get(key) for r in runs]
         if not values or any(v is None for v in values):
             out[key] = {"median": None, "min": None, "max": None}
@@ -360,6 +373,7 @@ async def run_all(args: argparse.Namespace) -> dict[str, Any]:
                                 strict=not peer,
                                 open_timeout=PEER_OPEN_TIMEOUT if peer else 60.0,
                                 edit_timeout=PEER_EDIT_TIMEOUT if peer else 60.0,
+                                open_probe=server.open_probe,
                             ),
                             RUN_TIMEOUT,
                         )
@@ -425,6 +439,18 @@ def markdown(results: dict[str, Any]) -> str:
         for label, numbers in entry.get("servers", {}).items():
             cells = [fmt_cell(numbers[key], key.endswith("_mb")) for key, _ in METRICS]
             lines.append(f"| {name} | {label} | " + " | ".join(cells) + " |")
+    probed = [
+        f"{label} on {name}: {fmt_cell(numbers[PROBE], False)}"
+        for name, entry in results["inputs"].items()
+        for label, numbers in entry.get("servers", {}).items()
+        if PROBE in numbers
+    ]
+    if probed:
+        lines += [
+            "",
+            "open → documentSymbol answer (sent right after the didOpen, for servers that "
+            "may publish no diagnostics on open): " + "; ".join(probed) + ".",
+        ]
     lines += ["", "Servers:"]
     for label, info in results["servers"].items():
         lines.append(f"- {label}: {info['about']}")
