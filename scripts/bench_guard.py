@@ -8,8 +8,8 @@ numbers depend on the machine and its load.
 A metric is every number of the JSON whose key names a unit of time or memory (``_ms``,
 ``_mb``, ``seconds`` as a word of the key: ``initialize_ms``, ``completion_ms_p99``,
 ``peak_rss_mb``, ``rss_mb_after_all``); of a ``{"median", "min", "max"}`` object
-(``scripts/bench_peers.py``) the median. Keys starting with ``ratio`` and the load
-averages are not metrics. Lower is better in each. A metric fails when it is more than
+(``scripts/bench_peers.py``) the median. Keys starting with ``ratio`` or ``load_average``
+are not metrics. Lower is better in each. A metric fails when it is more than
 ``factor`` times its baseline and also worse by more than the slack (``--slack-ms``,
 ``--slack-mb``; 1 ms and 1 MB by default: sub-millisecond times vary by more than 1.5x
 between runs on a shared machine), and when the baseline has a number where the new run has
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 UNIT = re.compile(r"(?:^|_)(ms|mb|seconds)(?:_|$)")
-NOT_METRICS = ("load_average", "load_average_end")
+LOADS = ("load_average", "load_average_end")
 
 Number = float | None
 
@@ -49,7 +49,7 @@ def metrics(doc: Any, path: str = "") -> dict[str, Number]:
         return out
     for key, value in doc.items():
         key = str(key)
-        if key.startswith("ratio") or key in NOT_METRICS:
+        if key.startswith(("ratio", "load_average")):
             continue
         where = f"{path}/{key}" if path else key
         if isinstance(value, dict) and "median" in value and unit(key):
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_guard: {exc}", file=sys.stderr)
         return 2
     for name, doc in (("baseline", base_doc), ("new", new_doc)):
-        loads = [doc.get(k) for k in NOT_METRICS if isinstance(doc.get(k), list)]
+        loads = [doc.get(k) for k in LOADS if isinstance(doc.get(k), list)]
         if loads:
             shown = " -> ".join(" ".join(f"{x:.2f}" for x in la) for la in loads)
             print(f"{name}: load average (1/5/15 min) {shown}")

@@ -52,6 +52,7 @@ def bench_doc(**overrides: Any) -> dict[str, Any]:
         "values": {"items-10k": {"analyse_ms": 67.0, "check_stdout_bytes": 9000}},
         "notebooks": {"notebook-20mb": {"read_ms": 38.0, "cells": 200}},
         "load_average_end": [2.0, 1.5, 1.0],
+        "load_average_1min_samples": {"every_seconds": 15, "median": 1.5},
     }
 
 
@@ -77,6 +78,7 @@ def test_metrics_are_the_times_and_memory_of_the_document() -> None:
         "values/items-10k/check_stdout_bytes",
         "notebooks/notebook-20mb/cells",
         "load_average",
+        "load_average_1min_samples/every_seconds",
     ):
         assert path not in found
 
