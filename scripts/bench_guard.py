@@ -12,10 +12,11 @@ A metric is every number of the JSON whose key names a unit of time or memory (`
 are not metrics. Lower is better in each. A metric fails when it is more than
 ``factor`` times its baseline and also worse by more than the slack (``--slack-ms``,
 ``--slack-mb``; 1 ms and 1 MB by default: sub-millisecond times vary by more than 1.5x
-between runs on a shared machine), and when the baseline has a number where the new run has
-``null`` (diagnostics that no longer arrive). A metric the new run did not measure (a run
-with ``--only``) is listed, not failed. Prints each metric with both values and the ratio
-new / baseline; exit 1 when any failed, 2 when a file cannot be read.
+between runs on a shared machine; a baseline at or below 0 counts as 0), and when the
+baseline has a number where the new run has ``null`` (diagnostics that no longer arrive).
+A metric the new run did not measure (a run with ``--only``) is listed, not failed. Prints
+each metric with both values and the ratio new / baseline; exit 1 when any failed, 2 when
+a file cannot be read.
 """
 
 from __future__ import annotations
@@ -105,8 +106,9 @@ def compare(
             continue
         kind = unit(path.rsplit("/", 1)[-1])
         slack = {"ms": slack_ms, "seconds": slack_ms / 1000}.get(kind or "", slack_mb)
+        # a baseline at or below 0 (the soak's growth: memory given back) counts as 0
         ratio = n / b if b > 0 else None
-        too_slow = (ratio is None or ratio > factor) and n - b > slack
+        too_slow = (ratio is None or ratio > factor) and n - max(b, 0.0) > slack
         rows.append(Row(path, b, n, ratio, "slower" if too_slow else "ok"))
     return rows
 

@@ -149,6 +149,16 @@ def test_a_zero_baseline_fails_only_past_the_slack() -> None:
     assert verdicts(base, grown)["soak/growth_mb"] == "slower"
 
 
+def test_a_negative_baseline_counts_as_zero() -> None:
+    # memory given back during the baseline's soak is not a bar for the next run
+    base, new = bench_doc(), bench_doc()
+    base["soak"]["growth_mb"] = -9.0
+    new["soak"]["growth_mb"] = 0.1
+    assert verdicts(base, new)["soak/growth_mb"] == "ok"
+    new["soak"]["growth_mb"] = 1.5
+    assert verdicts(base, new)["soak/growth_mb"] == "slower"
+
+
 def test_seconds_are_compared_in_seconds() -> None:
     base, new = bench_doc(), bench_doc()
     new["soak"]["seconds"] = 40.0
