@@ -13,13 +13,12 @@ output size), and the 20 MB notebook (``notebook-20mb``) through the core and th
 only. Prints tables and, with ``--json FILE``, writes the numbers. Times are milliseconds
 (p50/p90/p99).
 
-With ``--peers`` it also installs (once, into ~/.cache/torch-logs-lsp-bench/peers, pinned
-versions, nothing in the project) bash-language-server with ShellCheck and
-vscode-json-language-server, runs them on the shell and launch.json inputs with the same
-measurements, and prints a second table with the ratios ours/peer. When npm or the
-install fails it says why and runs without them.
+The other language servers and a bare pygls server that publishes empty diagnostics (the
+floor) are measured on the same inputs by ``scripts/bench_peers.py`` (``./dev bench
+peers``); ``scripts/bench_guard.py`` (``./dev bench guard``) compares the ``--json`` of a
+run with the committed baseline.
 
-Run: ``./dev bench [--peers]`` (or ``.venv/bin/python scripts/bench.py [--runs 3]``).
+Run: ``./dev bench`` (or ``.venv/bin/python scripts/bench.py [--runs 3]``).
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -35,16 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from bench_inputs import INPUTS, gen_env, measure_notebook
-from bench_peers import (
-    PEER_CAPABILITIES,
-    PEER_EDIT_TIMEOUT,
-    PEER_OPEN_TIMEOUT,
-    PEER_RUN_TIMEOUT,
-    Peer,
-    print_peer_table,
-    ratios,
-    setup_peers,
-)
 from bench_values import VALUES, measure, print_values_table
 from rawlsp import RawClient
 
@@ -52,6 +42,27 @@ BARE_SERVER = """
 from pygls.lsp.server import LanguageServer
 LanguageServer("bare", "0").start_io()
 """
+
+
+# The languageId an editor sends for a file (VS Code's, by name then suffix); our server
+# decides the host by the file's name first, so it matters only to the peers.
+LANGUAGE_BY_NAME = {"Dockerfile": "dockerfile", "Makefile": "makefile"}
+LANGUAGE_BY_SUFFIX = {
+    ".sh": "shellscript",
+    ".json": "jsonc",
+    ".py": "python",
+    ".yml": "yaml",
+    ".yaml": "yaml",
+    ".toml": "toml",
+    ".ini": "ini",
+    ".ps1": "powershell",
+    ".bat": "bat",
+}
+
+
+def language_id(path: Path) -> str:
+    """The languageId sent in didOpen for ``path`` (``dotenv`` for anything else)."""
+    return LANGUAGE_BY_NAME.get(path.name) or LANGUAGE_BY_SUFFIX.get(path.suffix, "dotenv")
 
 
 def value_positions(text: str, limit: int) -> list[dict[str, int]]:
@@ -74,6 +85,15 @@ def pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
     return ordered[k]
+
+
+def load_average() -> list[float]:
+    """The machine's load average over 1, 5 and 15 minutes (``os.getloadavg``)."""
+    return list(os.getloadavg())
+
+
+def fmt_load(load: list[float]) -> str:
+    return " ".join(f"{x:.2f}" for x in load)
 
 
 def peak_rss_mb(pid: int, field: str = "VmHWM") -> float:
@@ -162,26 +182,34 @@ async def bench_input(
     rel: str,
     text: str,
     root: Path,
-    peer: Peer | None = None,
+    *,
     open_delay: float = 0.0,
+    capabilities: dict[str, Any] | None = None,
+    init_options: Any = None,
+    strict: bool = True,
+    open_timeout: float = 60.0,
+    edit_timeout: float = 60.0,
+    open_probe: bool = False,
 ) -> dict:
-    """One server on one input. ``peer``: another server, whose missing diagnostics are
-    reported as ``None`` instead of failing the run. ``open_delay``: seconds between
-    ``initialized`` and the didOpen (0: at once, as an editor with the file open)."""
+    """One server (``server``: its argv) on one input, written to ``root / rel``.
+
+    ``open_delay``: seconds between ``initialized`` and the didOpen (0: at once, as an
+    editor with the file open). ``capabilities`` and ``init_options`` go in ``initialize``
+    (default: :data:`rawlsp.CAPABILITIES`). Diagnostics that do not arrive within
+    ``open_timeout`` / ``edit_timeout`` seconds raise when ``strict`` (ours), else they are
+    ``None`` in the result (another server), and so are the times of the requests such a
+    server does not know (listed in ``unsupported``). ``open_probe``: also send a
+    documentSymbol request right after the didOpen and time its answer
+    (``open_to_symbols_ms``: for a server that may publish no diagnostics on open). Times
+    in ms, RSS in MB."""
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     uri = path.as_uri()
-    language = {".sh": "shellscript", ".json": "jsonc", ".py": "python"}.get(path.suffix, "dotenv")
-    if peer is None:
-        client, init_ms = await RawClient.start(server, root.as_uri())
-        open_timeout = edit_timeout = 60.0
-    else:
-        client, init_ms = await RawClient.start(
-            peer.argv, root.as_uri(), capabilities=PEER_CAPABILITIES, init_options=peer.init_options
-        )
-        open_timeout, edit_timeout = PEER_OPEN_TIMEOUT, PEER_EDIT_TIMEOUT
-    strict = peer is None
+    language = language_id(path)
+    client, init_ms = await RawClient.start(
+        server, root.as_uri(), capabilities=capabilities, init_options=init_options
+    )
     try:
         if open_delay:
             await asyncio.sleep(open_delay)
@@ -189,19 +217,49 @@ async def bench_input(
         t0 = time.perf_counter()
         item = {"uri": uri, "languageId": language, "version": 1, "text": text}
         client.notify("textDocument/didOpen", {"textDocument": item})
+        symbols: asyncio.Future[Any] | None = None
+        answered: list[float] = []  # when the documentSymbol answer came
+        if open_probe:
+            symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+            symbols.add_done_callback(lambda _: answered.append(time.perf_counter()))
         open_ms = await wait_ms(fut, t0, open_timeout, strict)
+        symbols_ms = None
+        if symbols is not None:
+            try:
+                await asyncio.wait_for(symbols, open_timeout)
+                symbols_ms = (answered[0] - t0) * 1000
+            except (asyncio.TimeoutError, RuntimeError, IndexError):  # no answer, an error
+                symbols_ms = None
         diagnostics_arrive = open_ms is not None
         doc = {"uri": uri}
         positions = value_positions(text, 200)
+        unsupported: set[str] = set()
+
+        async def ask(method: str, pos: dict[str, int]) -> bool:
+            """Send a request and wait for its answer; ``False`` when the server does not
+            know the method (another server: -32601, remembered, not asked again)."""
+            if method in unsupported:
+                return False
+            params = {"textDocument": doc, "position": pos}
+            try:
+                await client.request(f"textDocument/{method}", params)
+            except RuntimeError as exc:
+                error = exc.args[0] if exc.args else None
+                if strict or not isinstance(error, dict) or error.get("code") != -32601:
+                    raise
+                unsupported.add(method)
+                return False
+            return True
+
         comp, hov = [], []
         for i in range(200):
             pos = positions[i % len(positions)]
             t0 = time.perf_counter()
-            await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
-            comp.append((time.perf_counter() - t0) * 1000)
+            if await ask("completion", pos):
+                comp.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
-            await client.request("textDocument/hover", {"textDocument": doc, "position": pos})
-            hov.append((time.perf_counter() - t0) * 1000)
+            if await ask("hover", pos):
+                hov.append((time.perf_counter() - t0) * 1000)
         edit_comp: list[float] = []
         edit_diag: list[float] = []
         for i in range(50):
@@ -215,8 +273,8 @@ async def bench_input(
                 "textDocument/didChange",
                 {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
             )
-            await client.request("textDocument/completion", {"textDocument": doc, "position": pos})
-            edit_comp.append((time.perf_counter() - t0) * 1000)
+            if await ask("completion", pos):
+                edit_comp.append((time.perf_counter() - t0) * 1000)
             if diagnostics_arrive:
                 ms = await wait_ms(fut, t0, edit_timeout, strict)
                 if ms is None:  # stop waiting: the other edits would time out as well
@@ -225,7 +283,7 @@ async def bench_input(
                     edit_diag.append(ms)
         rss = peak_rss_mb(client.proc.pid)
         shutdown_ms = await client.stop()
-    except BaseException:  # a peer that fails or hangs must not outlive the benchmark
+    except BaseException:  # a server that fails or hangs must not outlive the benchmark
         if client.proc.returncode is None:
             client.proc.kill()
         raise
@@ -234,14 +292,18 @@ async def bench_input(
         "bytes": len(text.encode()),
         "initialize_ms": init_ms,
         "open_to_diagnostics_ms": open_ms,
-        "completion_ms": {q: pct(comp, q) for q in (50, 90, 99)},
-        "hover_ms": {q: pct(hov, q) for q in (50, 90, 99)},
-        "edit_to_completion_ms": {q: pct(edit_comp, q) for q in (50, 90, 99)},
+        "open_to_symbols_ms": symbols_ms,
+        "completion_ms": {q: pct(comp, q) if comp else None for q in (50, 90, 99)},
+        "hover_ms": {q: pct(hov, q) if hov else None for q in (50, 90, 99)},
+        "edit_to_completion_ms": {
+            q: pct(edit_comp, q) if edit_comp else None for q in (50, 90, 99)
+        },
         "edit_to_diagnostics_ms": {
             q: pct(edit_diag, q) if edit_diag else None for q in (50, 90, 99)
         },
         "peak_rss_mb": rss,
         "shutdown_ms": shutdown_ms,
+        "unsupported": sorted(unsupported),
     }
 
 
@@ -286,10 +348,7 @@ async def main_async(args: argparse.Namespace) -> dict:
     server = [sys.executable, "-m", "torch_logs_lsp.server"]
     if args.profile:
         server[1:1] = ["-m", "pyinstrument", "-r", "text", "--show-all", "-o", str(args.profile)]
-    results: dict[str, Any] = {"runs": args.runs, "inputs": {}}
-    peers: list[Peer] = []
-    if args.peers:
-        peers, results["peers"] = setup_peers(args)
+    results: dict[str, Any] = {"runs": args.runs, "load_average": load_average(), "inputs": {}}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         bare: list[float] = []
@@ -313,34 +372,19 @@ async def main_async(args: argparse.Namespace) -> dict:
             bare += bare_here
             ours = results["inputs"][name] = summarize(runs)
             ours["bare_initialize_ms"] = statistics.median(bare_here)
-            for peer in peers:
-                if name not in peer.inputs:
-                    continue
-                try:
-                    runs = [
-                        await asyncio.wait_for(
-                            bench_input([], name, rel, text, root, peer), PEER_RUN_TIMEOUT
-                        )
-                        for _ in range(args.peer_runs)
-                    ]
-                except (Exception, asyncio.TimeoutError) as exc:
-                    why = f"{peer.label} on {name} failed: {exc!r}"
-                    print(f"peers: {why}", flush=True)
-                    results["peers"]["notes"].append(why)
-                    continue
-                numbers = summarize(runs)
-                numbers["ratio_ours_over_peer"] = ratios(ours, numbers)
-                results["peers"]["inputs"].setdefault(name, {})[peer.label] = numbers
         if not args.only or "soak" in args.only:
             results["soak"] = await soak(server, root, args.soak_edits)
     results["bare_pygls_initialize_ms"] = statistics.median(bare) if bare else float("nan")
     results["values"] = {
         name: measure(name, args.runs) for name in VALUES if not args.only or name in args.only
     }
+    results["load_average_end"] = load_average()
     return results
 
 
 def print_table(results: dict) -> None:
+    start, end = results["load_average"], results["load_average_end"]
+    print(f"load average (1/5/15 min): {fmt_load(start)} at the start, {fmt_load(end)} at the end")
     bare = results["bare_pygls_initialize_ms"]
     print(f"bare pygls spawn->initialize: {bare:.0f} ms (median of all; one before each run)")
     head = (
@@ -365,8 +409,6 @@ def print_table(results: dict) -> None:
             f"{r['rss_mb_after_all']:.1f} MB after {r['edits']:,} ({r['growth_mb']:+.1f} MB, "
             f"{verdict} the {SOAK_TARGET_MB:.0f} MB target; {r['seconds']:.0f} s)"
         )
-    if "peers" in results:
-        print_peer_table(results["peers"])
     if results.get("values"):
         print_values_table(results["values"])
     for name, r in results.get("notebooks", {}).items():
@@ -400,19 +442,6 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
         "--profile", type=Path, help="run the server under pyinstrument; write its report here"
-    )
-    parser.add_argument(
-        "--peers",
-        action="store_true",
-        help="also run bash-language-server and vscode-json-language-server (installed once "
-        "with npm into ~/.cache/torch-logs-lsp-bench/peers) and print ratios ours/peer",
-    )
-    parser.add_argument(
-        "--peer-runs",
-        type=int,
-        default=1,
-        help="runs per input for the peers (default 1: bash-language-server takes ~8 min "
-        "per run on the 10k-line script)",
     )
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
