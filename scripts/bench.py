@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_inputs import INPUTS, gen_env, measure_notebook
+from bench_pace import pace, print_pace
 from bench_values import VALUES, measure, print_values_table
 from rawlsp import RawClient
 
@@ -374,6 +375,8 @@ async def main_async(args: argparse.Namespace) -> dict:
             ours["bare_initialize_ms"] = statistics.median(bare_here)
         if not args.only or "soak" in args.only:
             results["soak"] = await soak(server, root, args.soak_edits)
+        if not args.only or "pace" in args.only:
+            results["pace"] = await pace(server, root, args.runs)
     results["bare_pygls_initialize_ms"] = statistics.median(bare) if bare else float("nan")
     results["values"] = {
         name: measure(name, args.runs) for name in VALUES if not args.only or name in args.only
@@ -409,6 +412,8 @@ def print_table(results: dict) -> None:
             f"{r['rss_mb_after_all']:.1f} MB after {r['edits']:,} ({r['growth_mb']:+.1f} MB, "
             f"{verdict} the {SOAK_TARGET_MB:.0f} MB target; {r['seconds']:.0f} s)"
         )
+    if "pace" in results:
+        print_pace(results["pace"])
     if results.get("values"):
         print_values_table(results["values"])
     for name, r in results.get("notebooks", {}).items():
@@ -423,7 +428,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per input (median)")
     parser.add_argument(
-        "--only", nargs="*", help="input names to run ('soak': the memory soak; none: all)"
+        "--only",
+        nargs="*",
+        help="input names to run ('soak': the memory soak; 'pace': the burst of changes "
+        "and the storm of file events, scripts/bench_pace.py; none: all)",
     )
     parser.add_argument(
         "--soak-edits",
