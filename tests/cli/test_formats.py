@@ -306,3 +306,18 @@ def test_notes_on_stderr_escape_control_characters(
     _, _, err = check(capsys, ".")
     assert "unknown key(s) ignored: a\\x1b[2Jb" in err
     assert "\x1b" not in err
+
+
+def test_json_writes_an_excerpt_of_a_long_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ",".join(f"nonsense{i}" for i in range(2000))  # ~22,000 code points
+    (tmp_path / "a.env").write_text(f"TORCH_LOGS={names}\n")
+    _, out, _ = check(capsys, "--format", "json", str(tmp_path / "a.env"))
+    rows = json.loads(out)
+    jsonschema.Draft202012Validator(JSON_SCHEMA).validate(rows)
+    assert len(rows) > 1  # each finding of the value carries it
+    for row in rows:
+        assert row["value_truncated"] is True and len(row["value"]) == 4096
+        assert row["value"].startswith("nonsense0,") and row["value"].endswith(",nonsense1999")
+    assert len(out) < 4096 * 3 * len(rows)

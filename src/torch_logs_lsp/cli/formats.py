@@ -23,6 +23,7 @@ from torch_logs_lsp.cli.text import json_text, printable, shown
 from torch_logs_lsp.codes.doc import code_doc
 from torch_logs_lsp.codes.table import CodeInfo, code_table
 from torch_logs_lsp.model.host_kind import HostKind
+from torch_logs_lsp.model.limits import excerpt
 from torch_logs_lsp.notebook.places import FilePlace
 from torch_logs_lsp.package_info import codes_doc_url, repository_url, version
 from torch_logs_lsp.value.analysis import Severity
@@ -57,6 +58,10 @@ SARIF_LEVELS = {
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
+#: Longest ``value`` written by ``--format json`` (code points): a longer one is written as
+#: its :func:`~torch_logs_lsp.model.limits.excerpt` with ``"value_truncated": true`` (an
+#: 880 KB value, repeated in each of its findings, made 89 MB of JSON).
+MAX_JSON_VALUE = 4096
 #: The base every relative ``artifactLocation.uri`` is resolved against.
 SRCROOT = "%SRCROOT%"
 
@@ -93,15 +98,19 @@ class Row:
         }
         if self.cell is not None:
             out["cell"] = self.cell
+        value = self.value
+        long = value is not None and len(value) > MAX_JSON_VALUE
         out.update(
             variable=self.variable,
-            value=self.value,
+            value=excerpt(value, MAX_JSON_VALUE) if long and value is not None else value,
             line=self.line,
             column=self.column,
             end_line=self.end_line,
             end_column=self.end_column,
             suggestions=list(self.suggestions),
         )
+        if long:
+            out["value_truncated"] = True
         return out
 
 
