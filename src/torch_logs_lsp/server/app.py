@@ -65,6 +65,14 @@ MAX_STOPS = 3
 VERSION = "0.1.0"
 
 
+def too_large(text: str) -> bool:
+    """Whether ``text`` is over :data:`MAX_FILE_BYTES` in UTF-8 (a code point is 1-4
+    bytes: the exact size only when those bounds do not decide)."""
+    return len(text) * 4 > MAX_FILE_BYTES and (
+        len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
+    )
+
+
 class TorchLogsServer(LanguageServer):
     """pygls server holding the settings, the client's preferences and document states."""
 
@@ -316,15 +324,10 @@ class TorchLogsServer(LanguageServer):
         for kept in (self.states.get(uri), self.quick.get(uri)):
             if kept is not None and kept.version == doc.version and kept.text == text:
                 return kept
-        if len(text) * 4 > MAX_FILE_BYTES and (
-            len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
-        ):
+        if too_large(text):
             return None  # refused by the check (said once there)
         with self.warmup.foreground():
-            context = self.context_for(text)
-            language_id = self.language_ids.get(uri)
-            if notebooks.skip_cell(self, uri):
-                language_id = notebooks.NOT_ANALYSED
+            context, language_id = self._read_as(uri, text)
             state = quick_state(
                 uri,
                 doc.version,
@@ -340,6 +343,14 @@ class TorchLogsServer(LanguageServer):
         self.quick[uri] = state
         return state
 
+    def _read_as(self, uri: str, text: str) -> tuple[TorchContext, str | None]:
+        """The user's torch for a document's ``text`` and the languageId it is read with
+        (:data:`.notebooks.NOT_ANALYSED` for a notebook's markdown or raw cell)."""
+        language_id = self.language_ids.get(uri)
+        if notebooks.skip_cell(self, uri):
+            language_id = notebooks.NOT_ANALYSED
+        return self.context_for(text), language_id
+
     def _stoppable(self, uri: str, version: int | None) -> Callable[[], bool] | None:
         """``cancelled`` for a check of ``uri`` at ``version``: a waiting message stops it,
         unless this version was stopped :data:`MAX_STOPS` times already."""
@@ -354,19 +365,13 @@ class TorchLogsServer(LanguageServer):
         if read is None:
             return None
         doc, text = read
-        # a code point is 1-4 bytes: the exact size only when those bounds do not decide
-        if len(text) * 4 > MAX_FILE_BYTES and (
-            len(text) > MAX_FILE_BYTES or utf8_size(text) > MAX_FILE_BYTES
-        ):
+        if too_large(text):
             self.refuse_large(uri, text, opened)
             return None
         cached = self.states.get(uri)
         if cached is not None and cached.version == doc.version and cached.text == text:
             return cached
-        context = self.context_for(text)
-        language_id = self.language_ids.get(uri)
-        if notebooks.skip_cell(self, uri):  # a markdown or raw cell
-            language_id = notebooks.NOT_ANALYSED
+        context, language_id = self._read_as(uri, text)
         cache = self.doc_caches.setdefault(uri, DocumentCache()) if opened else DocumentCache()
         state = build_state(
             uri,
