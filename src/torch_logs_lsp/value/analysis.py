@@ -386,6 +386,8 @@ def analyse(
     artifacts: list[str] = []
     modules: list[str] = []
     module_items: set[int] = set()
+    #: A name that is not registered, by name: its finding (made once per value).
+    named: dict[str, tuple[Diagnostic, Outcome, Spec | None]] = {}
     module_aliases: set[str] = set()
     lengths: set[int] = set()  # of module_aliases
     suggestions_for = Suggestions(reg.known_tuple, reg.aliases)
@@ -409,7 +411,18 @@ def analyse(
                     Diagnostic(PREFIX_IGNORED, Severity.WARNING, msg, item.start, item.name_start)
                 )
         else:
-            name_diag, item_outcome, spec = _name_diagnostic(item, reg, finder, suggestions_for)
+            known = named.get(item.name)
+            if known is None:  # a name met again in the value: the same finding, moved
+                known = named[item.name] = _name_diagnostic(item, reg, finder, suggestions_for)
+            found, item_outcome, spec = known
+            name_diag = Diagnostic(
+                found.code,
+                found.severity,
+                found.message,
+                item.name_start,
+                item.end,
+                found.suggestions,
+            )
             diagnostics.append(name_diag)
             if item_outcome == "ok":
                 modules.append(item.name)
