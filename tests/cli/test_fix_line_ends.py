@@ -103,6 +103,19 @@ def test_fix_keeps_a_mixed_file_mixed(tmp_path: Path) -> None:
     assert after == before.replace(BAD.encode(), GOOD.encode())
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["export TORCH_LOGS=Dynamo\rinductor=1\n", "TORCH_LOGS=+Dynamo\rexport python x.py\n"],
+)
+def test_a_lone_carriage_return_in_a_value_is_never_replaced(tmp_path: Path, text: str) -> None:
+    """bash reads a lone CR as a character of the value; an editor shows it as a line
+    end: replacing it (with a comma) would join two lines, and enable a name."""
+    path = tmp_path / "run.sh"
+    path.write_bytes(text.encode())
+    _fix(tmp_path)
+    assert path.read_bytes().count(b"\r") == 1
+
+
 @pytest.mark.oracle
 @pytest.mark.skipif(BASH is None, reason="bash not installed")
 def test_a_crlf_script_keeps_the_carriage_return_bash_reads(tmp_path: Path) -> None:

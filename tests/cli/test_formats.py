@@ -289,6 +289,24 @@ def test_text_output_escapes_control_characters_in_names_and_messages(
     assert {line.split(":")[0] for line in lines} == {"a\\nb.env", "v.env", "x\\x1b[31mred.env"}
 
 
+def test_github_and_text_output_escape_terminal_commands_and_reordering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ESC and BEL (a terminal title command) and U+202E (the rest of a line shown
+    reversed) in a file name: escaped in the workflow commands and in text; a newline
+    still goes the toolkit's way (%0A), so the annotation names the real file."""
+    (tmp_path / "c\x1b]0;pwned\x07.env").write_text("TORCH_LOGS=gaurds\n", encoding="utf-8")
+    (tmp_path / "r\u202evne.env").write_text("TORCH_LOGS=gaurds\n", encoding="utf-8")
+    (tmp_path / "a\nb.env").write_text("TORCH_LOGS=gaurds\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = check(capsys, "--format", "github", ".")
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "file=c\\x1b]0;pwned\\x07.env" in out and "file=r\\u202evne.env" in out
+    assert "file=a%0Ab.env" in out
+    _, out, _ = check(capsys, ".")
+    assert "\u202e" not in out and "r\\u202evne.env:1:" in out
+
+
 def test_printable_keeps_ordinary_text() -> None:
     from torch_logs_lsp.cli.text import printable
 

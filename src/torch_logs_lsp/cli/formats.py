@@ -179,8 +179,16 @@ def github_line(row: Row, cwd: str | None = None) -> str:
         if end_line == line:
             props.append(("endColumn", str(max(column, end_column - 1))))
     props.append(("title", row.code))
-    joined = ",".join(f"{k}={escape_property(v)}" for k, v in props)
-    return f"::{GITHUB_COMMANDS[row.severity]} {joined}::{escape_data(message)}"
+    joined = ",".join(f"{k}={escape_property(_terminal_safe(v))}" for k, v in props)
+    return f"::{GITHUB_COMMANDS[row.severity]} {joined}::{escape_data(_terminal_safe(message))}"
+
+
+def _terminal_safe(text: str) -> str:
+    """``text`` with what :func:`.text.printable` escapes written so (``\\x1b``,
+    ``\\u202e``: a log would run or reorder it), but CR and LF, which the workflow
+    command's own escaping keeps exact."""
+    lines = text.split("\r")
+    return "\r".join("\n".join(printable(p) for p in line.split("\n")) for line in lines)
 
 
 _DEFAULT_LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}

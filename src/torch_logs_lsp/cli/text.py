@@ -14,7 +14,9 @@ from torch_logs_lsp.model.limits import excerpt
 
 #: Control characters (Unicode category Cc: C0, DEL, C1) and the line and paragraph
 #: separators: a newline splits a finding over two lines, ESC starts a terminal sequence.
-_CONTROL = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]")
+#: Control characters, line and paragraph separators, and the bidirectional embeddings,
+#: overrides and isolates (a name holding U+202E shows the rest of the line reversed).
+_CONTROL = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -25,9 +27,9 @@ def _escaped(m: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """``text`` with its control characters written as escapes, as Python writes them
-    (``\\n``, ``\\t``, ``\\r``, ``\\x1b``, ``\\u2028``), so that a line of text output stays one
-    line and nothing in it reaches the terminal as a command; other characters
-    unchanged."""
+    (``\\n``, ``\\t``, ``\\r``, ``\\x1b``, ``\\u2028``, ``\\u202e``), so that a line of text output
+    stays one line, reads in its order, and nothing in it reaches the terminal as a
+    command; other characters unchanged."""
     return _CONTROL.sub(_escaped, text)
 
 

@@ -55,8 +55,10 @@ def _style(text: str) -> int | None:
 def keeps_line_ends(text: str, edits: Iterable[TextEdit]) -> bool:
     """Whether applying the non-overlapping ``edits`` to ``text`` adds no line end of a
     kind other than the document's most common one (a fix that drops the ``\\r`` of a
-    CRLF, or writes a bare LF into a CRLF file, changes the file's line-end style; a
-    removed line end is fine). Each run of nearby edits is compared on its own window,
+    CRLF, or writes a bare LF into a CRLF file, changes the file's line-end style), and
+    removes no lone ``\\r`` (an editor shows it as a line end where bash reads a
+    character of the value: replacing it joins two lines; another removed line end is
+    fine). Each run of nearby edits is compared on its own window,
     one code point wider on each side (so a pair split at an edit's edge counts):
     O(size of the edits)."""
     style = _style(text)
@@ -73,7 +75,7 @@ def keeps_line_ends(text: str, edits: Iterable[TextEdit]) -> bool:
         for kind, (before, after) in enumerate(pairs):
             added[kind] += after - before
         i = j
-    return all(n <= 0 for kind, n in enumerate(added) if kind != style)
+    return added[2] >= 0 and all(n <= 0 for kind, n in enumerate(added) if kind != style)
 
 
 def encode_part(host: HostKind, quote: str, value: str) -> str | None:

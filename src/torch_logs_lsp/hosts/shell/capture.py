@@ -342,8 +342,9 @@ def scripts_kept(texts: list[str]) -> bool:
 #: The last scripts asked about (:func:`stderr_captured`): ``(text, spans, context,
 #: answer)``, most recent last.
 _answers: list[tuple[str, list[ValueSpan], Table, list[bool]]] = []
-#: Most scripts remembered.
+#: Most scripts remembered, and the longest (code points) remembered at all.
 MAX_ANSWERS = 8
+MAX_KEPT_CHARS = 1 << 20
 
 
 def _any(span: ValueSpan) -> bool:
@@ -366,8 +367,9 @@ def stderr_captured(
             _answers.append((text, spans, context, answer))
             return list(answer)
     answer = captured_now(text, spans, context, tree)
-    _answers.append((text, spans, context, list(answer)))
-    del _answers[:-MAX_ANSWERS]
+    if len(text) <= MAX_KEPT_CHARS:
+        _answers.append((text, spans, context, list(answer)))
+        del _answers[:-MAX_ANSWERS]
     return answer
 
 

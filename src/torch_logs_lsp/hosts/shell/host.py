@@ -344,7 +344,7 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
     # errors (tests/hosts/test_incremental.py has such edits), so it is not
     # used; spans away from the edit are still reused.
     tree = parse_bash(src.data)
-    _last_tree[:] = [(text, tree)]
+    _last_tree[:] = [(text, tree)] if len(text) <= KEPT_TREE_CHARS else []
 
     def reuse(item: Found) -> ValueSpan | None:
         if cache is None:
@@ -360,8 +360,10 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
 
 
 #: The last whole-document parse of :func:`extract`: where stderr goes
-#: (:func:`stderr_captured`) reads that tree instead of parsing the text again.
+#: (:func:`stderr_captured`) reads that tree instead of parsing the text again (kept for
+#: a text of at most :data:`KEPT_TREE_CHARS` code points: a tree takes many times its text).
 _last_tree: list[tuple[str, tree_sitter.Tree]] = []
+KEPT_TREE_CHARS = 1 << 20
 
 
 def stderr_captured(text: str, spans: list[ValueSpan]) -> list[bool]:
