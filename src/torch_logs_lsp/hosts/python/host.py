@@ -276,11 +276,16 @@ def encode_part(quote: str, value: str) -> str | None:
 #: the document's set_logs features a parse.
 _last: list[tuple[str, tree_sitter.Tree, list[ValueSpan]]] = []
 _KEEP = 2
+#: The longest text (code points) whose tree is remembered.
+KEPT_TREE_CHARS = 1 << 20
 
 
 def _remember(text: str, tree: tree_sitter.Tree, spans: list[ValueSpan]) -> None:
     # an entry with the same tree object is dropped: the fast path edits the tree in place
     older = [e for e in _last if e[1] is not tree and e[0] != text]
+    if len(text) > KEPT_TREE_CHARS:  # a tree takes many times its text: parsed again
+        _last[:] = older[: _KEEP - 1]
+        return
     _last[:] = [(text, tree, spans), *older[: _KEEP - 1]]
 
 
