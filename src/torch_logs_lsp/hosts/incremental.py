@@ -131,6 +131,17 @@ class DocumentCache:
     #: What a rule over the whole document found for the last version, by the rule's
     #: name: ``(key, text, spans, result)`` (see :meth:`remembered`).
     _rules: dict[str, tuple[object, str, list[ValueSpan], Any]] = field(default_factory=dict)
+    #: The last :func:`diff` the rules asked for: ``(old, new, edit)`` (every rule of a
+    #: version compares the same two texts).
+    _diffed: tuple[str, str, Edit | None] | None = None
+
+    def _diff(self, old: str, new: str) -> Edit | None:
+        seen = self._diffed
+        if seen is not None and seen[0] is old and seen[1] is new:
+            return seen[2]
+        edit = diff(old, new)
+        self._diffed = (old, new, edit)
+        return edit
 
     def remembered(
         self,
@@ -148,7 +159,12 @@ class DocumentCache:
         kept = self._rules.get(rule)
         if kept is not None:
             old_key, old_text, old_spans, result = kept
-            if old_key == key and only_values_differ(old_text, old_spans, text, spans, strip):
+            if old_key == key and (
+                old_text is text
+                or edited_values_only(
+                    self._diff(old_text, text), old_text, old_spans, text, spans, strip
+                )
+            ):
                 self._rules[rule] = (key, text, spans, result)
                 return result
         result = compute()
@@ -242,13 +258,22 @@ def only_values_differ(
     before and after: a rule that does not read such contents finds the same in both
     (typing in a TORCH_LOGS value changes no command, directory or path fact). One
     :func:`diff` (C compares) and a search of the spans."""
-    if old is new or old == new:
+    return old is new or edited_values_only(diff(old, new), old, old_spans, new, new_spans, strip)
+
+
+def edited_values_only(
+    edit: Edit | None,
+    old: str,
+    old_spans: list[ValueSpan],
+    new: str,
+    new_spans: list[ValueSpan],
+    strip: Callable[[ValueSpan], bool],
+) -> bool:
+    """:func:`only_values_differ` for ``edit``, the caller's ``diff(old, new)``."""
+    if edit is None:
         return True
     if len(old_spans) != len(new_spans) or not new_spans:
         return False
-    edit = diff(old, new)
-    if edit is None:
-        return True
     i = bisect_right([s.content_start for s in new_spans], edit.start) - 1
     if i < 0:
         return False
