@@ -147,6 +147,23 @@ def test_brackets_in_strings_and_comments_do_not_count() -> None:
     assert nesting.too_deep("python", fstring.encode()) is not None
 
 
+def test_a_case_pattern_closes_no_bracket() -> None:
+    """In ``case x in a) ... esac`` the ``)`` ends a pattern: nested ``$(case ...`` count
+    their ``$(`` levels (each pattern's ``)`` closed one: a document nested past the
+    bound was given to the grammar), and a ``case`` is no level of its own."""
+    nested = "echo " + "$(case $x in a) " * 1001 + "true;; esac)" * 1001 + "\n"
+    assert nesting.too_deep("bash", nested.encode()) is not None
+    at_bound = "echo " + "$(case $x in a) " * 1000 + "true;; esac)" * 1000 + "\n"
+    assert nesting.too_deep("bash", at_bound.encode()) is None
+    flat = 'case "$x" in a|b) echo 1;; (c) echo 2;; esac\n' * 3000
+    assert nesting.too_deep("bash", flat.encode()) is None
+    # the words alone (an argument, a comment, a string) open nothing
+    words = "echo case x in y # case a in b\necho 'case a in' \"case b in\"\n" * 1200
+    assert nesting.too_deep("bash", (words + "$(" * 999 + ")" * 999).encode()) is None
+    script = "case $1 in\n  a) export TORCH_LOGS=+dynamo,gaurds;;\nesac\n"
+    assert [f.diagnostic.code for f in findings(script, "shell")] == ["TL201"]
+
+
 def test_an_edit_out_of_too_deep_nesting_is_read_again() -> None:
     """The server's incremental parse never reuses the empty stand-in tree."""
     cache = DocumentCache()

@@ -88,8 +88,11 @@ class Quoting:
     double-quoted string. A token ending in ``(``, ``{`` or ``[`` opens a level, ``)``,
     ``}`` and ``]`` close one opened in code, ``"`` starts or ends a string, a backquote
     starts or ends a bash command substitution, a match with group ``delim`` is a bash
-    here-document (its body, the lines after the line, is skipped); anything else is
-    skipped text (a single-quoted string, a comment, an escaped character)."""
+    here-document (its body, the lines after the line, is skipped), one with group
+    ``case`` opens a bash ``case ... in`` and one with group ``esac`` closes it (between
+    them a ``)`` ends a pattern, ``a)``, and closes nothing: the ``case`` is not a level
+    of its own); anything else is skipped text (a single-quoted string, a comment, an
+    escaped character)."""
 
     code: re.Pattern[bytes]
     quoted: re.Pattern[bytes]
@@ -99,6 +102,8 @@ _BASH_QUOTING = Quoting(
     re.compile(
         rb"'[^']*'|\\.|\#(?<![^\s;&|()<>]\#)[^\n]*"
         rb"|<<(?!<)-?[ \t]*(?P<q>['\"]?)(?P<delim>[A-Za-z_][A-Za-z_0-9]*)(?P=q)"
+        rb"|(?P<case>(?<![\w$.-])case[ \t]+[^\s;&|()<>]+[ \t]+in(?=[\s;]))"
+        rb"|(?P<esac>(?<![\w$.-])esac(?![\w.-]))"
         rb"|\$[({]|[()\[\]{}\"`]"
     ),
     re.compile(rb"\\.|\$[({]|[\"`]"),
@@ -109,7 +114,7 @@ _POWERSHELL_QUOTING = Quoting(
     ),
     re.compile(rb'`.|""|\$\(|"'),
 )
-_CODE, _QUOTED, _BACKQUOTED = 0, 1, 2
+_CODE, _QUOTED, _BACKQUOTED, _CASE = 0, 1, 2, 3
 
 
 def quoted_depth(data: bytes, quoting: Quoting, limit: int) -> int:
@@ -117,9 +122,11 @@ def quoted_depth(data: bytes, quoting: Quoting, limit: int) -> int:
     double-quoted strings; a closer with nothing open in code is ignored), or any number
     above ``limit`` once it is passed. Linear: one regular-expression search per token."""
     stack = [_CODE]
+    cases = 0  # the _CASE entries of ``stack`` (not levels)
     pos, line_end = 0, -1
     bodies: list[bytes] = []  # here-documents whose bodies start after ``line_end``
-    while len(stack) - 1 <= limit:
+    groups = quoting.code.groupindex
+    while len(stack) - 1 - cases <= limit:
         m = (quoting.quoted if stack[-1] == _QUOTED else quoting.code).search(data, pos)
         if m is None:
             break
@@ -128,7 +135,14 @@ def quoted_depth(data: bytes, quoting: Quoting, limit: int) -> int:
             continue
         token, pos = m.group(), m.end()
         last = token[-1:]
-        if last in (b"(", b"{", b"["):
+        if m.re is quoting.code and "case" in groups and m.group("case"):
+            stack.append(_CASE)
+            cases += 1
+        elif m.re is quoting.code and "esac" in groups and m.group("esac"):
+            if stack[-1] == _CASE:
+                stack.pop()
+                cases -= 1
+        elif last in (b"(", b"{", b"["):
             stack.append(_CODE)
         elif last in (b")", b"}", b"]") and len(token) == 1:
             if len(stack) > 1 and stack[-1] == _CODE:
@@ -148,7 +162,7 @@ def quoted_depth(data: bytes, quoting: Quoting, limit: int) -> int:
             line_end = data.find(b"\n", pos)
             if line_end < 0:
                 line_end = len(data)
-    return len(stack) - 1
+    return len(stack) - 1 - cases
 
 
 def _after_bodies(data: bytes, start: int, delimiters: list[bytes]) -> int:
