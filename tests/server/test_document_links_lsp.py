@@ -173,3 +173,29 @@ async def test_notebook_cell(client: LanguageClient, ws: Path):
     text = "%env TORCH_TRACE=traces\n"
     got = await links(client, uri, text, "python")
     assert got == [(0, 17, 23, (ws / "traces").as_uri())]
+
+
+async def test_links_follow_edits(client: LanguageClient, ws: Path):
+    uri = (ws / "edit.sh").as_uri()
+    text = f"#!/bin/bash\ncd {ws / 'sub'}\nexport TORCH_LOGS=+dynamo TORCH_TRACE=t\n"
+    assert [t for *_, t in await links(client, uri, text, "shellscript")] == [
+        (ws / "sub" / "t").as_uri()
+    ]
+
+    async def edited(new: str, version: int) -> list[str]:
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)],
+            )
+        )
+        got = await client.text_document_document_link_async(
+            types.DocumentLinkParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        return [link.target or "" for link in got or []]
+
+    # an edit inside TORCH_LOGS: the same facts; the cd removed: relative to the folder
+    assert await edited(text.replace("+dynamo", "+guards"), 2) == [(ws / "sub" / "t").as_uri()]
+    assert await edited("export TORCH_TRACE=t\nexport TORCH_TRACE=traces\n", 3) == [
+        (ws / "traces").as_uri()
+    ]

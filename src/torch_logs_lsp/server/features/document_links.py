@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.lint.paths import places
+from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server import requests
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.texts import label
@@ -41,21 +43,40 @@ def _linkable(value: str | None) -> bool:
     return value is not None and value != "" and not value.startswith("~")
 
 
+def _not_a_path(span: ValueSpan) -> bool:
+    return span.variable == "TORCH_LOGS"
+
+
 def document_links(
     state: DocumentState,
     base_dir: str | None,
     roots: tuple[str, ...],
     locale: str,
+    cache: DocumentCache | None = None,
 ) -> list[types.DocumentLink]:
     """The links of a document version (``base_dir``: the first workspace folder, ``None``
     without one; ``roots``: the workspace folders), in document order; ``[]`` when it has
-    no TORCH_LOGS_OUT or TORCH_TRACE value. Looks at the file system once per candidate
-    value; never raises for a path it cannot stat."""
+    no TORCH_LOGS_OUT or TORCH_TRACE value. ``cache``: the document's own, whose facts
+    about paths the check of the same text keeps (the same ``"places"`` entry as
+    :func:`.lint.pipeline.check_document`'s, so a link and TL402 never disagree). Looks at
+    the file system once per candidate value; never raises for a path it cannot stat."""
     spans = [s for s, _ in state.entries]
     wanted = [i for i, s in enumerate(spans) if s.variable in _TARGETS and _linkable(s.value)]
-    if not wanted or state.host is None:
+    host = state.host
+    if not wanted or host is None:
         return []
-    wheres = places(state.host, state.text, spans, base_dir, roots)
+    text = state.text
+    if cache is not None:
+        wheres = cache.remembered(
+            "places",
+            (host, base_dir, roots),
+            text,
+            spans,
+            _not_a_path,
+            lambda: places(host, text, spans, base_dir, roots),
+        )
+    else:
+        wheres = places(host, text, spans, base_dir, roots)
     out: list[types.DocumentLink] = []
     for i in wanted:
         span, where = spans[i], wheres[i]
@@ -81,7 +102,8 @@ def request(
 ) -> list[types.DocumentLink]:
     """The ``textDocument/documentLink`` adapter (for :func:`.requests.answer`): the
     document's links with the server's workspace folders and locale."""
-    return document_links(state, ls.workspace_root, ls.workspace_roots, ls.locale)
+    cache = ls.doc_caches.get(state.uri)
+    return document_links(state, ls.workspace_root, ls.workspace_roots, ls.locale, cache)
 
 
 async def handler(
