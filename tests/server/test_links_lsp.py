@@ -146,20 +146,21 @@ async def test_code_hover_in_plain_text_and_russian(plaintext_client: LanguageCl
 
 
 @pytest.mark.parametrize(
-    ("text", "needle"),
+    ("text", "needle", "finding"),
     [
-        ("TORCH_LOGS=+dynamo,gaurds\n", "gaurds"),  # TL201 with a suggestion
-        ("TORCH_LOGS=+dynamo,no_such_pkg_xyz.sub\n", "no_such_pkg_xyz"),  # a module name
-        ("TORCH_LOGS=+dynamo,+guards\n", "guards"),  # TL301 on a known artifact
-        ("TORCH_LOGS=+dynamo,dynamo\n", "dynamo,"),  # a known name, no finding on it
+        ("TORCH_LOGS=+dynamo,gaurds\n", "gaurds", True),  # TL201 with a suggestion
+        ("TORCH_LOGS=+dynamo,no_such_pkg_xyz.sub\n", "no_such_pkg_xyz", True),  # a module
+        ("TORCH_LOGS=+dynamo,+guards\n", "+guards", True),  # TL301 on the `+` of an artifact
+        ("TORCH_LOGS=+dynamo,guards\n", "guards", False),  # a known name, no finding on it
+        ("TORCH_LOGS_FORMAT=%(traceid)s %(message)s\n", "traceid", True),  # TL407 on a field
     ],
 )
 async def test_hover_over_a_squiggle_does_not_repeat_its_message(
-    vscode: LanguageClient, text: str, needle: str
+    vscode: LanguageClient, text: str, needle: str, finding: bool
 ):
     uri = f"file:///w/squiggle-{abs(hash(text))}.env"
     diags = await open_and_wait(vscode, uri, text, "dotenv")
-    line, character = place(text, needle)
+    line, character = 0, text.index(needle)  # its first character (the `+` of `+guards`)
     h = await hover_at(vscode, uri, line, character)
     assert h is not None and isinstance(h.contents, types.MarkupContent)
     under = [
@@ -168,8 +169,11 @@ async def test_hover_over_a_squiggle_does_not_repeat_its_message(
         if d.range.start.line <= line <= d.range.end.line
         and d.range.start.character <= character <= d.range.end.character
     ]
+    assert bool(under) == finding, diags
     # what VS Code shows: the messages of the diagnostics under the mouse, then the hover
     shown = "\n".join([d.message for d in under] + [h.contents.value])
     for d in under:
         assert shown.count(d.message) == 1, (d.message, h.contents.value)
+        # nor its sentence: the message's first clause is not in the hover
+        assert d.message.split(":")[0].split(";")[0] not in h.contents.value, h.contents.value
     assert h.contents.value.count("**") >= 2  # the name's docs: its title, once

@@ -152,15 +152,16 @@ def _field_hover(
     state: DocumentState, span: ValueSpan, index: int, markdown: bool
 ) -> types.Hover | None:
     """Hover on a ``%(name)`` field of a TORCH_LOGS_FORMAT value: what the LogRecord
-    attribute holds (or that it is not one)."""
+    attribute holds (for a name that is none, the attributes: its TL407 says the rest)."""
     value = span.value or ""
     for name, start, end in format_fields(value):
         if start <= index <= end:
-            doc = Doc(f"**%({name})** · logging.LogRecord")
             if name in FIELD_DOCS:
+                doc = Doc(f"**%({name})** · logging.LogRecord")
                 doc.para(FIELD_DOCS[name])
-            else:
-                doc.para(f"`{name}` is not a LogRecord attribute (see TL407).")
+            else:  # TL407 says what is wrong (shown above the hover); the names that fit
+                doc = Doc(f"**%({name})**")
+                doc.para("logging.LogRecord: " + ", ".join(f"`{f}`" for f in FIELD_DOCS))
             kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
             text = doc.markdown() if markdown else doc.plaintext()
             rng = state.mapper.range(*span.document_range(start, end))
