@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,55 @@ def test_neovim_diagnostics_completion_hover(nvim: str, tmp_path: Path):
     assert "did you mean" in launch["diagnostics"][0]["message"]
     (first,) = [c for c in launch["completion"] if c["label"] == "aot_graphs"]
     assert first["range"] is not None
+
+
+def _status_snippet() -> str:
+    """The Lua block under "## Status line" in docs/editors/neovim.md, as written."""
+    doc = (HERE.parents[1] / "docs" / "editors" / "neovim.md").read_text(encoding="utf-8")
+    section = doc.split("## Status line", 1)[1]
+    return section.split("```lua\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nvim").exists(), reason="needs Neovim 0.11 (the venv's)"
+)
+def test_neovim_statusline_snippet_of_the_docs(tmp_path: Path):
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    (ws / "run.sh").write_text("#!/bin/sh\nTORCH_LOGS=+dynamo python x.py\n", encoding="utf-8")
+    pinned = "#!/bin/sh\n# torch-logs: torch=2.4\nTORCH_LOGS=+dynamo python x.py\n"
+    (ws / "pinned.sh").write_text(pinned, encoding="utf-8")
+    snippet = tmp_path / "snippet.lua"
+    snippet.write_text(_status_snippet(), encoding="utf-8")
+    out = tmp_path / "result.json"
+    env = dict(
+        os.environ,
+        PY=sys.executable,
+        OUT=str(out),
+        SNIPPET=str(snippet),
+        FILES=json.dumps(["run.sh", "pinned.sh"]),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    nvim = str(Path(sys.executable).parent / "nvim")
+    proc = subprocess.run(
+        [nvim, "--headless", "-u", "NONE", "-c", f"luafile {HERE / 'neovim_status.lua'}"],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.exists(), proc.stderr
+    result = json.loads(out.read_text())
+    assert result["ok"], result["error"]
+    assert result["attached"] == 2
+    lines = result["lines"]
+    assert lines["pinned.sh"].startswith("pinned.sh") and lines["pinned.sh"].rstrip().endswith(
+        "torch 2.4"
+    )
+    assert re.search(r"torch 2\.\d+\s*$", lines["run.sh"]), lines
+    assert not lines["run.sh"].rstrip().endswith("torch 2.4")

@@ -310,6 +310,9 @@ async function framesText(needle, timeout) {
   result.problems = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') || e.innerText));
   const problemText = await rows.filter({ hasText: 'aot_g' }).first().innerText();
   check('Problems row for aot_g with code TL201', /TL201/.test(problemText) && /aot_graphs/.test(problemText), problemText.replace(/\s+/g, ' '));
+  // the code is a link to its section of the docs (the diagnostic's codeDescription.href)
+  const codeLinks = await linkAttributes(rows.filter({ hasText: 'aot_g' }).first());
+  check('Problems row: TL201 links to its section of docs/codes.md', codeLinks.some((v) => /docs\/codes\.md#tl201$/.test(v)), codeLinks);
   await page.screenshot({ path: path.join(out, 'problems.png') });
   await page.keyboard.press('Control+Shift+M'); // close the panel again
 
@@ -427,7 +430,10 @@ async function framesText(needle, timeout) {
   check('quick fix renames aot_g and removes the squiggle', left === 0, { quickFixes: result.quickFixes, squigglesLeft: left });
   await page.screenshot({ path: path.join(out, 'quickfix.png') });
 
-  // 10. a Jupyter notebook in VS Code's notebook editor (LSP notebook document sync)
+  // 10. links: a code in a suppression comment, existing TORCH_TRACE / TORCH_LOGS_OUT paths
+  await linkChecks();
+
+  // 11. a Jupyter notebook in VS Code's notebook editor (LSP notebook document sync)
   await notebookChecks();
 
   return finish(ctx);
@@ -439,6 +445,51 @@ async function framesText(needle, timeout) {
   fs.writeFileSync(path.join(out, 'result.json'), JSON.stringify(result, null, 2));
   process.exit(2);
 });
+
+/** The link targets (href, data-href, title) of the links inside `locator`. */
+async function linkAttributes(locator) {
+  return locator.locator('a, [href], [data-href]').evaluateAll((els) =>
+    els.flatMap((e) => ['href', 'data-href', 'title'].map((a) => e.getAttribute(a)).filter(Boolean)));
+}
+
+/**
+ * links.env, written into the workspace here with the directory and the file it names: the
+ * hover on TL201 in its suppression comment gives the code's title and a link to its section
+ * of the docs; the existing TORCH_TRACE directory and TORCH_LOGS_OUT file are document links
+ * (underlined: Monaco's `.detected-link`); the missing one is not.
+ */
+async function linkChecks() {
+  const ws = process.env.E2E_WS;
+  fs.mkdirSync(path.join(ws, 'link-traces'), { recursive: true });
+  fs.mkdirSync(path.join(ws, 'link-logs'), { recursive: true });
+  fs.writeFileSync(path.join(ws, 'link-logs', 'out.log'), '');
+  fs.writeFileSync(
+    path.join(ws, 'links.env'),
+    '# torch-logs: ignore[TL201]\nTORCH_LOGS=aot_g\nTORCH_TRACE=link-traces\nTORCH_LOGS_OUT=link-logs/out.log\nTORCH_LOGS_OUT=link-missing/out.log\n',
+  );
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+  const editor = await openFile('links.env', 'TORCH_TRACE=link-traces');
+  const hover = await hoverText('# torch-logs: ignore[TL201]', 'TL201').catch((e) => String(e));
+  const hoverBox = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: 'TL201' }).first();
+  const hoverLinks = (await hoverBox.count()) ? await linkAttributes(hoverBox) : [];
+  check('hover on TL201 in a suppression comment: its title and a link to its docs',
+    /TL201 · unknown name/.test(hover) && hoverLinks.some((v) => /docs\/codes\.md#tl201$/.test(v)), { hover, hoverLinks });
+  await page.screenshot({ path: path.join(out, 'code-hover.png') });
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+  const linked = async (lineText) => {
+    const link = editor.locator('.view-line', { hasText: lineText }).first().locator('.detected-link');
+    await link.first().waitFor({ state: 'attached', timeout: 20000 }).catch(() => {});
+    return (await link.allInnerTexts()).join('');
+  };
+  const trace = await linked('TORCH_TRACE=link-traces');
+  const logOut = await linked('TORCH_LOGS_OUT=link-logs/out.log');
+  const missing = await editor.locator('.view-line', { hasText: 'link-missing' }).first().locator('.detected-link').count();
+  check('document links: the existing TORCH_TRACE directory and TORCH_LOGS_OUT file, not the missing one',
+    trace === 'link-traces' && logOut === 'link-logs/out.log' && missing === 0, { trace, logOut, missing });
+  await page.screenshot({ path: path.join(out, 'document-links.png') });
+}
 
 /** The cells' editors of the notebook editor (VS Code lays it over the editor group, outside
  * the group's DOM: `.notebookOverlay`). */
@@ -459,11 +510,20 @@ function cellEditor(lineText) {
  */
 async function notebookChecks() {
   await page.keyboard.press('Escape');
+  // no editor open: no status bar item (so the one below is the notebook's)
+  await runCommand('View: Close All Editors');
+  const dontSave = page.getByRole('button', { name: /Don.t Save/ });
+  if (await dontSave.isVisible({ timeout: 2000 }).catch(() => false)) await dontSave.click();
+  await page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first().waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
   await (await quickOpen('debug.ipynb')).click();
   const line = 'os.environ["TORCH_LOGS"] = "aot_g"';
   const cell4 = cellEditor('os.environ');
   await cell4.waitFor({ timeout: 30000 });
   lap('notebook open in the notebook editor');
+  // the status bar item shows in the notebook editor too (no cell being edited yet)
+  const nbStatus = page.locator('.statusbar-item', { hasText: /torch \d+\.\d+/ }).first();
+  const nbShown = await nbStatus.waitFor({ state: 'visible', timeout: 20000 }).then(() => true, () => false);
+  check('notebook: the status bar item shows the torch release', nbShown, nbShown ? (await nbStatus.innerText()).trim() : null);
   await cell4.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 }).catch(() => {});
   const squiggle = await cell4.locator('.squiggly-error').first().boundingBox().catch(() => null);
   const ag = await textBox(line, 'aot_g', cellSel);

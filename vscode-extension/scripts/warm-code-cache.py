@@ -7,7 +7,8 @@ set to the package's seed directory.
 Runs ``python3.X -m torch_logs_lsp.server`` (this interpreter) with ``PYTHONPATH`` set to
 BUNDLED_LIBS, over stdio: initialize (VS Code's parameters, from
 vscode-client-capabilities.json), initialized, didOpen of a ``.env`` with a TORCH_LOGS
-value, hover, completion, codeAction, didChangeConfiguration, torchLogs/status, setTrace,
+value, hover, completion, codeAction, didChangeConfiguration, torchLogs/status,
+documentLink, setTrace,
 didChange, shutdown, exit; the server
 writes the table after the handshake and at shutdown. Prints the server's log lines
 about the table; exits 1 when no table was written.
@@ -77,6 +78,7 @@ SESSION = [
     },
     {"method": "workspace/didChangeConfiguration", "params": {"settings": SETTINGS}},
     {"id": 6, "method": "torchLogs/status", "params": {"textDocument": {"uri": URI}}},
+    {"id": 7, "method": "textDocument/documentLink", "params": {"textDocument": {"uri": URI}}},
     {"method": "$/setTrace", "params": {"value": "messages"}},
     {
         "method": "textDocument/didChange",

@@ -36,6 +36,7 @@ import {
 } from './interpreter';
 import { RestartQueue } from './restartQueue';
 import { DOCUMENT_SELECTOR } from './selector';
+import { statusDocument } from './statusDocument';
 import {
   ExtensionSettings,
   needsRestart,
@@ -124,6 +125,12 @@ class TorchLogsExtension implements vscode.Disposable {
         void this.queue.request();
       }),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateStatus()),
+      vscode.window.onDidChangeActiveNotebookEditor(() => this.updateStatus()),
+      vscode.workspace.onDidChangeNotebookDocument((e) => {
+        if (e.notebook === vscode.window.activeNotebookEditor?.notebook) {
+          this.updateStatus();
+        }
+      }),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document === vscode.window.activeTextEditor?.document) {
           this.updateStatus();
@@ -646,9 +653,14 @@ class TorchLogsExtension implements vscode.Disposable {
   }
 
   updateStatus(): void {
-    const doc = vscode.window.activeTextEditor?.document;
-    const relevant = doc !== undefined && vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0 && mentionsVariable(doc.getText());
-    if (!relevant) {
+    // the active editor's document, or in the notebook editor the first cell we check
+    const cells = vscode.window.activeNotebookEditor?.notebook.getCells().map((c) => c.document);
+    const doc = statusDocument(
+      vscode.window.activeTextEditor?.document,
+      cells,
+      (d) => vscode.languages.match(DOCUMENT_SELECTOR, d) > 0 && mentionsVariable(d.getText()),
+    );
+    if (!doc) {
       this.status.hide();
       return;
     }

@@ -40,6 +40,7 @@ from torch_logs_lsp.server.documents import (
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
+from torch_logs_lsp.server.features import document_links as document_links_feature
 from torch_logs_lsp.server.features import status as status_feature
 from torch_logs_lsp.server.positions import encoding_name
 from torch_logs_lsp.server.project_config import project_selection
@@ -670,4 +671,7 @@ def create_server() -> TorchLogsServer:
         types.CodeActionOptions(code_action_kinds=code_actions_feature.KINDS),
     )(code_action)
     server.feature(status_feature.STATUS_REQUEST)(status_feature.status)
+    server.feature(
+        types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False)
+    )(document_links_feature.handler)
     return server

@@ -58,6 +58,17 @@ LABELS: dict[str, dict[str, str]] = {
     "torch_from": {"en": "Checked against {how}.", "ru": "Проверено по: {how}."},
     "effective": {"en": "Effective configuration", "ru": "Итоговая конфигурация"},
     "no_effect": {"en": "nothing enabled", "ru": "ничего не включено"},
+    "code_docs": {"en": "{code} in the documentation", "ru": "{code} в документации"},
+    "code_prefix": {
+        "en": "silences every code that starts with it ({count})",
+        "ru": "подавляет все коды, начинающиеся так ({count})",
+    },
+    "code": {"en": "Code", "ru": "Код"},
+    "title": {"en": "Finding", "ru": "Находка"},
+    "and_more": {"en": "... and {count} more.", "ru": "... и ещё {count}."},
+    "not_a_code": {"en": "not a torch-logs code", "ru": "не код torch-logs"},
+    "link_out": {"en": "Open the log file", "ru": "Открыть файл журнала"},
+    "link_trace": {"en": "Open the trace directory", "ru": "Открыть каталог трассировки"},
     "release": {"en": "(checked against torch {release})", "ru": "(проверено по torch {release})"},
     "outcome_ok": {
         "en": "`import torch` accepts this value.",

@@ -11,6 +11,7 @@ notification (sent by :class:`~..wire.JsonProtocol`). `scripts/bench.py` measure
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -19,9 +20,11 @@ import attrs
 import cattrs
 from lsprotocol import converters, types
 
+from torch_logs_lsp.codes.table import code_table
 from torch_logs_lsp.lint.dead_values import OVERWRITTEN
 from torch_logs_lsp.lint.selection import Selection
 from torch_logs_lsp.lint.suppressions import UNUSED_SUPPRESSION, Silencer
+from torch_logs_lsp.package_info import codes_doc_url
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.pygls_fixes.wire import Encoded
 from torch_logs_lsp.server.settings import Settings, off_codes
@@ -47,6 +50,14 @@ Memo = dict[tuple[Diagnostic, int, int, int, int, int], str]
 MAX_MEMO = 50_000
 
 
+@functools.cache
+def code_href(code: str) -> str | None:
+    """The address of ``code``'s section of ``docs/codes.md`` (the SARIF rules' ``helpUri``,
+    :func:`~torch_logs_lsp.package_info.codes_doc_url`); ``None`` for a code not in the
+    table or without a repository address in the package metadata."""
+    return codes_doc_url(code) if code in code_table() else None
+
+
 def _encode(d: Diagnostic, key: tuple[Diagnostic, int, int, int, int, int]) -> str:
     _, start_line, start_character, end_line, end_character, severity = key
     text = (
@@ -55,6 +66,9 @@ def _encode(d: Diagnostic, key: tuple[Diagnostic, int, int, int, int, int]) -> s
         f'"message": {json.dumps(d.message)}, "severity": {severity}, '
         f'"code": {json.dumps(d.code)}, "source": "{SOURCE}"'
     )
+    href = code_href(d.code)
+    if href:  # codeDescription: VS Code links the code in the Problems panel and hover
+        text += f', "codeDescription": {{"href": {json.dumps(href)}}}'
     if d.suggestions:
         text += f', "data": {json.dumps({"suggestions": list(d.suggestions)})}'
     related = getattr(d, "related_json", "")  # TL632 (server/launch_links.py)
@@ -80,7 +94,8 @@ def diagnostic_json(
 ) -> list[str]:
     """Every diagnostic of a document version as the JSON text of an LSP ``Diagnostic``:
     ``range`` with ``line``/``character`` in the negotiated encoding, ``message``,
-    ``severity`` 1-4, ``code``, ``source`` ``"torch-logs"`` and, for quick fixes, ``data``
+    ``severity`` 1-4, ``code``, ``codeDescription`` ``{"href": ...}`` (the code's section of
+    the docs, :func:`code_href`), ``source`` ``"torch-logs"`` and, for quick fixes, ``data``
     ``{"suggestions": [...]}`` (replacement names). ``settings.severity`` overrides a
     code's severity or drops it (``"off"``); codes not chosen by the document's project
     configuration (``project``) and the settings' ``select``/``ignore`` are dropped.

@@ -10,7 +10,7 @@ from torch_logs_lsp.lint.dead_values import OVERWRITTEN
 from torch_logs_lsp.model.limits import excerpt
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features import set_logs_ide
+from torch_logs_lsp.server.features import code_hover, set_logs_ide
 from torch_logs_lsp.server.features.memo import PerRegistry
 from torch_logs_lsp.server.texts import Doc, label
 from torch_logs_lsp.torch_env.context import TorchContext
@@ -68,7 +68,8 @@ def item_doc(
     context: TorchContext | None = None,
 ) -> Doc:
     """Documentation of one item: kind, description, releases, level, loggers, artifact
-    flags; for module names where the module is and what it sets."""
+    flags; for module names where the module is and what it sets. Never the messages of
+    the item's diagnostics (the editor shows those over the squiggle already)."""
     name = item.name
     kind = registry.kind(name)
     level = LEVEL_NAMES[level_of(item.prefix)]
@@ -93,10 +94,9 @@ def item_doc(
             doc.para(label("off_note", locale))
         return doc
     title_kind = "module" if "." in name else "unknown"
+    # The findings on the item are not repeated: an editor shows them with the hover
+    # over their squiggle (VS Code above it), the docs of the name once.
     doc = Doc(f"**{excerpt(name)}** · {label(title_kind, locale)}")
-    for d in analysis.diagnostics:
-        if d.start >= item.start and d.end <= item.end:
-            doc.para(d.message)
     if title_kind == "module" or any(d.code == "TL202" for d in analysis.diagnostics):
         module_paras(doc, name, context, locale)
         doc.para(f"{label('level', locale)}: **{level}**. {label('module_note', locale)}")
@@ -152,15 +152,16 @@ def _field_hover(
     state: DocumentState, span: ValueSpan, index: int, markdown: bool
 ) -> types.Hover | None:
     """Hover on a ``%(name)`` field of a TORCH_LOGS_FORMAT value: what the LogRecord
-    attribute holds (or that it is not one)."""
+    attribute holds (for a name that is none, the attributes: its TL407 says the rest)."""
     value = span.value or ""
     for name, start, end in format_fields(value):
         if start <= index <= end:
-            doc = Doc(f"**%({name})** · logging.LogRecord")
             if name in FIELD_DOCS:
+                doc = Doc(f"**%({name})** · logging.LogRecord")
                 doc.para(FIELD_DOCS[name])
-            else:
-                doc.para(f"`{name}` is not a LogRecord attribute (see TL407).")
+            else:  # TL407 says what is wrong (shown above the hover); the names that fit
+                doc = Doc(f"**%({name})**")
+                doc.para("logging.LogRecord: " + ", ".join(f"`{f}`" for f in FIELD_DOCS))
             kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
             text = doc.markdown() if markdown else doc.plaintext()
             rng = state.mapper.range(*span.document_range(start, end))
@@ -173,7 +174,10 @@ def hover(
 ) -> types.Hover | None:
     """Hover at a document offset (code points), or ``None`` outside any value span."""
     span = state.span_at(offset)
-    if span is None:  # a keyword or the name of a set_logs(...) call (Python)
+    if span is None:  # a code in a suppression comment, or a set_logs(...) call (Python)
+        found = code_hover.hover(state, offset, locale, markdown)
+        if found is not None:
+            return found
         return set_logs_ide.hover(state, offset, registry, locale, markdown)
     analysis = state.analysis_of(span)
     if span.name_start <= offset <= span.name_end:
