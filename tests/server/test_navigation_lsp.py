@@ -167,6 +167,16 @@ async def test_definition_of_a_component_and_a_module(vscode: LanguageClient, tm
     assert await _definition(vscode, uri, _position(text, 0, "decoder,+no.su")) == []
     assert await _definition(vscode, uri, _position(text, 0, "module,al")) == []  # `all`
     assert await _definition(vscode, uri, types.Position(line=0, character=3)) == []
+    # a key of set_logs(modules={...}): a module, or a registered name
+    text = (
+        "import logging, torch\n"
+        'torch._logging.set_logs(modules={"torch._dynamo.guards": logging.DEBUG, "dynamo": 10})\n'
+    )
+    uri = await _open(vscode, tmp_path, "mods.py", text)
+    (loc,) = await _definition(vscode, uri, _position(text, 1, '(modules={"torch._d'))
+    assert loc.uri == (TORCH / "_dynamo" / "guards.py").as_uri()
+    (loc,) = await _definition(vscode, uri, _position(text, 1, 'logging.DEBUG, "d'))
+    assert loc.uri == registrations.as_uri() and _text_at(registrations, loc) == '"dynamo"'
 
 
 @needs_torch
