@@ -213,8 +213,8 @@ async def test_references_are_the_logging_sites(vscode: LanguageClient, tmp_path
     assert with_declaration[1:] == refs
 
     # a component: the loggers its level reaches (one server: one scan of torch)
-    text = "TORCH_LOGS=+dynamo,+torch._dynamo.guards\n"
-    uri = await _open(vscode, tmp_path, ".env", text)
+    text = "TORCH_LOGS=+dynamo,+torch._dynamo.guards,all\n"
+    uri = await _open(vscode, tmp_path, "component.env", text)
     refs = await _references(vscode, uri, _position(text, 0, "TORCH_LOGS=+"))
     files = [_path(r.uri).relative_to(TORCH).as_posix() for r in refs]
     assert "_dynamo/guards.py" in files and "_dynamo/convert_frame.py" in files
@@ -224,6 +224,10 @@ async def test_references_are_the_logging_sites(vscode: LanguageClient, tmp_path
         assert "getLogger" in _text_at(_path(r.uri), r)
     module_refs = await _references(vscode, uri, _position(text, 0, "dynamo,+torch._dy"))
     assert [_path(r.uri).name for r in module_refs] == ["guards.py"]
+    # `all` (the `torch` log) reaches every torch logger (366 places): the list stops at 200
+    every = await _references(vscode, uri, _position(text, 0, "guards,a"))
+    assert len(every) == 200
+    assert all(_path(r.uri).is_relative_to(TORCH) for r in every)
 
 
 async def test_without_torch_the_packaged_registry_document(vscode: LanguageClient, tmp_path: Path):

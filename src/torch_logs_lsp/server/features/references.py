@@ -5,8 +5,8 @@
   artifact's logger (:mod:`~torch_logs_lsp.torch_env.log_sites`).
 - A component (and ``all``, the ``torch`` log): the ``getLogger(...)`` call of every
   logger its level reaches (its qualified logger names and the loggers below them), in
-  the order of the names torch registers, then by module (a package before its modules):
-  one place per logger, at most :data:`MAX_LOGGERS`.
+  the order of the names torch registers, then by module (a package before its modules),
+  at most :data:`MAX_LOGGERS`.
 - A module name: the same for the loggers at and below that module.
 
 With ``includeDeclaration`` the registration (:mod:`.definition`) comes first. The sites
