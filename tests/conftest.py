@@ -37,6 +37,7 @@ SLOW = (
     "release/test_precommit.py",
     "editors/",
     "lint/test_misspelled.py::test_packaged_2_13_equals_a_scan_of_the_installed_torch",
+    "server/test_navigation_lsp.py::test_references_are_the_logging_sites",
 )
 
 # Hypothesis keeps its files (the examples it found failing, replayed first on the next

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,3 +157,87 @@ def test_neovim_statusline_snippet_of_the_docs(tmp_path: Path):
     )
     assert re.search(r"torch 2\.\d+\s*$", lines["run.sh"]), lines
     assert not lines["run.sh"].rstrip().endswith("torch 2.4")
+
+
+def _torch_dir() -> Path | None:
+    from importlib.util import find_spec
+
+    spec = find_spec("torch")
+    return Path(spec.origin).parent if spec and spec.origin else None
+
+
+def _run_navigation(nvim: str, tmp_path: Path, init: dict[str, object]) -> dict[str, Any]:
+    ws = tmp_path / "ws"
+    ws.mkdir(parents=True)
+    text = "# é🙂\nTORCH_LOGS=+dynamo,guards,aot_g\n"
+    (ws / ".env").write_text(text, encoding="utf-8")
+    out = tmp_path / "result.json"
+    env = dict(
+        os.environ,
+        PY=sys.executable,
+        OUT=str(out),
+        FILE=".env",
+        LINE="1",
+        COL=str(len("TORCH_LOGS=+dynamo,g")),
+        INIT=json.dumps(init),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    proc = subprocess.run(
+        [nvim, "--headless", "-u", "NONE", "-c", f"luafile {HERE / 'neovim_navigation.lua'}"],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert out.exists(), proc.stderr
+    result: dict[str, Any] = json.loads(out.read_text())
+    assert result["ok"], result["error"]
+    return result
+
+
+def _neovim_011() -> list[Any]:
+    found = [n for n in _neovims() if Path(n).parent == Path(sys.executable).parent]
+    return found or [pytest.param("", marks=pytest.mark.skip(reason="needs Neovim 0.11"))]
+
+
+@pytest.mark.parametrize("nvim", _neovim_011())
+def test_neovim_definition_and_references_with_torch(nvim: str, tmp_path: Path):
+    torch = _torch_dir()
+    if torch is None:
+        pytest.skip("needs the installed torch")
+    result = _run_navigation(nvim, tmp_path, {"torchLogs": {"python": sys.executable}})
+    registrations = torch / "_logging" / "_registrations.py"
+    jumped = result["jumped"]
+    assert jumped["name"] == str(registrations)
+    assert jumped["line"][jumped["col"] :].startswith('"guards"')
+    refs = result["references"]
+    # the declaration (Neovim sorts the list by file name)
+    assert [r["lnum"] for r in refs if r["filename"] == str(registrations)] == [jumped["row"] + 1]
+    guards = str(torch / "_dynamo" / "guards.py")
+    texts = [r["text"] for r in refs if r["filename"] == guards]
+    assert any('getArtifactLogger(__name__, "guards")' in t for t in texts), texts
+    assert any("guards_log.debug(" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("nvim", _neovim_011())
+def test_neovim_definition_without_torch_opens_the_packaged_registry(nvim: str, tmp_path: Path):
+    venv = tmp_path / "venv"  # a venv-looking interpreter with no torch (read, never run)
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib" / "python3.12" / "site-packages").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.12.0\n")
+    (venv / "bin" / "python").write_text("")
+    result = _run_navigation(nvim, tmp_path, {"torchLogs": {"python": str(venv / "bin/python")}})
+    (definition,) = result["definition"]
+    assert definition["uri"] == "torch-logs:/registry/2.15/_registrations.py"
+    jumped = result["jumped"]
+    assert jumped["name"] == definition["uri"]
+    assert jumped["line"].startswith('register_artifact("guards"')
+    assert jumped["line"][jumped["col"] :].startswith('"guards"')
+    assert [(r["filename"], r["text"]) for r in result["references"]] == [
+        (definition["uri"], jumped["line"])
+    ]

@@ -331,6 +331,27 @@ async function framesText(needle, timeout) {
   check('hover on guards shows its description', result.hoverGuards.includes(guardsDoc.slice(0, 40)), result.hoverGuards);
   await page.screenshot({ path: path.join(out, 'hover.png') });
 
+  // 4b. Go to Definition on guards: its register_artifact call, in the installed torch's
+  // _registrations.py or (no torch of the release found) the packaged registry's read-only
+  // torch-logs: document, whose text the extension asks the server for
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+  const guardsBox = await textBox('TORCH_LOGS=+dynamo,guards', 'guards');
+  await page.mouse.click(guardsBox.x + 4, guardsBox.y + guardsBox.height / 2);
+  await page.keyboard.press('F12');
+  const defTab = page.locator('.tabs-container .tab.active', { hasText: '_registrations.py' });
+  await defTab.waitFor({ timeout: 30000 }).catch(() => {});
+  result.definitionTab = (await page.locator('.tabs-container .tab.active').first().getAttribute('aria-label').catch(() => null)) || '';
+  const defEditor = page.locator(editorSel).first();
+  const defLine = defEditor.locator('.view-line', { hasText: '"guards"' }).first();
+  await defLine.waitFor({ timeout: 20000 }).catch(() => {});
+  result.definitionLine = (await defLine.innerText().catch(() => '')).replace(/\u00a0/g, ' ');
+  check('Go to Definition on guards opens _registrations.py at its registration',
+    /_registrations\.py/.test(result.definitionTab) && /"guards"/.test(result.definitionLine),
+    { tab: result.definitionTab, line: result.definitionLine });
+  await page.screenshot({ path: path.join(out, 'definition.png') });
+  editor = await openFile('.env', 'TORCH_LOGS=+dynamo,guards'); // back to the .env
+
   // 5. completion after TORCH_LOGS=+dyn
   await page.mouse.move(5, 5);
   await page.keyboard.press('Escape');

@@ -56,6 +56,8 @@ const PYTHON_EXTENSION = 'ms-python.python';
 const VIRTUAL_SCHEME = 'torch-logs';
 /** Custom request (proposed): the torch release and interpreter the server uses for a document. */
 const STATUS_REQUEST = 'torchLogs/status';
+/** Custom request: the text of a read-only document the server serves (`torch-logs:/registry/...`). */
+const REGISTRY_REQUEST = 'torchLogs/registry';
 
 
 /** Minimal shape of the Python extension's public API (`environments` part) that we use. */
@@ -117,7 +119,7 @@ class TorchLogsExtension implements vscode.Disposable {
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(VIRTUAL_SCHEME, {
         onDidChange: this.virtualChanged.event,
-        provideTextDocumentContent: (uri) => this.virtualDocs.get(uri.toString()) ?? '',
+        provideTextDocumentContent: (uri) => this.virtualDocs.get(uri.toString()) ?? this.serverDocument(uri),
       }),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -601,6 +603,25 @@ class TorchLogsExtension implements vscode.Disposable {
       ? { release: known.release, origin: known.how }
       : releaseInUse(this.settings, this.packagedReleases(), vscode.workspace.isTrusted);
     await this.showMarkdown('TORCH_LOGS names.md', namesMarkdown(items, release, origin));
+  }
+
+  /**
+   * A read-only document the server writes: the packaged registry of a torch release
+   * (`torch-logs:/registry/2.15/_registrations.py`), where Go to Definition leads when no torch
+   * of that release is installed. Empty when the server is not running or does not know it.
+   */
+  private async serverDocument(uri: vscode.Uri): Promise<string> {
+    const client = this.client;
+    if (!client || this.state !== 'running') {
+      return '';
+    }
+    try {
+      const answer = await client.sendRequest<{ text?: unknown } | null>(REGISTRY_REQUEST, { uri: uri.toString() });
+      return typeof answer?.text === 'string' ? answer.text : '';
+    } catch (e) {
+      this.log(`${REGISTRY_REQUEST} failed for ${uri.toString()}: ${String(e)}`);
+      return '';
+    }
   }
 
   private async showMarkdown(name: string, markdown: string): Promise<void> {

@@ -13,8 +13,9 @@ import itertools
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -39,8 +40,10 @@ from torch_logs_lsp.server.documents import (
 )
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
+from torch_logs_lsp.server.features import definition as definition_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
 from torch_logs_lsp.server.features import document_links as document_links_feature
+from torch_logs_lsp.server.features import references as references_feature
 from torch_logs_lsp.server.features import status as status_feature
 from torch_logs_lsp.server.positions import encoding_name
 from torch_logs_lsp.server.project_config import project_selection
@@ -55,6 +58,8 @@ from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefet
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Times the check of one version may be stopped by the editor's messages before it runs to
 #: its end whatever arrives (an editor that never stops sending would starve it).
@@ -192,6 +197,16 @@ class TorchLogsServer(LanguageServer):
         loop.call_soon(self.idle)
         try:
             await future
+        finally:
+            self._awaiting -= 1
+
+    async def wait_for(self, future: Future[T]) -> T:
+        """The result of work running in another thread or process (``future``), awaited
+        without holding the message loop or the publication of diagnostics meanwhile
+        (as :meth:`checked`)."""
+        self._awaiting += 1
+        try:
+            return await asyncio.wrap_future(future)
         finally:
             self._awaiting -= 1
 
@@ -674,4 +689,8 @@ def create_server() -> TorchLogsServer:
     server.feature(
         types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False)
     )(document_links_feature.handler)
+    # Go to definition / find references: torch's own source of a name
+    server.feature(types.TEXT_DOCUMENT_DEFINITION)(definition_feature.definition)
+    server.feature(types.TEXT_DOCUMENT_REFERENCES)(references_feature.references)
+    server.feature(definition_feature.REGISTRY_REQUEST)(definition_feature.registry_document)
     return server
