@@ -618,6 +618,7 @@ def did_change_configuration(
     ls.apply_settings(params.settings)
     for uri in open_uris(ls.workspace):  # as the client spelt them, not pygls' keys
         ls.publish(uri)
+    refresh_inlay_hints(ls)
 
 
 async def completion(
@@ -628,6 +629,20 @@ async def completion(
 
 async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
     return requests.answer(ls, params.text_document.uri, params, requests.hover, quick=True)
+
+
+async def inlay_hint(
+    ls: TorchLogsServer, params: types.InlayHintParams
+) -> list[types.InlayHint] | None:
+    return requests.answer(ls, params.text_document.uri, params, requests.inlay_hint, quick=True)
+
+
+def refresh_inlay_hints(ls: TorchLogsServer) -> None:
+    """Ask the client to ask for inlay hints again (the settings changed), when it can."""
+    caps = ls.client_capabilities.workspace
+    hints = caps.inlay_hint if caps else None
+    if hints is not None and hints.refresh_support:
+        ls.workspace_inlay_hint_refresh(None)
 
 
 async def code_action(
@@ -670,4 +685,7 @@ def create_server() -> TorchLogsServer:
         types.CodeActionOptions(code_action_kinds=code_actions_feature.KINDS),
     )(code_action)
     server.feature(status_feature.STATUS_REQUEST)(status_feature.status)
+    server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))(
+        inlay_hint
+    )
     return server
