@@ -39,6 +39,7 @@ from torch_logs_lsp.server.documents import (
 )
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
+from torch_logs_lsp.server.features import compose as compose_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
 from torch_logs_lsp.server.features import status as status_feature
 from torch_logs_lsp.server.positions import encoding_name
@@ -688,4 +689,6 @@ def create_server() -> TorchLogsServer:
     server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))(
         inlay_hint
     )
+    server.feature(compose_feature.OPTIONS_REQUEST)(compose_feature.compose_options)
+    server.feature(compose_feature.COMPOSE_REQUEST)(compose_feature.compose)
     return server
