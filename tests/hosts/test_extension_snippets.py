@@ -34,7 +34,7 @@ def expansions(body: str) -> list[str]:
     out = []
     for combo in itertools.product(*choices):
         picks = iter(combo)
-        text = CHOICE.sub(lambda m: next(picks).replace("\\", "\\\\"), body)
+        text = CHOICE.sub(lambda m, picks=picks: next(picks).replace("\\", "\\\\"), body)
         text = DEFAULT.sub(lambda m: m.group(2), text)
         text = TABSTOP.sub("", text)
         out.append(_unescape(text))
@@ -55,7 +55,7 @@ def snippets(language: str) -> dict:
 
 
 def test_expansion_of_choices_and_defaults():
-    got = expansions('A=${1|x\\,y,z|} B=${2:d\\${e\\}} $0\\${f}')
+    got = expansions("A=${1|x\\,y,z|} B=${2:d\\${e\\}} $0\\${f}")
     assert got == ["A=x,y B=d${e} ${f}", "A=z B=d${e} ${f}"]
 
 
