@@ -21,6 +21,10 @@ from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.value.analysis import LEVEL_NAMES, Analysis
 from torch_logs_lsp.value.effects import ItemEffect, item_effects
 
+#: Most hints one answer holds (the first ones in the range): a 1 MB value of 120,000 items
+#: on one line is all in the range of its line.
+MAX_HINTS = 2000
+
 #: The hints' words, English and Russian.
 WORDS: dict[str, dict[str, str]] = {
     "artifact": {"en": "artifact", "ru": "артефакт"},
@@ -77,7 +81,8 @@ def inlay_hints(
 ) -> list[types.InlayHint]:
     """Hints for the items of every TORCH_LOGS value of ``state`` whose end lies in the
     document range ``[start, end]`` (code points), each placed right after its item
-    (positions from the state's mapper: UTF-16 unless negotiated). ``analyse`` gives a
+    (positions from the state's mapper: UTF-16 unless negotiated); at most
+    :data:`MAX_HINTS`, in document order. ``analyse`` gives a
     span's own analysis (``lint.checker.analyse_span``: the value as torch reads it, as
     ``explain`` does; an overwritten value keeps its hints, TL502 says it is
     overwritten)."""
@@ -94,6 +99,8 @@ def inlay_hints(
             at = span.document_offset(effect.end)
             if at < start or at > end:
                 continue
+            if len(out) >= MAX_HINTS:
+                return out
             tooltip = _tooltip(effect, registry, locale)
             out.append(
                 types.InlayHint(
