@@ -451,6 +451,40 @@ async function framesText(needle, timeout) {
   check('quick fix renames aot_g and removes the squiggle', left === 0, { quickFixes: result.quickFixes, squigglesLeft: left });
   await page.screenshot({ path: path.join(out, 'quickfix.png') });
 
+  // 9b. Compose TORCH_LOGS: the goal "Where are the graph breaks?" rewrites the value on the
+  // cursor's line (the cursor is still on the TORCH_LOGS line of recompiles.env)
+  await runCommand('TORCH_LOGS: Compose TORCH_LOGS');
+  const goal = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Where are the graph breaks?' }).first();
+  await goal.waitFor({ timeout: 20000 });
+  await goal.click(); // (a multi-select pick: the click checks the row)
+  await page.keyboard.press('Enter');
+  const composed = await fixedEditor.locator('.view-line', { hasText: 'TORCH_LOGS=graph_breaks' }).first()
+    .waitFor({ timeout: 20000 }).then(() => true, () => false);
+  result.composedLines = await fixedEditor.locator('.view-line').allInnerTexts();
+  check('Compose TORCH_LOGS writes the goal\'s value', composed, result.composedLines);
+  await page.screenshot({ path: path.join(out, 'compose.png') });
+
+  // 9c. inlay hints after each item: the e2e settings show them while Ctrl+Alt is held
+  // (editor.inlayHints.enabled offUnlessPressed), so the lines read above are as typed
+  await openFile('.env', 'TORCH_LOGS=+dynamo,guards');
+  await page.locator(editorSel).first().locator('.view-lines').click();
+  await page.keyboard.down('Control');
+  await page.keyboard.down('Alt');
+  const hinted = await page.waitForFunction((sel) => {
+    // a hint is text injected into the view line (or, in some versions, CSS content)
+    const shown = (el) => [...el.querySelectorAll('span')].map((s) => {
+      const before = getComputedStyle(s, '::before').content;
+      const after = getComputedStyle(s, '::after').content;
+      return [before, s.childElementCount ? '' : s.textContent, after].filter((t) => t && t !== 'none' && t !== 'normal').join('');
+    }).join('').replace(/\u00a0/g, ' ');
+    const line = [...document.querySelectorAll(`${sel} .view-line`)].map(shown).find((t) => t.includes('guards'));
+    return line && /DEBUG/.test(line) && /off by default/.test(line) ? line : false;
+  }, editorSel, { timeout: 20000 }).then((h) => h.jsonValue(), () => '');
+  await page.screenshot({ path: path.join(out, 'inlay-hints.png') });
+  await page.keyboard.up('Alt');
+  await page.keyboard.up('Control');
+  check('inlay hints after +dynamo (DEBUG) and output_code (off by default: named)', !!hinted, hinted);
+
   // 10. links: a code in a suppression comment, existing TORCH_TRACE / TORCH_LOGS_OUT paths
   await linkChecks();
 

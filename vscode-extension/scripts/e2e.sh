@@ -86,7 +86,8 @@ cat > "$RUN/data/User/settings.json" <<JSON
   "workbench.secondarySideBar.defaultVisibility": "hidden", "workbench.editor.enablePreview": false,
   "security.workspace.trust.enabled": false, "chat.disableAIFeatures": true, "git.enabled": false,
   "files.autoSave": "off", "editor.wordBasedSuggestions": "off", "editor.hover.delay": 300,
-  "editor.quickSuggestionsDelay": 10, "torchLogs.trace.server": "messages"
+  "editor.quickSuggestionsDelay": 10, "torchLogs.trace.server": "messages",
+  "editor.inlayHints.enabled": "offUnlessPressed"
 }
 JSON
 # torchLogs.serverInterpreter is machine-scoped: code-server (a remote window) takes such

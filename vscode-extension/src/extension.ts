@@ -34,6 +34,7 @@ import {
   serverSource,
   SERVER_DISTRIBUTION,
 } from './interpreter';
+import { COMPOSE_COMMAND, composeTorchLogs } from './composeCommand';
 import { RestartQueue } from './restartQueue';
 import { DOCUMENT_SELECTOR } from './selector';
 import { statusDocument } from './statusDocument';
@@ -115,6 +116,7 @@ class TorchLogsExtension implements vscode.Disposable {
     cmd('torchLogs.showNames', () => this.showNames());
     cmd('torchLogs.selectTorchVersion', () => this.selectTorchVersion());
     cmd('torchLogs.selectInterpreter', () => this.selectInterpreter());
+    cmd(COMPOSE_COMMAND, () => composeTorchLogs(() => this.ensureClient()));
 
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(VIRTUAL_SCHEME, {

@@ -18,6 +18,8 @@ export interface ExtensionSettings {
   torchVersion: string;
   locale: string;
   severity: Record<string, string>;
+  /** `torchLogs.inlayHints.enabled` when turned off (omitted: on, the default). */
+  inlayHints?: false;
 }
 
 /** What the server reads (server/settings.py: camelCase keys under `torchLogs`). */
@@ -31,6 +33,8 @@ export interface ServerSettings {
      * server looks for `.venv`/`venv` in the workspace, then `python3` on PATH.
      */
     python?: string;
+    /** `torchLogs.inlayHints` when turned off (server/settings.py `InlayHints`; omitted: on). */
+    inlayHints?: { enabled: false };
   };
 }
 
@@ -79,6 +83,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
     torchVersion: str('torchVersion', 'auto'),
     locale: str('locale', 'auto'),
     severity,
+    ...(get('inlayHints.enabled') === false ? { inlayHints: false as const } : {}),
   };
 }
 
@@ -94,6 +99,7 @@ export function toServerSettings(s: ExtensionSettings, env: Environment): Server
     locale: s.locale,
     torchVersion: s.torchVersion,
     severity: { ...s.severity },
+    ...(s.inlayHints === false ? { inlayHints: { enabled: false as const } } : {}),
   };
   const configured = s.python && env.expand ? env.expand(s.python) : s.python;
   if (env.trusted) {

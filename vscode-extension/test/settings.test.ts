@@ -127,3 +127,11 @@ test('untrusted: torchLogs.python inside the workspace, or not absolute, is repl
   // trusted: the workspace's own interpreter is what the user means
   assert.equal(toServerSettings(s, { ...env, trusted: true }).torchLogs.python, '/ws/.venv/bin/python');
 });
+
+test('torchLogs.inlayHints.enabled: sent only when turned off (the server default is on)', () => {
+  const off = readSettings((key) => (key === 'inlayHints.enabled' ? false : undefined));
+  assert.equal(off.inlayHints, false);
+  assert.deepEqual(toServerSettings(off, { trusted: true, newestRelease: '2.15' }).torchLogs.inlayHints, { enabled: false });
+  const on = readSettings((key) => (key === 'inlayHints.enabled' ? true : undefined));
+  assert.equal('inlayHints' in toServerSettings(on, { trusted: true, newestRelease: '2.15' }).torchLogs, false);
+});

@@ -41,6 +41,7 @@ from torch_logs_lsp.server.documents import (
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
 from torch_logs_lsp.server.features import definition as definition_feature
+from torch_logs_lsp.server.features import compose as compose_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
 from torch_logs_lsp.server.features import document_links as document_links_feature
 from torch_logs_lsp.server.features import references as references_feature
@@ -634,6 +635,7 @@ def did_change_configuration(
     ls.apply_settings(params.settings)
     for uri in open_uris(ls.workspace):  # as the client spelt them, not pygls' keys
         ls.publish(uri)
+    refresh_inlay_hints(ls)
 
 
 async def completion(
@@ -644,6 +646,20 @@ async def completion(
 
 async def hover(ls: TorchLogsServer, params: types.HoverParams) -> types.Hover | None:
     return requests.answer(ls, params.text_document.uri, params, requests.hover, quick=True)
+
+
+async def inlay_hint(
+    ls: TorchLogsServer, params: types.InlayHintParams
+) -> list[types.InlayHint] | None:
+    return requests.answer(ls, params.text_document.uri, params, requests.inlay_hint, quick=True)
+
+
+def refresh_inlay_hints(ls: TorchLogsServer) -> None:
+    """Ask the client to ask for inlay hints again (the settings changed), when it can."""
+    caps = ls.client_capabilities.workspace
+    hints = caps.inlay_hint if caps else None
+    if hints is not None and hints.refresh_support:
+        ls.workspace_inlay_hint_refresh(None)
 
 
 async def code_action(
@@ -693,4 +709,9 @@ def create_server() -> TorchLogsServer:
     server.feature(types.TEXT_DOCUMENT_DEFINITION)(definition_feature.definition)
     server.feature(types.TEXT_DOCUMENT_REFERENCES)(references_feature.references)
     server.feature(definition_feature.REGISTRY_REQUEST)(definition_feature.registry_document)
+    server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))(
+        inlay_hint
+    )
+    server.feature(compose_feature.OPTIONS_REQUEST)(compose_feature.compose_options)
+    server.feature(compose_feature.COMPOSE_REQUEST)(compose_feature.compose)
     return server

@@ -10,13 +10,17 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 
+from torch_logs_lsp.lint.checker import analyse_span
+from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server import notebooks
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
 from torch_logs_lsp.server.features import hover as hover_feature
+from torch_logs_lsp.server.features import inlay_hints as inlay_hints_feature
 from torch_logs_lsp.server.project_config import project_selection
 from torch_logs_lsp.server.pygls_fixes.wire import Encoded
+from torch_logs_lsp.value.analysis import Analysis
 
 if TYPE_CHECKING:
     from torch_logs_lsp.server.app import TorchLogsServer
@@ -81,3 +85,20 @@ def code_action(
     return code_actions_feature.code_actions(
         state, params, registry, ls.settings, versioned, project, extra
     )
+
+
+def inlay_hint(
+    ls: TorchLogsServer, state: DocumentState, params: types.InlayHintParams
+) -> list[types.InlayHint] | None:
+    """Hints in the request's range; none when ``torchLogs.inlayHints.enabled`` is off."""
+    if not ls.settings.inlay_hints.enabled:
+        return []
+    start = state.mapper.offset(params.range.start)
+    end = state.mapper.offset(params.range.end)
+    registry = ls.registry_of(state)
+    finder = state.context.finder if state.context else None
+
+    def analyse(span: ValueSpan) -> Analysis | None:
+        return analyse_span(span, registry, finder, ls.analyses)
+
+    return inlay_hints_feature.inlay_hints(state, registry, start, end, analyse, ls.locale)

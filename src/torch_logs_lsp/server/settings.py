@@ -25,6 +25,14 @@ SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
 
 
 @dataclass(frozen=True)
+class InlayHints:
+    """``torchLogs.inlayHints``: ``enabled`` shows, after each item of a TORCH_LOGS value,
+    what torch makes of it (server/features/inlay_hints.py)."""
+
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
 class Settings:
     """Server settings.
 
@@ -38,6 +46,7 @@ class Settings:
     ``extendSelect``, ``ignore``, ``extendIgnore``): codes or prefixes, as
     ``torch-logs check --select`` etc. (:mod:`torch_logs_lsp.lint.selection`), applied
     after the document's project configuration; ``select`` ``None`` when not set.
+    ``inlay_hints`` (wire: ``inlayHints``, ``{"enabled": bool}``): :class:`InlayHints`.
     """
 
     locale: str = "auto"
@@ -48,6 +57,7 @@ class Settings:
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     extend_ignore: list[str] = field(default_factory=list)
+    inlay_hints: InlayHints = field(default_factory=InlayHints)
 
     def selection(self) -> Selection:
         """The settings' code choices (checked by :func:`parse_settings`: never raises
@@ -98,6 +108,7 @@ def _converter() -> cattrs.Converter:
             torch_version=override(rename="torchVersion"),
             extend_select=override(rename="extendSelect"),
             extend_ignore=override(rename="extendIgnore"),
+            inlay_hints=override(rename="inlayHints"),
         ),
     )
     return converter
