@@ -40,8 +40,8 @@ from torch_logs_lsp.server.documents import (
 )
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
-from torch_logs_lsp.server.features import definition as definition_feature
 from torch_logs_lsp.server.features import compose as compose_feature
+from torch_logs_lsp.server.features import definition as definition_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
 from torch_logs_lsp.server.features import document_links as document_links_feature
 from torch_logs_lsp.server.features import references as references_feature
