@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
 from torch_logs_lsp.torch_env.locations import Site
-from torch_logs_lsp.torch_env.log_sites import LogSiteCache, LogSites, scan, scan_source
+from torch_logs_lsp.torch_env.log_sites import (
+    MAX_SOURCE_BYTES,
+    LogSiteCache,
+    LogSites,
+    scan,
+    scan_in_child,
+    scan_source,
+)
 
 SOURCE = """\
 import logging
@@ -128,3 +138,36 @@ def test_a_failed_scan_is_tried_again(tmp_path: Path) -> None:
     failed = cache.get(str(tmp_path))
     assert isinstance(failed.exception(timeout=30), RuntimeError)
     assert cache.get(str(tmp_path)).result(timeout=30).torch_dir == str(tmp_path)
+
+
+def test_the_child_process_answers_what_scan_finds(tmp_path: Path) -> None:
+    torch = tmp_path / "torch"
+    (torch / "_dynamo").mkdir(parents=True)
+    (torch / "_dynamo" / "__init__.py").write_text(SOURCE, encoding="utf-8")
+    (torch / "fx.py").write_text("import logging\nlog = logging.getLogger(__name__)\n")
+    child, here = scan_in_child(str(torch)), scan(str(torch))
+    child.seconds = here.seconds
+    assert child == here
+    assert [s.line_text for s in child.artifacts["é🙂c"]] == [
+        s.line_text for s in here.artifacts["é🙂c"]
+    ]
+
+
+def test_what_cannot_be_read_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    torch = tmp_path / "torch"
+    torch.mkdir()
+    os.mkfifo(torch / "fifo.py")  # never opened for reading: it would block
+    (torch / "big.py").write_bytes(b"# getLogger\n" + b"x = 1\n" * (MAX_SOURCE_BYTES // 6))
+    (torch / "deep.py").write_text("getLogger(" + "(" * 5000 + ")" * 5000 + ")\n")
+    found = scan_in_child(str(torch))
+    reasons = sorted(s.rsplit("/", 1)[-1] for s in found.skipped)
+    assert reasons[0].startswith("big.py: larger than")
+    assert reasons[1].startswith("deep.py: ")  # too deep for the parser
+    assert reasons[2].startswith("fifo.py: ")
+    assert found.loggers == {} and found.artifacts == {}
+
+
+def test_a_child_that_cannot_start_is_an_error_with_its_reason(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="cannot start"):
+        scan_in_child(str(tmp_path / "torch\0"))
+    assert scan_in_child(str(tmp_path / "missing")).files == 0

@@ -344,14 +344,17 @@ def scan_in_child(torch_dir: str, timeout: float = SCAN_TIMEOUT_S) -> LogSites:
     """:func:`scan` run in a child process of this interpreter (``-I``: no environment
     variables or user site of the user's; the package is found where this one is), at a
     lower CPU priority; blocks until it answers. Raises ``RuntimeError`` (with the reason)
-    when it fails, answers more than :data:`MAX_ANSWER_BYTES`, or takes longer than
+    when it cannot start or fails, answers more than :data:`MAX_ANSWER_BYTES`, or takes longer than
     ``timeout`` seconds (it is killed)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-I", "-c", _CHILD, _PACKAGE_ROOT, torch_dir],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", _CHILD, _PACKAGE_ROOT, torch_dir],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except (OSError, ValueError) as exc:  # no interpreter, a NUL in the path, ...
+        raise RuntimeError(f"cannot start: {exc}") from exc
     _RUNNING.add(proc)
     try:
         if hasattr(os, "setpriority"):
