@@ -9,7 +9,8 @@ BUNDLED_LIBS, over stdio: initialize (VS Code's parameters, from
 vscode-client-capabilities.json), initialized, didOpen of a ``.env`` with a TORCH_LOGS
 value, hover, completion, codeAction, didChangeConfiguration, torchLogs/status, setTrace,
 didChange, shutdown, exit; the server
-writes the table after the handshake and at shutdown. Prints the server's log lines
+writes the table after the handshake and at shutdown (inlayHint is asked right after the
+hover: VS Code asks for it on every open). Prints the server's log lines
 about the table; exits 1 when no table was written.
 """
 
@@ -65,6 +66,11 @@ SESSION = [
         },
     },
     {"id": 2, "method": "textDocument/hover", "params": at(20)},
+    {
+        "id": 9,
+        "method": "textDocument/inlayHint",
+        "params": {"textDocument": {"uri": URI}, "range": whole_line},
+    },
     {"id": 3, "method": "textDocument/completion", "params": at(14)},
     {
         "id": 4,
