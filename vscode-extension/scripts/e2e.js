@@ -459,7 +459,7 @@ async function framesText(needle, timeout) {
   await page.screenshot({ path: path.join(out, 'inlay-hints.png') });
   await page.keyboard.up('Alt');
   await page.keyboard.up('Control');
-  check('inlay hints after +dynamo (DEBUG) and output_code (off by default: named)', !!hinted, hinted);
+  check('inlay hints after +dynamo (DEBUG) and output_code (off by default, named)', !!hinted, hinted);
 
   // 10. a Jupyter notebook in VS Code's notebook editor (LSP notebook document sync)
   await notebookChecks();
