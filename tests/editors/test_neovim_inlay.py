@@ -64,7 +64,7 @@ def test_neovim_shows_inlay_hints(tmp_path: Path):
     assert hints == [
         (1, _byte_end("+dynamo"), "DEBUG"),
         (1, _byte_end("recompiles"), "artifact"),
-        (1, _byte_end("-guards"), "artifact · prefix ignored"),
+        (1, _byte_end("-guards"), "prefix ignored"),
     ]
     shown = " ".join(s["text"] for s in result["shown"] if s["row"] == 1)
     for label in ("DEBUG", "artifact", "prefix ignored"):

@@ -62,12 +62,12 @@ def expected_label(item, explained: dict) -> str | None:
         return levels(registry.qnames_for(name))
     if kind == "artifact":
         assert name in explained["artifacts"]
-        parts = ["artifact"]
+        parts = []
         if item.prefix:
             parts.append("prefix ignored")
         if registry.artifacts[name].off_by_default:
-            parts.append("off by default: named")
-        return " · ".join(parts)
+            parts.append("off by default, named")
+        return " · ".join(parts) or "artifact"
     if name in explained["modules"]:
         return "module · " + levels([name])
     return None
@@ -131,8 +131,8 @@ async def test_labels_range_and_positions(vscode: LanguageClient, tmp_path: Path
     assert got[:4] == [
         (1, ends[0], "DEBUG → ERROR"),
         (1, ends[1], "artifact"),
-        (1, ends[2], "artifact · prefix ignored"),
-        (1, ends[3], "artifact · off by default: named"),
+        (1, ends[2], "prefix ignored"),
+        (1, ends[3], "off by default, named"),
     ]
     assert got[4:] == [
         (1, line.index(",dynamo,") + 7, "INFO → ERROR"),
@@ -144,8 +144,8 @@ async def test_labels_range_and_positions(vscode: LanguageClient, tmp_path: Path
         end=types.Position(line=1, character=ends[3]),
     )
     assert [h.label for h in await hints(vscode, uri, rng)] == [
-        "artifact · prefix ignored",
-        "artifact · off by default: named",
+        "prefix ignored",
+        "off by default, named",
     ]
     # UTF-16 after an astral character on the same line
     uri2 = (tmp_path / "b.sh").as_uri()

@@ -477,13 +477,13 @@ async function framesText(needle, timeout) {
       const after = getComputedStyle(s, '::after').content;
       return [before, s.childElementCount ? '' : s.textContent, after].filter((t) => t && t !== 'none' && t !== 'normal').join('');
     }).join('').replace(/\u00a0/g, ' ');
-    const line = [...document.querySelectorAll(`${sel} .view-line`)].map(shown).find((t) => t.includes('guards'));
+    const line = [...document.querySelectorAll(`${sel} .view-line`)].map(shown).find((t) => t.startsWith('TORCH_LOGS=+dynamo'));
     return line && /DEBUG/.test(line) && /off by default/.test(line) ? line : false;
   }, editorSel, { timeout: 20000 }).then((h) => h.jsonValue(), () => '');
   await page.screenshot({ path: path.join(out, 'inlay-hints.png') });
   await page.keyboard.up('Alt');
   await page.keyboard.up('Control');
-  check('inlay hints after +dynamo (DEBUG) and output_code (off by default: named)', !!hinted, hinted);
+  check('inlay hints after +dynamo (DEBUG) and output_code (off by default, named)', !!hinted, hinted);
 
   // 10. links: a code in a suppression comment, existing TORCH_TRACE / TORCH_LOGS_OUT paths
   await linkChecks();

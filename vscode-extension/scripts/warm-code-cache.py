@@ -10,7 +10,8 @@ vscode-client-capabilities.json), initialized, didOpen of a ``.env`` with a TORC
 value, hover, completion, codeAction, didChangeConfiguration, torchLogs/status,
 documentLink, setTrace,
 didChange, shutdown, exit; the server
-writes the table after the handshake and at shutdown. Prints the server's log lines
+writes the table after the handshake and at shutdown (inlayHint is asked right after the
+hover: VS Code asks for it on every open). Prints the server's log lines
 about the table; exits 1 when no table was written.
 """
 
@@ -66,6 +67,11 @@ SESSION = [
         },
     },
     {"id": 2, "method": "textDocument/hover", "params": at(20)},
+    {
+        "id": 9,
+        "method": "textDocument/inlayHint",
+        "params": {"textDocument": {"uri": URI}, "range": whole_line},
+    },
     {"id": 3, "method": "textDocument/completion", "params": at(14)},
     {
         "id": 4,

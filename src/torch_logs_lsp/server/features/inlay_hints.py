@@ -1,7 +1,7 @@
 """textDocument/inlayHint: after each item of a TORCH_LOGS value, what torch makes of it.
 
-``+dynamo`` ⟨DEBUG⟩, ``recompiles`` ⟨artifact⟩, ``-guards`` ⟨artifact · prefix ignored⟩,
-``output_code`` ⟨artifact · off by default: named⟩, ``torch.nn`` ⟨module · INFO⟩, and
+``+dynamo`` ⟨DEBUG⟩, ``recompiles`` ⟨artifact⟩, ``-guards`` ⟨prefix ignored⟩ (an artifact),
+``output_code`` ⟨off by default, named⟩ (an artifact), ``torch.nn`` ⟨module · INFO⟩, and
 ``dynamo`` ⟨INFO → ERROR⟩ when a later item sets its loggers again. The words come from
 :func:`torch_logs_lsp.value.effects.item_effects`, the per-item view of the configuration
 ``torch-logs explain --json`` prints; a value torch rejects gets no hints (its
@@ -30,7 +30,7 @@ WORDS: dict[str, dict[str, str]] = {
     "artifact": {"en": "artifact", "ru": "артефакт"},
     "module": {"en": "module", "ru": "модуль"},
     "prefix_ignored": {"en": "prefix ignored", "ru": "префикс игнорируется"},
-    "off_named": {"en": "off by default: named", "ru": "отключён по умолчанию: назван"},
+    "off_named": {"en": "off by default, named", "ru": "выключен по умолчанию, назван"},
 }
 
 
@@ -48,15 +48,17 @@ def _levels(effect: ItemEffect) -> str:
 
 def hint_label(effect: ItemEffect, locale: str = "en") -> str:
     """The label shown after an item: its level (``DEBUG``; ``INFO → ERROR`` when a later
-    item sets its loggers again), ``artifact`` with ``prefix ignored`` and ``off by
-    default: named`` when they apply, or ``module · LEVEL``."""
+    item sets its loggers again); for an artifact ``prefix ignored`` (``-guards``) and ``off
+    by default, named`` (``output_code``) when they apply, else ``artifact`` (short: VS Code
+    cuts labels at ``editor.inlayHints.maximumLength``; the tooltip describes the name); or
+    ``module · LEVEL``."""
     if effect.kind == "artifact":
-        parts = [_word("artifact", locale)]
+        parts = []
         if effect.prefix_ignored:
             parts.append(_word("prefix_ignored", locale))
         if effect.off_by_default:
             parts.append(_word("off_named", locale))
-        return " · ".join(parts)
+        return " · ".join(parts) or _word("artifact", locale)
     if effect.kind == "module":
         return f"{_word('module', locale)} · {_levels(effect)}"
     return _levels(effect)
