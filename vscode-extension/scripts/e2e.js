@@ -177,6 +177,7 @@ async function framesText(needle, timeout) {
     result.blocked.push(u);
     return route.abort();
   });
+  if (!process.env.E2E_SCENARIO) writeLinkFiles(); // before the window lists the files
   page = ctx.pages()[0] || (await ctx.newPage());
   page.on('pageerror', (e) => result.pageErrors.push(e.message));
   await page.goto(url);
@@ -508,12 +509,13 @@ async function linkAttributes(locator) {
 }
 
 /**
- * links.env, written into the workspace here with the directory and the file it names: the
+ * links.env, written into the workspace before the window opens (writeLinkFiles: Quick Open
+ * lists the files it found then) with the directory and the file it names: the
  * hover on TL201 in its suppression comment gives the code's title and a link to its section
  * of the docs; the existing TORCH_TRACE directory and TORCH_LOGS_OUT file are document links
  * (underlined: Monaco's `.detected-link`); the missing one is not.
  */
-async function linkChecks() {
+function writeLinkFiles() {
   const ws = process.env.E2E_WS;
   fs.mkdirSync(path.join(ws, 'link-traces'), { recursive: true });
   fs.mkdirSync(path.join(ws, 'link-logs'), { recursive: true });
@@ -522,6 +524,9 @@ async function linkChecks() {
     path.join(ws, 'links.env'),
     '# torch-logs: ignore[TL201]\nTORCH_LOGS=aot_g\nTORCH_TRACE=link-traces\nTORCH_LOGS_OUT=link-logs/out.log\nTORCH_LOGS_OUT=link-missing/out.log\n',
   );
+}
+
+async function linkChecks() {
   await page.mouse.move(5, 5);
   await page.keyboard.press('Escape');
   const editor = await openFile('links.env', 'TORCH_TRACE=link-traces');

@@ -43,6 +43,19 @@ def _linkable(value: str | None) -> bool:
     return value is not None and value != "" and not value.startswith("~")
 
 
+def _target(variable: str, value: str, where: Where) -> str | None:
+    """The ``file:`` URI of the existing file or directory ``value`` names (as
+    :func:`.value.paths.judged_path` resolves it, an absolute path outside the workspace
+    included), or ``None``."""
+    judged = judged_path(value, Where(where.base_dir, None, where.facts))
+    if judged is None:
+        return None
+    try:
+        return Path(judged[0]).as_uri() if _TARGETS[variable][0](judged[0]) else None
+    except (OSError, ValueError):
+        return None
+
+
 def _not_a_path(span: ValueSpan) -> bool:
     return span.variable == "TORCH_LOGS"
 
@@ -78,22 +91,19 @@ def document_links(
     else:
         wheres = places(host, text, spans, base_dir, roots)
     out: list[types.DocumentLink] = []
+    targets: dict[tuple[str, str, Where], str | None] = {}  # the same path, looked at once
     for i in wanted:
         span, where = spans[i], wheres[i]
         value = span.value or ""
-        # roots None: an absolute path outside the folders is linked when it exists
-        judged = judged_path(value, Where(where.base_dir, None, where.facts))
-        if judged is None:
-            continue
-        is_target, tip = _TARGETS[span.variable]
-        try:
-            if not is_target(judged[0]):
-                continue
-            target = Path(judged[0]).as_uri()
-        except (OSError, ValueError):
+        key = (span.variable, value, where)
+        if key not in targets:
+            targets[key] = _target(span.variable, value, where)
+        target = targets[key]
+        if target is None:
             continue
         rng = state.mapper.range(*span.document_range(0, len(value)))
-        out.append(types.DocumentLink(range=rng, target=target, tooltip=label(tip, locale)))
+        tip = label(_TARGETS[span.variable][1], locale)
+        out.append(types.DocumentLink(range=rng, target=target, tooltip=tip))
     return out
 
 
