@@ -6,9 +6,12 @@ Nothing is imported or installed: each release's ``.py`` files are read with ``a
 installed ``torch`` directory or a wheel, read with ``zipfile``, any platform, e.g. macOS
 arm64). What is compared, per swallowed name:
 
-- every function (by qualified name, in its file) that mentions a module-level logger
-  bound to ``getArtifactLogger(..., "<name>")`` (``ast.dump`` without positions, so only
-  moved code compares equal); a component's name is never carried to another release;
+- the places that log it: in every function (by qualified name, in its file) that
+  mentions a module-level logger bound to ``getArtifactLogger(..., "<name>")``, the
+  statements that mention the logger, as source text (``ast.unparse``: comments, layout
+  and other statements of the function do not count), with the ``if`` conditions around
+  each (:func:`log_sites`); the same functions must log it. A component's name is never
+  carried to another release;
 - the cache-hit path, the same in every name (:data:`CACHE_PATH`): in the functions that
   choose between a cache hit and compiling, the conditions of the ``if`` statements around
   each call that compiles (``fx_codegen_and_compile`` in inductor's ``_compile_fx_inner``;
@@ -126,8 +129,48 @@ def _functions(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     yield from walk(tree, "")
 
 
-def _digest(node: ast.AST) -> str:
-    return hashlib.sha256(ast.dump(node, include_attributes=False).encode()).hexdigest()[:16]
+def _digest_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _mentions(node: ast.AST, var: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(node))
+
+
+def log_sites(fn: ast.AST, var: str) -> list[str]:
+    """The statements of ``fn`` (not of functions nested in it) that mention the logger
+    ``var``, each as its source text after the conditions of the ``if`` statements and the
+    kinds of the other blocks around it (``if <test> / with / ...``), sorted."""
+    out: list[str] = []
+
+    def walk(body: list[ast.stmt], path: tuple[str, ...]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if isinstance(stmt, ast.If):
+                test = ast.unparse(stmt.test)
+                if _mentions(stmt.test, var):
+                    out.append(" / ".join((*path, f"if {test}")))
+                walk(stmt.body, (*path, f"if {test}"))
+                walk(stmt.orelse, (*path, f"else {test}"))
+                continue
+            blocks = [
+                getattr(stmt, field)
+                for field in ("body", "orelse", "finalbody")
+                if isinstance(getattr(stmt, field, None), list)
+            ]
+            blocks += [h.body for h in getattr(stmt, "handlers", [])]
+            blocks += [c.body for c in getattr(stmt, "cases", [])]
+            if not blocks:
+                if _mentions(stmt, var):
+                    out.append(" / ".join((*path, ast.unparse(stmt))))
+                continue
+            kind = type(stmt).__name__.lower()
+            for block in blocks:
+                walk(block, (*path, kind))
+
+    walk(getattr(fn, "body", []), ())
+    return sorted(out)
 
 
 def fingerprints(where: Path, names: set[str]) -> dict[str, dict[str, str]]:
@@ -160,7 +203,9 @@ def fingerprints(where: Path, names: set[str]) -> dict[str, dict[str, str]]:
                 continue
             used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} & set(loggers)
             for var in used:
-                out[loggers[var]][f"{path}::{qual}"] = _digest(fn)
+                found = log_sites(fn, var)
+                if found:
+                    out[loggers[var]][f"{path}::{qual}"] = _digest_text("\n".join(found))
     return out
 
 

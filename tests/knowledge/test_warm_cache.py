@@ -94,8 +94,11 @@ def test_the_sources_of_the_installed_torch_give_the_2_13_fingerprints() -> None
 
 
 @pytest.mark.oracle
+@pytest.mark.slow
 def test_a_sample_measured_again_agrees_with_the_table() -> None:
-    """Real torch 2.13, three processes (cold, warm, caches off) of the generator's probe."""
+    """Real torch 2.13, three processes (cold, warm, caches off) of the generator's probe:
+    about a minute of CPU, several minutes of wall time on a busy two-core machine (each
+    process compiles ten graphs with the C++ compiler), hence slow."""
     if _torch_dir() is None:
         pytest.skip("torch not installed")
     gen = _script("gen_warm_cache")
@@ -106,3 +109,36 @@ def test_a_sample_measured_again_agrees_with_the_table() -> None:
         assert table["names"][name]["verdict"] == committed[name]["verdict"], name
     assert table["names"]["post_grad_graphs"]["records"]["warm"] == 0
     assert table["names"]["post_grad_graphs"]["records"]["cold"] > 0
+
+
+def test_log_sites_see_the_logging_statements_and_their_conditions_only() -> None:
+    import ast
+
+    sources = _script("warm_cache_sources")
+
+    def sites(code: str) -> list[str]:
+        fn = ast.parse(code).body[0]
+        return sources.log_sites(fn, "post_log")
+
+    base = sites("def f(g):\n    x = 1\n    if g.ok:\n        post_log.debug('%s', g)\n")
+    assert base == ["if g.ok / post_log.debug('%s', g)"]
+    # another statement, a comment, the layout: the same
+    assert (
+        sites("def f(g):\n    y = 2  # new\n    if g.ok:\n        post_log.debug('%s',g)\n") == base
+    )
+    # a new condition around the call, or another message: different
+    assert sites("def f(g):\n    if g.ok and g.more:\n        post_log.debug('%s', g)\n") != base
+    assert sites("def f(g):\n    if g.ok:\n        post_log.info('%s', g)\n") != base
+    # a nested function's statements are its own
+    assert sites("def f(g):\n    def h():\n        post_log.debug('x')\n") == []
+
+
+def test_the_cache_path_guards_name_the_branch_of_each_compile_call() -> None:
+    import ast
+
+    sources = _script("warm_cache_sources")
+    fn = ast.parse(
+        "def f():\n    compiled = load()\n"
+        "    if compiled is None:\n        compiled = compile_it()\n"
+    ).body[0]
+    assert sources.guards(fn, ("compile_it",)) == ["if compiled is None / compile_it"]

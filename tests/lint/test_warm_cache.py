@@ -64,6 +64,12 @@ SWITCHED = [
     ("dotenv", "TORCHINDUCTOR_FORCE_DISABLE_CACHES=1\nTORCH_LOGS=post_grad_graphs\n"),
     ("dotenv", "TORCH_LOGS=post_grad_graphs\nTORCH_COMPILE_FORCE_DISABLE_CACHES=1\n"),
     ("dotenv", "TORCHINDUCTOR_FX_GRAPH_CACHE=0\nTORCH_LOGS=post_grad_graphs\n"),
+    ("dotenv", "TORCHINDUCTOR_FREEZING=1\nTORCH_LOGS=post_grad_graphs\n"),
+    (
+        "python",
+        'import os\nos.environ["TORCH_LOGS"] = "post_grad_graphs"\nimport torch\n'
+        "torch._inductor.config.post_grad_custom_post_pass = my_pass\n",
+    ),
     ("shell", "TORCHINDUCTOR_FORCE_DISABLE_CACHES=1 TORCH_LOGS=post_grad_graphs python a.py\n"),
     (
         "python",
@@ -231,3 +237,22 @@ def test_no_fix_where_the_form_is_not_known(host: str, text: str) -> None:
 
     spans = [s for s in hosts.extract(host, text) if s.variable == "TORCH_LOGS"]
     assert all(switch_edit(host, text, s) is None for s in spans)
+
+
+def test_a_release_the_rule_is_carried_to() -> None:
+    # 2.15: post_grad_graphs' logging code is the 2.13 one, fusion's is not
+    assert hints("TORCH_LOGS=post_grad_graphs,fusion\n", "dotenv", "2.15") == [
+        (0, "post_grad_graphs")
+    ]
+    assert hints("TORCH_LOGS=post_grad_graphs,fusion\n", "dotenv") == [
+        (0, "post_grad_graphs"),
+        (0, "fusion"),
+    ]
+    [f] = [
+        f
+        for f in findings("TORCH_LOGS=post_grad_graphs\n", "dotenv", registry=load_registry("2.15"))
+        if f.diagnostic.code == WARM_CACHE
+    ]
+    assert (
+        "measured on torch 2.13; the code that logs it is the same in 2.15" in f.diagnostic.message
+    )

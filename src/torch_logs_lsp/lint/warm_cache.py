@@ -3,9 +3,9 @@ are warm (the FX graph and AOTAutograd caches hit, so the passes that log it nev
 
 Which names: :func:`.knowledge.warm_cache.swallowed` (measured on torch 2.13, carried to
 another release only where its logging code is unchanged). Not given when the document
-mentions anything that turns the caches off for its processes: a name in
-:data:`SWITCHES` anywhere in its text (``TORCHINDUCTOR_FORCE_DISABLE_CACHES``, the
-``force_disable_caches`` config, ``fresh_cache``, or both per-cache switches), whatever
+mentions anything that turns the caches off for its processes anywhere in its text
+(``TORCHINDUCTOR_FORCE_DISABLE_CACHES``, the ``force_disable_caches`` config,
+``fresh_cache``, ``fx_graph_cache``, freezing or custom passes), whatever
 its value or scope: a mention makes the hint uncertain, and a hint that is unsure stays
 away. Offsets are code points into the decoded value.
 """
@@ -28,8 +28,13 @@ WARM_CACHE = "TL431"
 
 #: A mention of any of these turns the hint off (case-insensitive): the switch that turns
 #: every cache off (its two variables and the config attribute), torch's
-#: ``fresh_cache``/``fresh_inductor_cache`` context managers.
-_OFF = re.compile(r"force_disable_caches|fresh_cache|fresh_inductor_cache", re.IGNORECASE)
+#: ``fresh_cache``/``fresh_inductor_cache`` context managers, and what makes the FX graph
+#: cache step aside for a graph (torch 2.13 ``CacheabilityValidator``: ``freezing``
+#: (``TORCHINDUCTOR_FREEZING=1``), custom passes such as ``post_grad_custom_post_pass``).
+_OFF = re.compile(
+    r"force_disable_caches|fresh_cache|fresh_inductor_cache|freezing|custom_\w*pass",
+    re.IGNORECASE,
+)
 
 #: Turning the FX graph cache off alone is enough on torch 2.13 (measured: the AOTAutograd
 #: cache then misses too, since its entries point into the FX graph cache).
@@ -44,14 +49,16 @@ def caches_mentioned(text: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _hint(name: str, start: int, end: int) -> Diagnostic:
+def _hint(name: str, start: int, end: int, release: str) -> Diagnostic:
+    where = "measured on torch 2.13"
+    if release != "2.13":
+        where += f"; the code that logs it is the same in {release}"
     return Diagnostic(
         WARM_CACHE,
         Severity.HINT,
         f"`{name}` prints nothing when the compiled graph comes from the cache (a later "
-        "run with the same cache directory: the passes that log it do not run; measured "
-        f"on torch 2.13); set {FIX_VARIABLE}={FIX_VALUE} for this process to see it on "
-        "every run",
+        f"run with the same cache directory: the passes that log it do not run; {where}); "
+        f"set {FIX_VARIABLE}={FIX_VALUE} for this process to see it on every run",
         start,
         end,
     )
@@ -67,7 +74,7 @@ def warm_cache_hints(analysis: Analysis | None) -> list[Diagnostic]:
         return []
     enabled = analysis.config.artifacts
     return [
-        _hint(item.name, item.start, item.end)
+        _hint(item.name, item.start, item.end, analysis.release)
         for item in analysis.parsed.items
         if item.name in names and item.name in enabled
     ]
