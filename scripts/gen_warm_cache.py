@@ -20,10 +20,11 @@ those of the other loggers under one of its registered qualified names. A name i
 when ``warm`` has less than half of ``cold``'s records; ``printed`` otherwise;
 ``not exercised`` when neither ``cold`` nor ``nocache`` prints it (no claim about it).
 
-Run (about 5 minutes on two cores): ``python scripts/gen_warm_cache.py --torch-python
-/work/main/.venv/bin/python``. ``--names a,b`` measures only those names (the test does,
-and compares them with the committed table); ``--print`` writes the table to stdout instead
-of the data file. The torch sources of other releases are compared by
+Run (six processes; about 10 minutes on a busy two-core machine):
+``python scripts/gen_warm_cache.py --torch-python .venv/bin/python``. ``--names a,b``
+measures only those names, three processes, and prints the result (the test does, and
+compares it with the committed table); ``--print`` prints the whole table instead of
+writing the data file. The torch sources of other releases are compared by
 ``scripts/warm_cache_sources.py``.
 """
 

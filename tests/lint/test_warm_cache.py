@@ -66,6 +66,10 @@ SWITCHED = [
     ("dotenv", "TORCHINDUCTOR_FX_GRAPH_CACHE=0\nTORCH_LOGS=post_grad_graphs\n"),
     ("dotenv", "TORCHINDUCTOR_FREEZING=1\nTORCH_LOGS=post_grad_graphs\n"),
     (
+        "shell",
+        'export TORCHINDUCTOR_CACHE_DIR="$(mktemp -d)"\nTORCH_LOGS=post_grad_graphs python a.py\n',
+    ),
+    (
         "python",
         'import os\nos.environ["TORCH_LOGS"] = "post_grad_graphs"\nimport torch\n'
         "torch._inductor.config.post_grad_custom_post_pass = my_pass\n",

@@ -5,7 +5,8 @@ Which names: :func:`.knowledge.warm_cache.swallowed` (measured on torch 2.13, ca
 another release only where its logging code is unchanged). Not given when the document
 mentions anything that turns the caches off for its processes anywhere in its text
 (``TORCHINDUCTOR_FORCE_DISABLE_CACHES``, the ``force_disable_caches`` config,
-``fresh_cache``, ``fx_graph_cache``, freezing or custom passes), whatever
+``fresh_cache``, ``fx_graph_cache``, freezing, custom passes, or
+``TORCHINDUCTOR_CACHE_DIR``, which may be fresh for each run), whatever
 its value or scope: a mention makes the hint uncertain, and a hint that is unsure stays
 away. Offsets are code points into the decoded value.
 """
@@ -30,9 +31,12 @@ WARM_CACHE = "TL431"
 #: every cache off (its two variables and the config attribute), torch's
 #: ``fresh_cache``/``fresh_inductor_cache`` context managers, and what makes the FX graph
 #: cache step aside for a graph (torch 2.13 ``CacheabilityValidator``: ``freezing``
-#: (``TORCHINDUCTOR_FREEZING=1``), custom passes such as ``post_grad_custom_post_pass``).
+#: (``TORCHINDUCTOR_FREEZING=1``), custom passes such as ``post_grad_custom_post_pass``),
+#: and ``TORCHINDUCTOR_CACHE_DIR``: a file that chooses the cache directory may give each
+#: run a fresh one.
 _OFF = re.compile(
-    r"force_disable_caches|fresh_cache|fresh_inductor_cache|freezing|custom_\w*pass",
+    r"force_disable_caches|fresh_cache|fresh_inductor_cache|freezing|custom_\w*pass"
+    r"|torchinductor_cache_dir",
     re.IGNORECASE,
 )
 
