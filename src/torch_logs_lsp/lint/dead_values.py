@@ -29,6 +29,7 @@ from torch_logs_lsp.lint.checker import (
     with_cross_hints,
     with_host_notes,
 )
+from torch_logs_lsp.lint.warm_cache import with_warm_cache_hints
 from torch_logs_lsp.model.diagnostic import MORE_PROBLEMS, capped
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
@@ -95,9 +96,11 @@ def with_document_hints(
     dead = {o.dead: o for o in found if 0 <= o.dead < o.live < len(entries)}
     if not dead:
         hinted = with_cross_hints(entries, cache, captured)
+        hinted = with_warm_cache_hints(text, hinted, cache)  # TL431
         return with_host_notes(host, text, hinted, unplaced)
     live = [i for i in range(len(entries)) if i not in dead]
     hinted = with_cross_hints([entries[i] for i in live], cache, lambda j: captured(live[j]))
+    hinted = with_warm_cache_hints(text, hinted, cache)  # TL431
     out: Entries = [(span, None) for span, _ in entries]
     for i, entry in zip(live, hinted, strict=True):
         out[i] = entry

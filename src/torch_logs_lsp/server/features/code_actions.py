@@ -95,6 +95,7 @@ def code_actions(
     from torch_logs_lsp.lint.fixer import fix_all_edits, quote_fixes, span_fixes
     from torch_logs_lsp.server.features.name_actions import name_actions
     from torch_logs_lsp.server.features.suppress_actions import suppress_actions
+    from torch_logs_lsp.server.features.warm_actions import warm_actions
     from torch_logs_lsp.value.fixes import REFACTOR
 
     if state.host is None:
@@ -150,6 +151,7 @@ def code_actions(
     if wanted(types.CodeActionKind.QuickFix, only):
         out += _quote_actions(state, quotes, params.range, sent, versioned)
     out += name_actions(state, params, versioned, off)  # TL408 renames
+    out += warm_actions(state, params, versioned, off)  # TL431
     out += suppress_actions(state, params, versioned, extra)  # `torch-logs: ignore[...]`
     if only and wanted(FIX_ALL, only):  # a source action: computed only when asked for
         changes = fix_all_edits(state.host, state.text, state.entries, registry, ignore=off)
