@@ -83,8 +83,9 @@ def test_names_read_only_in_cpp_are_in_the_native_libraries():
     assert spec is not None and spec.origin is not None
     lib = Path(spec.origin).parent / "lib"
     found: set[str] = set()
-    for path in lib.glob("libc10*.so*"):
-        found |= native_names(path.read_bytes())
-    # c10's logging and stack traces read these with getenv (c10/util/Logging.cpp)
+    for pattern in ("libc10*.so*", "libtorch_cpu*.so*"):
+        for path in lib.glob(pattern):
+            found |= native_names(path.read_bytes())
+    # read with getenv in C++ only: c10's log level (libc10), C++ stack traces in errors
     assert {"TORCH_CPP_LOG_LEVEL", "TORCH_SHOW_CPP_STACKTRACES"} <= found
     assert {"TORCH_CPP_LOG_LEVEL", "TORCH_SHOW_CPP_STACKTRACES"} <= packaged_reads()["2.13"]
