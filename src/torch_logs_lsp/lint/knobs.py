@@ -41,6 +41,7 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.knowledge.env_reads import OWNED, packaged_reads, releases_reading
@@ -141,6 +142,18 @@ def assignments(host: HostKind, text: str) -> list[Assignment]:
     return out
 
 
+@cache
+def _every() -> frozenset[str]:
+    """Every name some packaged release reads."""
+    return frozenset().union(*packaged_reads().values())
+
+
+def _span() -> str:
+    """``"2.1-2.15"``: the packaged releases."""
+    order = list(packaged_reads())
+    return f"{order[0]}-{order[-1]}"
+
+
 def _runs(releases: Sequence[str]) -> str:
     """``"2.7-2.15"`` for consecutive packaged releases, runs joined with ``, ``."""
     order = list(packaged_reads())
@@ -171,10 +184,9 @@ def _nearest(name: str) -> tuple[str | None, bool]:
     the prefix (a shared ``TORCHINDUCTOR_`` says nothing): at least :data:`NAME_CUTOFF` to
     be named, :data:`RENAME_CUTOFF` to be a rename."""
     group = _group(name)
-    every = frozenset().union(*packaged_reads().values())
     rests = {
         n[len(group) :]: n
-        for n in sorted(every)
+        for n in sorted(_every())
         if OWNED.fullmatch(n) and _group(n) == group and n != name
     }
     rest = name[len(group) :]
@@ -211,7 +223,7 @@ def name_findings(text: str, release: str, found: Iterable[Assignment]) -> list[
     reads itself are left alone."""
     found = list(found)
     read = names_read(release)
-    every = frozenset().union(*packaged_reads().values())
+    every = _every()
     short = ".".join(release.split(".")[:2])
     packaged = packaged_reads().get(short)
     counts: dict[str, int] = {}
@@ -237,7 +249,7 @@ def name_findings(text: str, release: str, found: Iterable[Assignment]) -> list[
                 Diagnostic(
                     UNREAD_NAME,
                     Severity.WARNING,
-                    f"torch does not read `{a.name}`: no release 2.1-2.15 does (neither its "
+                    f"torch does not read `{a.name}`: no release {_span()} does (neither its "
                     f"Python code nor its native libraries name it), so it has no effect{hint}",
                     a.start,
                     a.end,
