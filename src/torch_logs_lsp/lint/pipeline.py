@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts import typographic
+from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry, load_registry
 from torch_logs_lsp.lint.checker import (
@@ -282,7 +283,7 @@ def check_document(
         ("knob names", lambda: knob_diagnostics(host, text, reg.release, [s for s, _ in entries])),
     ]
     if context is not None:
-        stages.append(("pin comment", lambda: pin_diagnostics(text, context)))  # TL902
+        stages.append(("pin comment", lambda: own_pin_diagnostics(text, context)))  # TL902
     if links is not None:
         stages.append(("launch configurations", lambda: links(host, text)))  # TL632
     for stage, run in stages:
@@ -295,6 +296,16 @@ def check_document(
     if any(d.code == LINKED_CALL for d in document):
         checked = checked.linked([d for d in document if d.code == LINKED_CALL])
     return checked
+
+
+def own_pin_diagnostics(text: str, context: TorchContext) -> list[Diagnostic]:
+    """:func:`.context.pin_diagnostics` of the pin comment ``text`` itself holds, at its
+    own offsets, when it is the one that chose ``context`` (a notebook's cells share the
+    context of all its code; only the cell with the pin gets TL902); ``[]`` otherwise."""
+    own = pin_comment(text)
+    if context.pin is None or own is None or own.release != context.pin.release:
+        return []
+    return pin_diagnostics(text, replace(context, pin=own))
 
 
 def with_registered(host: HostKind, text: str, registry: Registry, failed: Failed) -> Registry:
