@@ -1,6 +1,7 @@
 """Regenerate ``knowledge/data/env-reads-by-version.json``: the environment variables each torch
-release's Python code reads (:func:`torch_logs_lsp.knowledge.env_reads.torch_names_read`, ``ast``
-only; nothing imported or installed).
+release reads (:func:`torch_logs_lsp.knowledge.env_reads.torch_names_read`: its Python code with
+``ast``, the torch-owned names in its string literals, and the names in the string tables of
+its native libraries; nothing imported or installed).
 
 Each argument is ``RELEASE=PATH``: ``PATH`` a torch wheel (read with ``zipfile``; any
 platform, e.g. macOS arm64: ``PIP_CONFIG_FILE=/dev/null pip download --no-deps
@@ -19,9 +20,9 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from torch_logs_lsp.knowledge.env_reads import torch_names_read
+from torch_logs_lsp.knowledge.env_reads import decode, encode, torch_names_read
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_logs_lsp"
 DATA = PACKAGE / "knowledge" / "data" / "env-reads-by-version.json"
@@ -31,13 +32,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("releases", nargs="+", metavar="RELEASE=PATH")
     args = parser.parse_args()
-    data: dict[str, list[str]] = json.loads(DATA.read_text()) if DATA.exists() else {}
+    data: dict[str, frozenset[str]] = decode(json.loads(DATA.read_text())) if DATA.exists() else {}
     for item in args.releases:
         release, _, path = item.partition("=")
-        data[release] = sorted(torch_names_read(Path(path)))
+        data[release] = frozenset(torch_names_read(Path(path)))
         print(f"{release}: {len(data[release])} names", file=sys.stderr)
-    ordered = dict(sorted(data.items(), key=lambda kv: tuple(map(int, kv[0].split(".")))))
-    DATA.write_text(json.dumps(ordered, indent=0) + "\n")
+    DATA.write_text(json.dumps(encode(data), indent=0) + "\n")
 
 
 if __name__ == "__main__":

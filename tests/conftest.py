@@ -38,6 +38,7 @@ SLOW = (
     "editors/",
     "lint/test_misspelled.py::test_packaged_2_13_equals_a_scan_of_the_installed_torch",
     "server/test_navigation_lsp.py::test_references_are_the_logging_sites",
+    "lint/test_knobs_oracle.py::test_names_read_only_in_cpp_are_in_the_native_libraries",
 )
 
 # Hypothesis keeps its files (the examples it found failing, replayed first on the next

@@ -14,8 +14,8 @@ import pytest
 from tests.support.oracles import read_torch_logs
 from tests.support.paths import ROOT
 from torch_logs_lsp import hosts
+from torch_logs_lsp.knowledge.env_reads import decode, encode, torch_names_read
 from torch_logs_lsp.knowledge.env_reads import names_read as scan_source
-from torch_logs_lsp.knowledge.env_reads import torch_names_read
 from torch_logs_lsp.knowledge.registry import load_registry
 from torch_logs_lsp.knowledge.versions import holds
 from torch_logs_lsp.lint.misspelled import (
@@ -262,11 +262,13 @@ print("NOT_READ"); d["NOT_READ_2"]; os.environ.get(f"X{y}")
 
 
 def test_packaged_data_shape():
-    data = json.loads(DATA.read_text())
-    assert "2.13" in data
+    raw = json.loads(DATA.read_text())
+    assert list(raw["names"]) == sorted(raw["names"])
+    data = decode(raw)
+    assert encode(data) == raw  # the packaged form is the canonical one
+    assert "2.13" in data and list(data) == raw["releases"]
     for release, names in data.items():
-        assert names == sorted(set(names)), release
-        assert {"TORCH_LOGS", "TORCH_COMPILE_DEBUG"} <= set(names), release
+        assert {"TORCH_LOGS", "TORCH_COMPILE_DEBUG"} <= names, release
         assert "TORCH_LOG" not in names and "TORCHLOGS" not in names
 
 
@@ -282,8 +284,8 @@ def test_packaged_2_13_equals_a_scan_of_the_installed_torch():
         check=True,
     ).stdout.strip()
     assert version.startswith("2.13.")
-    packaged = json.loads(DATA.read_text())["2.13"]
-    assert packaged == sorted(torch_names_read(torch_dir))
+    packaged = decode(json.loads(DATA.read_text()))["2.13"]
+    assert packaged == torch_names_read(torch_dir)
 
 
 def test_cli_reports_misspelled_names_in_a_folder(tmp_path: Path):
@@ -323,7 +325,7 @@ def test_cli_reports_misspelled_names_in_a_folder(tmp_path: Path):
 def test_scan_agrees_with_the_release_facts_on_the_family():
     """The wheels' scan finds each family variable exactly in the releases that
     knowledge/versions.py says read it (TORCH_LOGS_FORMAT from 2.2, ..._TRACE_ID_FILTER 2.7)."""
-    data = json.loads(DATA.read_text())
+    data = decode(json.loads(DATA.read_text()))
     assert list(data) == [f"2.{n}" for n in range(1, 16)]
     for release, names in data.items():
         for variable, key in SINCE_FACT.items():

@@ -442,3 +442,20 @@ def test_a_shell_escape_in_the_same_cell_sees_the_write() -> None:
     assert [c for c, _ in got] == ["TL505"] and "(`!python`) see it" in got[0][1]
     before = '!python train.py\nimport os, torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
     assert [f.diagnostic.code for f in findings(before, "ipython")] == ["TL501"]
+
+
+def test_a_pin_at_the_end_of_a_cell_is_its_own_and_only_its_cell_gets_tl902(tmp_path: Path):
+    """The pin is read from the code cells one per line (it does not run into the next
+    cell), and TL902 is given on the cell that holds it, at that cell's offsets, as the
+    server gives it."""
+    nb = notebook(
+        [
+            code("import os\n# torch-logs: torch=2.x"),
+            code("import torch\n"),
+            code("x = 1\n"),
+        ]
+    )
+    path = write(tmp_path / "pin.ipynb", nb)
+    proc = run("check", "--format", "json", "--show-hints", str(path))
+    rows = [f for f in json.loads(proc.stdout) if f["code"] == "TL902"]
+    assert [(r["cell"], r["line"], r["column"], r["end_column"]) for r in rows] == [(1, 2, 1, 24)]

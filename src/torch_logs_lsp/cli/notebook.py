@@ -69,7 +69,8 @@ def check_notebook(
         reason = f"a notebook of {notebook.language} cells, not Python"
         skipped(SkippedFile(str(path), reason))
         return None
-    code_text = "".join(c.text for c in notebook.code_cells)
+    # one line per cell: a pin comment at the end of a cell must not run into the next
+    code_text = "\n".join(c.text for c in notebook.code_cells)
     if len(code_text) > MAX_FILE_BYTES:  # outputs do not count: only what is read
         reason = f"its code cells hold more than {MAX_FILE_BYTES // 2**20} MiB (as a file would)"
         skipped(SkippedFile(str(path), reason))

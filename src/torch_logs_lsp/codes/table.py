@@ -11,7 +11,7 @@ Where the facts come from:
 - ``fix``: read from the fixers. ``value/fixes.py`` (``Fix.safe``) and ``value/levels.py``
   for the value fixes, ``lint/fixer.py`` for the removal of an assignment (TL001/TL002,
   never safe) and the typographic quotes (TL109), ``lint/set_logs_fixes.py`` (TL501, TL601-TL613;
-  safe only ``torch=`` -> ``all=`` of TL602), ``server/features/name_actions.py`` (TL408)
+  safe only ``torch=`` -> ``all=`` of TL602), ``server/features/name_actions.py`` (TL408, TL421)
   and ``server/features/suppress_actions.py`` (TL903). "Ignore CODE on this line", offered
   for every code, is not a fix.
 - ``since``: the torch-logs release the code first ships in. Every code below is in 0.1.0,
@@ -92,6 +92,10 @@ CODES: tuple[CodeInfo, ...] = (
     _c("TL411", INFO, NONE, "`output_code` without `TORCH_LOGS_OUT`"),
     _c("TL412", INFO, NONE, "a custom format disables the trace-id filter"),
     _c("TL413", INFO, NONE, "`TORCH_COMPILE_DEBUG=1` together with `TORCH_TRACE`"),
+    _c("TL421", W, QUICK, "variable of a prefix torch owns that no release reads"),
+    _c("TL422", W, NONE, "`~` in a trace or log path: torch does not expand it"),
+    _c("TL423", W, NONE, "`TORCH_DTRACE` together with `TORCH_TRACE`: DTRACE wins"),
+    _c("TL424", INFO, NONE, "`TORCHDYNAMO_VERBOSE=1` without `TORCH_LOGS` shows no logs"),
     _c("TL431", HINT, QUICK, "enabled log not printed when the compiled graph is cached"),
     _c("TL501", W, QUICK, "set in Python after `import torch`: no effect"),
     _c("TL502", HINT, NONE, "value overwritten before any process sees it"),

@@ -273,11 +273,14 @@ def call_diagnostics(
 
 
 #: What every finding of a document needs in its text (any case): a family name or a near
-#: miss of one (:data:`.misspelled.BROAD`), a pin comment (``torch-logs:``), a
+#: miss of one (:data:`.misspelled.BROAD`), another name of a prefix torch owns
+#: (:data:`.env_reads.OWNED`, :mod:`.knobs`), a pin comment (``torch-logs:``), a
 #: ``set_logs`` call (also TL632's launch links). Searched in the lower-cased bytes:
 #: ``bytes.lower`` is ~10 times faster than ``str.lower``, and a pattern with a literal
 #: prefix is searched at C speed (``IGNORECASE`` is not: 1.6 ms for a 20 KB file).
-_MAY_FIND = re.compile(rb"torch[-_]?(?:logs?|traces?|compile_?debug)")
+_MAY_FIND = re.compile(
+    rb"torch[-_]?(?:logs?|traces?|compile_?debug)|torch_(?:dtrace|compile)|torch(?:dynamo|inductor)_"
+)
 #: Non-ASCII letters that ``BROAD``'s case-insensitive match takes for ``s`` and ``k``
 #: (U+017F, U+212A, in UTF-8): a document holding one is always checked.
 _FOLDED = (b"\xc5\xbf", b"\xe2\x84\xaa")

@@ -8,9 +8,8 @@ Which names: a word matching :data:`BROAD` (``torch_log...``, ``torchtrace...``,
 
 - is not itself a name torch reads: the family, and every name the chosen release's Python
   code reads (``data/env-reads-by-version.json``, built by ``scripts/env_reads.py`` with
-  :mod:`.env_reads`; a release not packaged uses the union of all packaged ones). No name
-  matching :data:`BROAD` is read in torch's C++ (``strings`` of ``libtorch_cpu.so`` and
-  ``torch/include`` of 2.13.0 have none), so no hand list is needed;
+  :mod:`.env_reads`, with the names in the string tables of each release's native libraries;
+  a release not packaged uses the union of all packaged ones);
 - has no digit (``TORCH_LOGS_2`` is taken to be deliberate);
 - is close to a name torch reads that matches :data:`BROAD` (the family plus, e.g.,
   ``TORCH_COMPILE_DEBUG_DIR``): equal up to case or ``_``, or ``difflib`` ratio of the upper-
@@ -40,16 +39,15 @@ same replacement is the quick fix, so it is known to give an assignment the host
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from torch_logs_lsp import hosts
+from torch_logs_lsp.knowledge.env_reads import packaged_reads
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
@@ -68,11 +66,8 @@ CUTOFF = 0.88
 MAX_CANDIDATES = 1000
 
 
-@cache
 def _packaged() -> dict[str, frozenset[str]]:
-    ref = resources.files("torch_logs_lsp.knowledge.data").joinpath("env-reads-by-version.json")
-    data: dict[str, list[str]] = json.loads(ref.read_text("utf-8"))
-    return {release: frozenset(names) for release, names in data.items()}
+    return packaged_reads()
 
 
 def packaged_releases() -> list[str]:

@@ -26,6 +26,7 @@ Stages, in order: the host extracts the values; each is analysed (or is ``TL108`
 rules over the whole document (values overwritten before any process reads them, hints
 across variables, the host's notes); typographic quotes (``TL109``); ``set_logs(...)``
 calls; where the file's reader stops (``TL504``); misspelled variable names (``TL408``);
+the compiler's and logging's other variables (``TL421``-``TL424``, :mod:`.knobs`);
 the pin comment (``TL902``); launch configurations (``TL632``). Then
 :meth:`CheckedDocument.diagnostics` adds what was found across documents (a notebook's
 cell order), applies the suppression comments and sorts.
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field, replace
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts import typographic
+from torch_logs_lsp.hosts.comments import pin_comment
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry, load_registry
 from torch_logs_lsp.lint.checker import (
@@ -49,6 +51,7 @@ from torch_logs_lsp.lint.checker import (
     unterminated_analysis,
 )
 from torch_logs_lsp.lint.dead_values import with_document_hints
+from torch_logs_lsp.lint.knobs import knob_diagnostics
 from torch_logs_lsp.lint.misspelled import name_diagnostics
 from torch_logs_lsp.lint.paths import places
 from torch_logs_lsp.lint.script_dirs import NEEDLES, script_dirs, script_words
@@ -276,9 +279,11 @@ def check_document(
         ("set_logs calls", lambda: call_diagnostics(host, text, reg, finder, binding_first)),
         ("reader stops", lambda: stop_diagnostics(host, text)),  # TL504
         ("variable names", lambda: name_diagnostics(host, text, reg.release)),  # TL408
+        # TL421, TL405 of other names, TL422-TL424
+        ("knob names", lambda: knob_diagnostics(host, text, reg.release, [s for s, _ in entries])),
     ]
     if context is not None:
-        stages.append(("pin comment", lambda: pin_diagnostics(text, context)))  # TL902
+        stages.append(("pin comment", lambda: own_pin_diagnostics(text, context)))  # TL902
     if links is not None:
         stages.append(("launch configurations", lambda: links(host, text)))  # TL632
     for stage, run in stages:
@@ -291,6 +296,16 @@ def check_document(
     if any(d.code == LINKED_CALL for d in document):
         checked = checked.linked([d for d in document if d.code == LINKED_CALL])
     return checked
+
+
+def own_pin_diagnostics(text: str, context: TorchContext) -> list[Diagnostic]:
+    """:func:`.context.pin_diagnostics` of the pin comment ``text`` itself holds, at its
+    own offsets, when it is the one that chose ``context`` (a notebook's cells share the
+    context of all its code; only the cell with the pin gets TL902); ``[]`` otherwise."""
+    own = pin_comment(text)
+    if context.pin is None or own is None or own.release != context.pin.release:
+        return []
+    return pin_diagnostics(text, replace(context, pin=own))
 
 
 def with_registered(host: HostKind, text: str, registry: Registry, failed: Failed) -> Registry:

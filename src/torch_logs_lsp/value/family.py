@@ -28,6 +28,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
+from torch_logs_lsp.knowledge.registry import release_tuple
 from torch_logs_lsp.knowledge.versions import fact, holds
 from torch_logs_lsp.model.diagnostic import capped
 from torch_logs_lsp.model.limits import quote
@@ -337,7 +338,10 @@ def cross_hints(
     or a memoized version of it (a document repeats the same values). ``captured(i)``:
     whether the document already keeps the stderr of the process that reads
     ``entries[i]`` (redirected, piped or captured: torch logs there), asked only for a
-    value that would get TL411, which it then does not; ``None``: never."""
+    value that would get TL411, which it then does not; ``None``: never. TL413 names
+    provenance tracking for the analysis's release 2.9 and later (``TORCH_COMPILE_DEBUG=1``
+    sets ``trace.provenance_tracking_level`` there: each wheel's
+    ``torch/_inductor/config.py``)."""
     present = {s.variable for s, _ in entries if s.value != ""}
     variables = {s.variable for s, _ in entries}
     out: list[tuple[int, Diagnostic]] = []
@@ -372,6 +376,8 @@ def cross_hints(
             and span.value == "1"
             and "TORCH_TRACE" in present
         ):
+            provenance = analysis is None or release_tuple(analysis.release) >= (2, 9)
+            default = analysis is None or holds("compile_debug_trace", analysis.release)
             out.append(
                 (
                     i,
@@ -379,9 +385,20 @@ def cross_hints(
                         DEBUG_AND_TRACE,
                         Severity.INFORMATION,
                         "TORCH_TRACE is set in this file too: structured traces go to "
-                        "TORCH_TRACE (not torch_compile_debug/.../tlparse), and "
-                        "TORCH_COMPILE_DEBUG=1 still writes its whole debug directory; "
-                        "you may need only one of them",
+                        + (
+                            "TORCH_TRACE (not torch_compile_debug/.../tlparse), and "
+                            if default
+                            else "TORCH_TRACE, and "
+                        )
+                        + "TORCH_COMPILE_DEBUG=1 still writes its whole debug directory; "
+                        "you may need only one of them"
+                        + (
+                            " (but TORCH_COMPILE_DEBUG=1 also turns on inductor's provenance "
+                            "tracking, recorded in the trace: keep both for tlparse's "
+                            "provenance view, or use INDUCTOR_PROVENANCE=1 instead)"
+                            if provenance
+                            else ""
+                        ),
                         0,
                         len(span.value),
                     ),

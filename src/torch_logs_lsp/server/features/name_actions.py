@@ -1,5 +1,5 @@
-"""Quick fixes of misspelled variable names (TL408, :mod:`torch_logs_lsp.lint.misspelled`):
-rename the variable to the name torch reads.
+"""Quick fixes of misspelled variable names (TL408, :mod:`torch_logs_lsp.lint.misspelled`;
+TL421, :mod:`torch_logs_lsp.lint.knobs`): rename the variable to the name torch reads.
 
 The diagnostics live in :attr:`~..documents.DocumentState.calls` with document offsets and
 the suggested name in ``suggestions``; the rename was verified when the diagnostic was made
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from torch_logs_lsp.lint.knobs import UNREAD_NAME
 from torch_logs_lsp.lint.misspelled import MISSPELLED_NAME
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.server.documents import DocumentState
@@ -29,16 +30,18 @@ def name_actions(
     versioned: bool,
     off: frozenset[str],
 ) -> list[types.CodeAction]:
-    """A preferred ``quickfix`` "Rename to `TORCH_LOGS`" for each TL408 diagnostic whose
-    range overlaps ``params.range``, tied to the client's own diagnostic when it sent it;
-    none when ``context.only`` excludes quick fixes or TL408 is ``off`` (codes in ``off``).
-    ``versioned``: the edit as ``documentChanges``."""
-    if MISSPELLED_NAME in off or not wanted(types.CodeActionKind.QuickFix, params.context.only):
+    """A preferred ``quickfix`` "Rename to `TORCH_LOGS`" for each TL408 or TL421
+    diagnostic with a suggestion whose range overlaps ``params.range``, tied to the
+    client's own diagnostic when it sent it; none when ``context.only`` excludes quick
+    fixes, or for a code that is ``off`` (codes in ``off``). ``versioned``: the edit as
+    ``documentChanges``."""
+    codes = {MISSPELLED_NAME, UNREAD_NAME} - off
+    if not codes or not wanted(types.CodeActionKind.QuickFix, params.context.only):
         return []
     sent: Sequence[types.Diagnostic] = params.context.diagnostics
     out: list[types.CodeAction] = []
     for d in state.calls:
-        if d.code != MISSPELLED_NAME or not d.suggestions:
+        if d.code not in codes or not d.suggestions:
             continue
         rng = state.mapper.range(d.start, d.end)
         if not overlaps(rng, params.range):
