@@ -92,6 +92,12 @@ CODES: tuple[CodeInfo, ...] = (
     _c("TL411", INFO, NONE, "`output_code` without `TORCH_LOGS_OUT`"),
     _c("TL412", INFO, NONE, "a custom format disables the trace-id filter"),
     _c("TL413", INFO, NONE, "`TORCH_COMPILE_DEBUG=1` together with `TORCH_TRACE`"),
+    _c(
+        "TL441",
+        W,
+        NONE,
+        "a compile knob's value torch never matches (`TORCHINDUCTOR_MAX_AUTOTUNE=true`)",
+    ),
     _c("TL501", W, QUICK, "set in Python after `import torch`: no effect"),
     _c("TL502", HINT, NONE, "value overwritten before any process sees it"),
     _c(

@@ -26,9 +26,9 @@ Stages, in order: the host extracts the values; each is analysed (or is ``TL108`
 rules over the whole document (values overwritten before any process reads them, hints
 across variables, the host's notes); typographic quotes (``TL109``); ``set_logs(...)``
 calls; where the file's reader stops (``TL504``); misspelled variable names (``TL408``);
-the pin comment (``TL902``); launch configurations (``TL632``). Then
-:meth:`CheckedDocument.diagnostics` adds what was found across documents (a notebook's
-cell order), applies the suppression comments and sorts.
+compile knobs' values (``TL441``); the pin comment (``TL902``); launch configurations
+(``TL632``). Then :meth:`CheckedDocument.diagnostics` adds what was found across
+documents (a notebook's cell order), applies the suppression comments and sorts.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from torch_logs_lsp.lint.checker import (
     unterminated_analysis,
 )
 from torch_logs_lsp.lint.dead_values import with_document_hints
+from torch_logs_lsp.lint.knob_values import knob_value_diagnostics
 from torch_logs_lsp.lint.misspelled import name_diagnostics
 from torch_logs_lsp.lint.paths import places
 from torch_logs_lsp.lint.script_dirs import NEEDLES, script_dirs, script_words
@@ -276,6 +277,7 @@ def check_document(
         ("set_logs calls", lambda: call_diagnostics(host, text, reg, finder, binding_first)),
         ("reader stops", lambda: stop_diagnostics(host, text)),  # TL504
         ("variable names", lambda: name_diagnostics(host, text, reg.release)),  # TL408
+        ("knob values", lambda: knob_value_diagnostics(host, text, reg.release)),  # TL441
     ]
     if context is not None:
         stages.append(("pin comment", lambda: pin_diagnostics(text, context)))  # TL902

@@ -10,7 +10,7 @@ from torch_logs_lsp.lint.dead_values import OVERWRITTEN
 from torch_logs_lsp.model.limits import excerpt
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features import set_logs_ide
+from torch_logs_lsp.server.features import knob_ide, set_logs_ide
 from torch_logs_lsp.server.features.memo import PerRegistry
 from torch_logs_lsp.server.texts import Doc, label
 from torch_logs_lsp.torch_env.context import TorchContext
@@ -173,8 +173,9 @@ def hover(
 ) -> types.Hover | None:
     """Hover at a document offset (code points), or ``None`` outside any value span."""
     span = state.span_at(offset)
-    if span is None:  # a keyword or the name of a set_logs(...) call (Python)
-        return set_logs_ide.hover(state, offset, registry, locale, markdown)
+    if span is None:  # a keyword or the name of a set_logs(...) call (Python), or a knob's name
+        found = set_logs_ide.hover(state, offset, registry, locale, markdown)
+        return found or knob_ide.hover(state, offset, registry.release, locale, markdown)
     analysis = state.analysis_of(span)
     if span.name_start <= offset <= span.name_end:
         doc = variable_doc(span, analysis, registry, locale, state.context)
