@@ -281,3 +281,14 @@ def test_wheel_reader_reads_a_wheel(tmp_path: Path):
     # read as text elsewhere in torch: the name's values are not judged
     kinds = [f.kind for f in found.forms["TORCHINDUCTOR_SAMPLE_TUNE"]]
     assert sorted(kinds) == ["eq", "text"]
+
+
+def test_accepted_values_in_words():
+    k = knobs("2.13")
+    assert k["TORCHINDUCTOR_MAX_AUTOTUNE"].accepted() == '"1" (any other value: off)'
+    assert k["TORCHINDUCTOR_FORCE_DISABLE_CACHES"].accepted() == (
+        '"1" or "0" (True/False); other text is kept as the value'
+    )
+    assert k["TORCHDYNAMO_REPRO_LEVEL"].accepted() == "an integer (int())"
+    assert k["TORCHINDUCTOR_CACHE_DIR"].accepted() == "any text"
+    assert k["TORCHINDUCTOR_FORCE_DISABLE_CACHES"].module == "torch.compiler.config"

@@ -106,32 +106,37 @@ class KnobInfo:
         return self.file.removesuffix(".py").replace("/", ".")
 
     def accepted(self) -> str:
-        """The values torch tells apart, in words (``"1"``; ``an integer``; ``any text``)."""
+        """The values torch tells apart, in words (``"1" (any other value: off)``; ``an
+        integer (int())``; ``any text``)."""
         kinds = {str(f["kind"]) for f in self.forms if f["kind"] != "present"}
         if not kinds or "text" in kinds:
             return "any text"
-        parts: list[str] = []
+        strings: list[str] = []
+        methods: list[str] = []
         for form in self.forms:
-            kind = form["kind"]
-            values = [str(v) for v in form.get("values", [])]  # type: ignore[attr-defined]
-            if kind in ("eq", "config", "tristate"):
-                words = [f'"{v}"' for v in values or ["1", "0"]]
-                text = " or ".join(w for w in words if w not in parts)
-                if form.get("methods"):
-                    text += " (after " + ", ".join(f".{m}()" for m in form["methods"]) + ")"  # type: ignore[attr-defined]
-                if kind == "config":
-                    text += " (True/False); other text is kept as the value"
-                elif kind == "tristate":
-                    text += "; other text: the default"
-                if text and text not in parts:
-                    parts.append(text)
-            elif kind == "int":
-                parts.append("an integer (int())")
-            elif kind == "float":
-                parts.append("a number (float())")
-            elif kind == "nonempty":
-                parts.append("any non-empty text is on (bool())")
-        return "; ".join(dict.fromkeys(parts))
+            if form["kind"] in ("eq", "config", "tristate"):
+                strings += [str(v) for v in form.get("values") or ["1", "0"]]  # type: ignore[attr-defined]
+                methods += [str(m) for m in form.get("methods", [])]  # type: ignore[attr-defined]
+        parts: list[str] = []
+        if strings:
+            text = " or ".join(f'"{v}"' for v in dict.fromkeys(strings))
+            if methods:
+                text += " (after " + ", ".join(f".{m}()" for m in dict.fromkeys(methods)) + ")"
+            results = {f.get("result") for f in self.forms if f["kind"] == "eq"}
+            if kinds == {"eq"} and len(results) == 1 and None not in results:
+                text += f" (any other value: {results.pop()})"
+            if "config" in kinds:
+                text += " (True/False); other text is kept as the value"
+            if "tristate" in kinds:
+                text += "; other text: the default"
+            parts.append(text)
+        if "int" in kinds:
+            parts.append("an integer (int())")
+        if "float" in kinds:
+            parts.append("a number (float())")
+        if "nonempty" in kinds:
+            parts.append("any non-empty text is on (bool())")
+        return "; ".join(parts)
 
 
 @cache

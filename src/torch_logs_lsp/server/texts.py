@@ -97,6 +97,7 @@ LABELS: dict[str, dict[str, str]] = {
     "knob_none": {"en": "none given (unset)", "ru": "не задано"},
     "knob_values": {"en": "Values", "ru": "Значения"},
     "knob_feeds": {"en": "Sets `{entry}` ({file})", "ru": "Задаёт `{entry}` ({file})"},
+    "knob_read_in": {"en": "Read in `{entry}` ({file})", "ru": "Читается в `{entry}` ({file})"},
     "knob_not_read": {
         "en": "Not read by torch {release} (read in {first}-{last}).",
         "ru": "torch {release} её не читает (читается в {first}-{last}).",

@@ -36,7 +36,12 @@ def knob_doc(knob: KnobInfo, locale: str, release: str | None = None) -> Doc:
     doc.para(
         _w("since", locale, first=knob.since)
         + ". "
-        + _w("feeds", locale, entry=f"{knob.module}.{knob.entry}", file=knob.file)
+        + _w(
+            "read_in" if knob.entry.endswith("()") else "feeds",
+            locale,
+            entry=f"{knob.module}.{knob.entry}",
+            file=knob.file,
+        )
         + "."
     )
     if release is not None:
