@@ -34,6 +34,8 @@ def test_check_examples_flags_the_done_when_list():
         "envs/recompiles.env:2:12: TL201 unknown name `aot_g`",
         "envs/inductor.env:2:28: TL104 trailing comma",
         "envs/quiet.env:2:12: TL001",
+        "debugging-knobs/autotune.env:4:28: TL441 `TORCHINDUCTOR_MAX_AUTOTUNE=true`: torch"
+        ' compares the value with "1"',
         ".vscode/launch.json:17:31: TL107",
         ".vscode/launch.json:35:37: TL201 unknown name `Dynamo`",
         "containers/.devcontainer/devcontainer.json:7:28: TL201 unknown name `gards`",

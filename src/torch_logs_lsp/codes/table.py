@@ -97,6 +97,12 @@ CODES: tuple[CodeInfo, ...] = (
     _c("TL423", W, NONE, "`TORCH_DTRACE` together with `TORCH_TRACE`: DTRACE wins"),
     _c("TL424", INFO, NONE, "`TORCHDYNAMO_VERBOSE=1` without `TORCH_LOGS` shows no logs"),
     _c("TL431", HINT, QUICK, "enabled log not printed when the compiled graph is cached"),
+    _c(
+        "TL441",
+        W,
+        NONE,
+        "a compile knob's value torch never matches (`TORCHINDUCTOR_MAX_AUTOTUNE=true`)",
+    ),
     _c("TL501", W, QUICK, "set in Python after `import torch`: no effect"),
     _c("TL502", HINT, NONE, "value overwritten before any process sees it"),
     _c(

@@ -144,7 +144,8 @@ class Host(Protocol):
 
     def typed_name(self, text: str, offset: int) -> str | None:
         """The start of a variable name being typed at ``offset`` (``""`` when none is
-        typed yet) where the name of a family variable may go, else ``None``."""
+        typed yet) where an environment variable's name may go (a family variable's or a
+        compile knob's: completion offers both, filtered by this start), else ``None``."""
         ...
 
 

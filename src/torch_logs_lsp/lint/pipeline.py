@@ -27,9 +27,9 @@ rules over the whole document (values overwritten before any process reads them,
 across variables, the host's notes); typographic quotes (``TL109``); ``set_logs(...)``
 calls; where the file's reader stops (``TL504``); misspelled variable names (``TL408``);
 the compiler's and logging's other variables (``TL421``-``TL424``, :mod:`.knobs`);
-the pin comment (``TL902``); launch configurations (``TL632``). Then
-:meth:`CheckedDocument.diagnostics` adds what was found across documents (a notebook's
-cell order), applies the suppression comments and sorts.
+compile knobs' values (``TL441``); the pin comment (``TL902``); launch configurations
+(``TL632``). Then :meth:`CheckedDocument.diagnostics` adds what was found across
+documents (a notebook's cell order), applies the suppression comments and sorts.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from torch_logs_lsp.lint.checker import (
     unterminated_analysis,
 )
 from torch_logs_lsp.lint.dead_values import with_document_hints
+from torch_logs_lsp.lint.knob_values import knob_value_diagnostics
 from torch_logs_lsp.lint.knobs import knob_diagnostics
 from torch_logs_lsp.lint.misspelled import name_diagnostics
 from torch_logs_lsp.lint.paths import places
@@ -281,6 +282,7 @@ def check_document(
         ("variable names", lambda: name_diagnostics(host, text, reg.release)),  # TL408
         # TL421, TL405 of other names, TL422-TL424
         ("knob names", lambda: knob_diagnostics(host, text, reg.release, [s for s, _ in entries])),
+        ("knob values", lambda: knob_value_diagnostics(host, text, reg.release)),  # TL441
     ]
     if context is not None:
         stages.append(("pin comment", lambda: own_pin_diagnostics(text, context)))  # TL902

@@ -101,6 +101,22 @@ LABELS: dict[str, dict[str, str]] = {
         "checked in it",
         "ru": "{name}: {size} байт, больше предела в {limit} байт: TORCH_LOGS в нём не проверяется",
     },
+    # compile knobs (server/features/knob_ide.py; torch's own text is English)
+    "knob_kind": {"en": "torch compile knob", "ru": "настройка компиляции torch"},
+    "knob_default": {"en": "Default", "ru": "По умолчанию"},
+    "knob_unset": {"en": "when unset", "ru": "если не задана"},
+    "knob_none": {"en": "none given (unset)", "ru": "не задано"},
+    "knob_values": {"en": "Values", "ru": "Значения"},
+    "knob_feeds": {"en": "Sets `{entry}` ({file})", "ru": "Задаёт `{entry}` ({file})"},
+    "knob_read_in": {"en": "Read in `{entry}` ({file})", "ru": "Читается в `{entry}` ({file})"},
+    "knob_not_read": {
+        "en": "Not read by torch {release} (read in {first}-{last}).",
+        "ru": "torch {release} её не читает (читается в {first}-{last}).",
+    },
+    "knob_no_doc": {
+        "en": "torch documents no comment beside it.",
+        "ru": "torch не оставил рядом с ней комментария.",
+    },
 }
 
 

@@ -413,12 +413,23 @@ _KEY_TYPED = re.compile(
 )
 
 
+#: How family names and compile knobs' names start (``TORCHINDUCTOR_...``, ``INDUCTOR_...``).
+_ENV_STARTS = ("TORCH", "INDUCTOR_")
+
+
+def _env_like(word: str) -> bool:
+    """Whether a typed key may become a family name or a knob's (see :data:`_ENV_STARTS`)."""
+    return any(word[: len(p)] == p[: len(word)] for p in _ENV_STARTS)
+
+
 def typed_name(text: str, offset: int) -> str | None:
     """The start of a key string being typed (``os.environ["TORCH_``, ``{"TORCH_``,
-    ``setdefault("T``): at least its first letter, upper case (an empty string after a
-    quote is left alone: most strings are not family names)."""
+    ``setdefault("T``, ``["TORCHINDUCTOR_``): at least its first letter, upper case, of a
+    family name or a compile knob's (an empty string after a quote is left alone: most
+    strings are not variable names)."""
     line = line_before(text, offset)
     m = _KEY_TYPED.search(line)
-    if m is None or not "TORCH_".startswith(m.group(1)[:6]) or "#" in line[: m.start()]:
+    word = m.group(1) if m is not None else ""
+    if m is None or not _env_like(word) or "#" in line[: m.start()]:
         return None  # (a ``#`` before it: a comment, or a string holding one; left alone)
     return m.group(1)

@@ -15,7 +15,7 @@ from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.knowledge.usage import popularity
 from torch_logs_lsp.model.spans import FAMILY_ORDER, ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features import set_logs_ide
+from torch_logs_lsp.server.features import knob_ide, set_logs_ide
 from torch_logs_lsp.server.features.memo import PerRegistry
 from torch_logs_lsp.server.pygls_fixes.wire import Encoded, range_json
 from torch_logs_lsp.server.texts import label
@@ -102,7 +102,8 @@ def _empty_value_at(state: DocumentState, offset: int) -> str | None:
 def variable_completions(
     state: DocumentState, offset: int, registry: Registry, locale: str, markdown: bool
 ) -> types.CompletionList | None:
-    """The six TORCH_LOGS family names while typing a variable name where the host says
+    """The six TORCH_LOGS family names and the release's compile knobs
+    (:mod:`.knob_ide`) while typing a variable name where the host says
     one may go (``typed_name``: at the start of a line in a .env or shell file, after
     ``export``, or as a key of a launch.json / tasks.json ``env`` object). ``None``
     elsewhere."""
@@ -110,15 +111,18 @@ def variable_completions(
     word = module.typed_name(state.text, offset) if module is not None else None
     if word is None:
         return None
-    if not "TORCH_".startswith(word.upper()[:6]):
-        return None
     end = offset
     while end < len(state.text) and (state.text[end].isalnum() or state.text[end] == "_"):
         end += 1
     edit_range = state.mapper.range(offset - len(word), end)
+    # torch's compile knobs of the release (TORCHINDUCTOR_..., TORCHDYNAMO_...), after the family
+    knob_items = knob_ide.completion_items(word, edit_range, registry.release, locale, markdown)
+    family = FAMILY_ORDER if "TORCH_".startswith(word.upper()[:6]) else ()
+    if not family and not knob_items:
+        return None
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     items = []
-    for n, name in enumerate(FAMILY_ORDER):
+    for n, name in enumerate(family):
         text = registry.description(name, locale)
         text += " " + label("since", locale, first=since(name)) + "."
         items.append(
@@ -132,7 +136,7 @@ def variable_completions(
                 text_edit=types.TextEdit(range=edit_range, new_text=name),
             )
         )
-    return types.CompletionList(is_incomplete=False, items=items)
+    return types.CompletionList(is_incomplete=False, items=items + knob_items)
 
 
 _FIELD_START = re.compile(r"%\((\w*)$")

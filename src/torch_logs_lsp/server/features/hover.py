@@ -10,7 +10,7 @@ from torch_logs_lsp.lint.dead_values import OVERWRITTEN
 from torch_logs_lsp.model.limits import excerpt
 from torch_logs_lsp.model.spans import ValueSpan
 from torch_logs_lsp.server.documents import DocumentState
-from torch_logs_lsp.server.features import code_hover, set_logs_ide
+from torch_logs_lsp.server.features import code_hover, knob_ide, set_logs_ide
 from torch_logs_lsp.server.features.memo import PerRegistry
 from torch_logs_lsp.server.texts import Doc, label
 from torch_logs_lsp.torch_env.context import TorchContext
@@ -174,11 +174,12 @@ def hover(
 ) -> types.Hover | None:
     """Hover at a document offset (code points), or ``None`` outside any value span."""
     span = state.span_at(offset)
-    if span is None:  # a code in a suppression comment, or a set_logs(...) call (Python)
+    if span is None:  # a code in a suppression comment, a set_logs(...) call (Python), a knob
         found = code_hover.hover(state, offset, locale, markdown)
         if found is not None:
             return found
-        return set_logs_ide.hover(state, offset, registry, locale, markdown)
+        found = set_logs_ide.hover(state, offset, registry, locale, markdown)
+        return found or knob_ide.hover(state, offset, registry.release, locale, markdown)
     analysis = state.analysis_of(span)
     if span.name_start <= offset <= span.name_end:
         doc = variable_doc(span, analysis, registry, locale, state.context)
