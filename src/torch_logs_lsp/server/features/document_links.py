@@ -74,7 +74,11 @@ def document_links(
     :func:`.lint.pipeline.check_document`'s, so a link and TL402 never disagree). Looks at
     the file system once per candidate value; never raises for a path it cannot stat."""
     spans = [s for s, _ in state.entries]
-    wanted = [i for i, s in enumerate(spans) if s.variable in _TARGETS and _linkable(s.value)]
+    wanted = [
+        i
+        for i, s in enumerate(spans)
+        if s.variable in _TARGETS and s.terminated and _linkable(s.value)  # no quote left open
+    ]
     host = state.host
     if not wanted or host is None:
         return []
