@@ -9,10 +9,11 @@ result: bad input never takes the server down.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -40,6 +41,7 @@ from torch_logs_lsp.server.documents import (
 from torch_logs_lsp.server.features import code_actions as code_actions_feature
 from torch_logs_lsp.server.features import completion as completion_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
+from torch_logs_lsp.server.features import pull_diagnostics as pull_feature
 from torch_logs_lsp.server.features import status as status_feature
 from torch_logs_lsp.server.positions import encoding_name
 from torch_logs_lsp.server.project_config import project_selection
@@ -50,6 +52,7 @@ from torch_logs_lsp.server.pygls_fixes.workspace import is_open, open_uris
 from torch_logs_lsp.server.settings import Settings, checked_settings
 from torch_logs_lsp.server.texts import label
 from torch_logs_lsp.server.warmup import Warmup, grammar_steps, module_steps
+from torch_logs_lsp.server.workspace_scan import WorkspaceScan, register_watchers, result_of
 from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefetch
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
@@ -138,6 +141,24 @@ class TorchLogsServer(LanguageServer):
         #: Per open document: its newest version's spans while its check waits (see
         #: :meth:`quick_state`).
         self.quick: dict[str, QuickState] = {}
+        #: Whether the client pulls open documents' diagnostics (``textDocument/diagnostic``,
+        #: :mod:`.features.pull_diagnostics`): then none is pushed for them.
+        self.pull_documents = False
+        #: Per document: the ``resultId`` last answered to a pull, and pulls waiting.
+        self.pulled: dict[str, str] = {}
+        self.pulling: dict[str, int] = {}
+        #: The files of the workspace folders that are not open (:mod:`.workspace_scan`).
+        self.scan = WorkspaceScan(self)
+
+    @contextlib.contextmanager
+    def awaiting(self) -> Iterator[None]:
+        """While a handler waits in this block (for a check, for news), it does not count
+        as a request being answered (:meth:`busy`)."""
+        self._awaiting += 1
+        try:
+            yield
+        finally:
+            self._awaiting -= 1
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve on stdio with the bounded, strict message loop of :mod:`.stdio`."""
@@ -187,12 +208,9 @@ class TorchLogsServer(LanguageServer):
         future: asyncio.Future[None] = loop.create_future()
         self._checks.setdefault(uri, []).append(future)
         self._deferred[uri] = None
-        self._awaiting += 1
         loop.call_soon(self.idle)
-        try:
+        with self.awaiting():
             await future
-        finally:
-            self._awaiting -= 1
 
     def _checked(self, uri: str) -> None:
         """The current version of ``uri`` has been checked (or cannot be): wake the
@@ -424,7 +442,10 @@ class TorchLogsServer(LanguageServer):
 
     def schedule_publish(self, uri: str) -> None:
         """Publish ``uri``'s diagnostics after :attr:`debounce_s`, for the version current
-        then (a pending publication of the document is replaced)."""
+        then (a pending publication of the document is replaced); nothing for a client
+        that pulls them (it asks after each change)."""
+        if self.pull_documents:
+            return
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
@@ -486,17 +507,17 @@ class TorchLogsServer(LanguageServer):
                     types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[])
                 )
             return
-        try:
-            extra = notebooks.cross_cell(self, uri)  # the notes across a notebook's cells
-            diags = diagnostics_feature.diagnostic_json(  # + [tool.torch-logs] code choices
-                state, self.settings, self.diagnostic_memo, project_selection(uri), extra
+        diags = self._pieces(uri, state)
+        if self.pull_documents:  # the client pulls: asked to again when it has not just
+            result = result_of(diags)
+            if uri not in self.pulling and self.pulled.get(uri, result.result_id) != (
+                result.result_id
+            ):
+                self.later("diagnostic refresh", self.refresh_pulled)
+        else:
+            self.text_document_publish_diagnostics(
+                diagnostics_feature.PreparedDiagnostics.of(uri, state.version, diags)
             )
-        except Exception:
-            log.exception("diagnostics failed for %s", uri)
-            diags = []
-        self.text_document_publish_diagnostics(
-            diagnostics_feature.PreparedDiagnostics.of(uri, state.version, diags)
-        )
         if self.started_at is not None:  # the first publication: how the start went
             now = time.perf_counter()
             log.info(
@@ -507,6 +528,31 @@ class TorchLogsServer(LanguageServer):
                 uri,
             )
             self.started_at = None
+
+    def _pieces(self, uri: str, state: DocumentState) -> list[str]:
+        """A checked document's diagnostics as JSON pieces (never raises)."""
+        try:
+            extra = notebooks.cross_cell(self, uri)  # the notes across a notebook's cells
+            return diagnostics_feature.diagnostic_json(  # + [tool.torch-logs] code choices
+                state, self.settings, self.diagnostic_memo, project_selection(uri), extra
+            )
+        except Exception:
+            log.exception("diagnostics failed for %s", uri)
+            return []
+
+    def document_pieces(self, uri: str) -> list[str]:
+        """The diagnostics of the current version of ``uri`` (open, else read from disk:
+        :meth:`state`) as JSON pieces; ``[]`` for a document that is not analysed."""
+        state = self.state(uri)
+        return [] if state is None else self._pieces(uri, state)
+
+    def refresh_pulled(self) -> None:
+        """Ask a client that pulls diagnostics to pull again
+        (``workspace/diagnostic/refresh``, when it supports it)."""
+        caps = self.client_capabilities.workspace
+        diagnostics = caps.diagnostics if caps is not None else None
+        if diagnostics is not None and diagnostics.refresh_support:
+            self.workspace_diagnostic_refresh(None)
 
     def apply_settings(self, raw: Any) -> None:
         settings, problems = checked_settings(raw, self.workspace_root)
@@ -523,6 +569,8 @@ class TorchLogsServer(LanguageServer):
 # -- handlers ----------------------------------------------------------------------
 def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
     ls.client_locale = params.locale or ""
+    text_caps = params.capabilities.text_document
+    ls.pull_documents = text_caps is not None and text_caps.diagnostic is not None
     folders = params.workspace_folders or []
     root = folders[0].uri if folders else params.root_uri
     if root:
@@ -548,6 +596,7 @@ def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
     codecache.save_active()
     # launch.json / .env changes on disk re-evaluate the Python documents (TL632)
     launch_links_feature.register_watchers(ls)
+    register_watchers(ls)  # every file of the workspace folders (the workspace scan)
     # What the first documents need, in the background: a document checked meanwhile
     # waits only for a piece it needs that is being made (see .warmup)
     ls.warmup.start(
@@ -560,6 +609,7 @@ def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
             grammar_steps(),
         )
     )
+    ls.scan.start()  # the workspace's files, in slices while the editor sends nothing
 
 
 def shutdown(ls: TorchLogsServer, params: None) -> None:
@@ -571,6 +621,7 @@ def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> No
     ls.language_ids[doc.uri] = doc.language_id
     if not saved_on_disk(doc.uri, doc.text):  # restored unsaved edits, an untitled editor
         ls.unsaved.add(doc.uri)
+    ls.scan.opened(doc.uri)
     ls.publish(doc.uri)
     launch_links_feature.refresh(ls, params.text_document.uri)
 
@@ -603,21 +654,40 @@ def did_save(ls: TorchLogsServer, params: types.DidSaveTextDocumentParams) -> No
         ls.unsaved.discard(uri)
         ls.states.pop(uri, None)  # checked as unsaved text
         ls.publish(uri)
+    ls.scan.saved(uri)
 
 
 def did_close(ls: TorchLogsServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.forget(uri)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    ls.pulled.pop(uri, None)
+    # workspace diagnostics: its findings on disk stay listed (the scan checks it again)
+    if not ls.scan.closed(uri) and not ls.pull_documents:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
     launch_links_feature.refresh(ls, uri)  # its text on disk counts again
 
 
 def did_change_configuration(
     ls: TorchLogsServer, params: types.DidChangeConfigurationParams
 ) -> None:
+    mode = ls.settings.diagnostic_mode
     ls.apply_settings(params.settings)
     for uri in open_uris(ls.workspace):  # as the client spelt them, not pygls' keys
         ls.publish(uri)
+    if ls.settings.diagnostic_mode != mode and not ls.scan.enabled:
+        ls.scan.stop()
+    else:
+        ls.scan.start()  # every file again: the settings choose codes and severities
+
+
+def did_change_watched_files(
+    ls: TorchLogsServer, params: types.DidChangeWatchedFilesParams
+) -> None:
+    """Files changed on disk: the launch configurations (TL632) and the workspace scan."""
+    launch_links_feature.did_change_watched_files(ls, params)
+    ls.scan.files_changed(params.changes)
 
 
 async def completion(
@@ -654,9 +724,7 @@ def create_server() -> TorchLogsServer:
     server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)(notebooks.did_change)
     server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)(notebooks.did_save)
     server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)(notebooks.did_close)
-    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(
-        launch_links_feature.did_change_watched_files
-    )
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
     server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(
         launch_links_feature.did_change_workspace_folders
     )
@@ -670,4 +738,12 @@ def create_server() -> TorchLogsServer:
         types.CodeActionOptions(code_action_kinds=code_actions_feature.KINDS),
     )(code_action)
     server.feature(status_feature.STATUS_REQUEST)(status_feature.status)
+    # pull diagnostics (used by clients that offer textDocument.diagnostic)
+    server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="torch-logs", inter_file_dependencies=False, workspace_diagnostics=True
+        ),
+    )(pull_feature.document_diagnostic)
+    server.feature(types.WORKSPACE_DIAGNOSTIC)(pull_feature.workspace_diagnostic)
     return server
