@@ -8,6 +8,8 @@ import { IMPORT_STRATEGIES, ImportStrategy } from './interpreter';
 
 export const SEVERITIES = ['error', 'warning', 'information', 'hint', 'off'] as const;
 export const LOCALES = ['auto', 'en', 'ru'] as const;
+/** `torchLogs.diagnosticMode`: every file of the workspace folders, or the open files only. */
+export const DIAGNOSTIC_MODES = ['workspace', 'openFilesOnly'] as const;
 
 export interface ExtensionSettings {
   serverInterpreter: string;
@@ -18,6 +20,7 @@ export interface ExtensionSettings {
   torchVersion: string;
   locale: string;
   severity: Record<string, string>;
+  diagnosticMode: string;
 }
 
 /** What the server reads (server/settings.py: camelCase keys under `torchLogs`). */
@@ -31,6 +34,8 @@ export interface ServerSettings {
      * server looks for `.venv`/`venv` in the workspace, then `python3` on PATH.
      */
     python?: string;
+    /** Sent only when not the server's default (`workspace`). */
+    diagnosticMode?: string;
   };
 }
 
@@ -79,6 +84,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
     torchVersion: str('torchVersion', 'auto'),
     locale: str('locale', 'auto'),
     severity,
+    diagnosticMode: str('diagnosticMode', 'workspace') === 'openFilesOnly' ? 'openFilesOnly' : 'workspace',
   };
 }
 
@@ -95,6 +101,9 @@ export function toServerSettings(s: ExtensionSettings, env: Environment): Server
     torchVersion: s.torchVersion,
     severity: { ...s.severity },
   };
+  if (s.diagnosticMode === 'openFilesOnly') {
+    inner.diagnosticMode = 'openFilesOnly';
+  }
   const configured = s.python && env.expand ? env.expand(s.python) : s.python;
   if (env.trusted) {
     const python = configured || env.selectedPython;
