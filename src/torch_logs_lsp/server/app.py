@@ -52,7 +52,7 @@ from torch_logs_lsp.server.pygls_fixes.workspace import is_open, open_uris
 from torch_logs_lsp.server.settings import Settings, checked_settings
 from torch_logs_lsp.server.texts import label
 from torch_logs_lsp.server.warmup import Warmup, grammar_steps, module_steps
-from torch_logs_lsp.server.workspace_scan import WorkspaceScan, register_watchers, result_of
+from torch_logs_lsp.server.workspace_scan import WorkspaceScan, result_of, watched
 from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefetch
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
@@ -595,8 +595,8 @@ def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
     # (the first start); shutdown writes what later requests added.
     codecache.save_active()
     # launch.json / .env changes on disk re-evaluate the Python documents (TL632)
-    launch_links_feature.register_watchers(ls)
-    register_watchers(ls)  # every file of the workspace folders (the workspace scan)
+    # ... and every file of the workspace folders (the workspace scan)
+    launch_links_feature.register_watchers(ls, watched(ls))
     # What the first documents need, in the background: a document checked meanwhile
     # waits only for a piece it needs that is being made (see .warmup)
     ls.warmup.start(

@@ -43,7 +43,6 @@ import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -497,43 +496,20 @@ class WorkspaceScan:
         self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
 
-#: The id of the file-watcher registration of the scan (``client/registerCapability``).
-WATCHERS_ID = "torch-logs-workspace-files"
-
-
-def register_watchers(ls: TorchLogsServer) -> None:
-    """Ask the client to report changes of every file of the workspace folders (``**/*``:
-    a file of any host kind, and the ignore files), when it supports dynamic registration
-    of ``workspace/didChangeWatchedFiles``, the setting asks for the workspace and a
-    workspace folder (or root) was given."""
-    caps = ls.client_capabilities.workspace
-    watched = caps.did_change_watched_files if caps is not None else None
-    if watched is None or not watched.dynamic_registration:
-        return
-    if not ls.scan.enabled or not ls.scan.roots():
-        return
-    options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
-    )
-    registration = types.Registration(
-        id=WATCHERS_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
-    )
-    future = ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
-    future.add_done_callback(_refused)
-
-
-def _refused(future: Future[None]) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        log.warning("the client did not register the file watchers: %s", future.exception())
+def watched(ls: TorchLogsServer) -> tuple[str, ...]:
+    """The glob patterns of the files whose changes the scan wants reported
+    (``workspace/didChangeWatchedFiles``, registered with the launch configurations'):
+    every file of the workspace folders (``**/*``: a file of any host kind, and the ignore
+    files) when the setting asks for the workspace; none otherwise."""
+    return ("**/*",) if ls.scan.enabled else ()
 
 
 __all__ = [
     "EMPTY",
     "SLICE_S",
-    "WATCHERS_ID",
     "Result",
     "WorkspaceScan",
     "path_uri",
-    "register_watchers",
     "result_of",
+    "watched",
 ]
