@@ -50,8 +50,12 @@ class Watching(Client):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.news = asyncio.Event()
+        #: The server's requests (answered with null by the raw client).
+        self.requests: list[dict[str, Any]] = []
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
+        if "method" in msg and "id" in msg:
+            self.requests.append(msg)
         super()._dispatch(msg)
         self.news.set()
 
@@ -312,6 +316,33 @@ async def test_a_pulling_client_pulls_documents_and_the_workspace(tmp_path: Path
         result = await asyncio.wait_for(held, WAIT)
         kinds = {i["uri"]: (i["kind"], i.get("items")) for i in result["items"]}
         assert kinds == {sh_uri: ("full", []), files["py"].as_uri(): ("unchanged", None)}
+    finally:
+        await client.close()
+
+
+async def test_a_pulling_client_is_asked_to_pull_again_when_a_setting_changes(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    files = workspace(root)
+    client = await start(tmp_path, root, PULL_CAPABILITIES)
+    uri = files["env"].as_uri()
+    try:
+        item = {"uri": uri, "languageId": "dotenv", "version": 1, "text": "TORCH_LOGS=aot_g\n"}
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        params: dict[str, Any] = {"textDocument": {"uri": uri}}
+        first = await client.ask("textDocument/diagnostic", params)
+        assert codes(first["items"]) == [("TL201", 0)]
+        settings = {"settings": {"torchLogs": {"severity": {"TL201": "off"}}}}
+        client.notify("workspace/didChangeConfiguration", settings)
+        await client.until(
+            lambda: [r for r in client.requests if r["method"] == "workspace/diagnostic/refresh"]
+        )
+        again = await client.ask(
+            "textDocument/diagnostic", {**params, "previousResultId": first["resultId"]}
+        )
+        assert again["kind"] == "full" and again["items"] == []
+        assert not client.published(uri)
     finally:
         await client.close()
 

@@ -442,10 +442,7 @@ class TorchLogsServer(LanguageServer):
 
     def schedule_publish(self, uri: str) -> None:
         """Publish ``uri``'s diagnostics after :attr:`debounce_s`, for the version current
-        then (a pending publication of the document is replaced); nothing for a client
-        that pulls them (it asks after each change)."""
-        if self.pull_documents:
-            return
+        then (a pending publication of the document is replaced)."""
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
@@ -643,7 +640,8 @@ def saved_on_disk(uri: str, text: str) -> bool:
 def did_change(ls: TorchLogsServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.unsaved.add(uri)
-    ls.schedule_publish(uri)
+    if not ls.pull_documents:  # (a client that pulls asks for them after each change)
+        ls.schedule_publish(uri)
     ls.later("launch configurations", lambda: launch_links_feature.refresh(ls, uri))
 
 
