@@ -505,6 +505,7 @@ def watched(ls: TorchLogsServer) -> tuple[str, ...]:
 
 
 __all__ = [
+    "CLOSED",
     "EMPTY",
     "SLICE_S",
     "Result",

@@ -33,7 +33,7 @@ from lsprotocol import converters, types
 
 from torch_logs_lsp.server.documents import uri_path
 from torch_logs_lsp.server.pygls_fixes.wire import Encoded
-from torch_logs_lsp.server.workspace_scan import EMPTY, Result, result_of
+from torch_logs_lsp.server.workspace_scan import CLOSED, EMPTY, Result, result_of
 
 if TYPE_CHECKING:
     from torch_logs_lsp.server.app import TorchLogsServer
@@ -131,8 +131,8 @@ def _report_items(ls: TorchLogsServer, previous: dict[str, str], sent: dict[str,
     opened = scan.open_paths()
     out: list[str] = []
     for uri, result in list(scan.results.items()):
-        if os.path.normpath(uri_path(uri)) in opened:
-            continue
+        if result.result_id == CLOSED or os.path.normpath(uri_path(uri)) in opened:
+            continue  # (a closed document's file is being checked again)
         have = sent.get(uri, previous.get(uri))
         if have == result.result_id or (have is None and not result.pieces):
             continue
