@@ -15,9 +15,9 @@ Pace: the scan runs in slices of at most :data:`SLICE_S` seconds, each when no m
 from the editor is waiting and every request has been answered (``TorchLogsServer.later``),
 one file at a time; the check of one file stops at the pipeline's checkpoints when a
 message arrives (:data:`~torch_logs_lsp.lint.pipeline.CHECKPOINT`) and is done again
-later (at most :data:`~torch_logs_lsp.server.app.MAX_STOPS` times). First the tree is
-walked (the names collected), then the files are checked; a client that offers
-``window.workDoneProgress`` is shown both (``$/progress``: begin, report, end).
+later (at most :data:`MAX_STOPS` times). Each file is checked as soon as the walk finds
+it (the first problems show early); a client that offers
+``window.workDoneProgress`` is shown the progress (``$/progress``: begin, report, end).
 
 Results: per file URI, the LSP diagnostics as JSON pieces
 (:func:`.features.diagnostics.diagnostic_json`) and a ``resultId`` that names them. A
@@ -223,7 +223,13 @@ class WorkspaceScan:
             return
         began = time.perf_counter()
         while self.running and time.perf_counter() - began < SLICE_S:
-            if self._walker is not None:
+            if self._queue:  # each file as soon as the walk finds it (first problems early)
+                key = next(iter(self._queue))
+                if not self._check_one(key):
+                    break  # stopped for a message: the same file again in the next slice
+                del self._queue[key]
+                self.checked += 1
+            elif self._walker is not None:
                 try:
                     path, kind = next(self._walker)
                 except StopIteration:
@@ -232,12 +238,6 @@ class WorkspaceScan:
                 key = os.path.normpath(str(path))
                 self._walked[key] = kind
                 self._queue[key] = None
-            elif self._queue:
-                key = next(iter(self._queue))
-                if not self._check_one(key):
-                    break  # stopped for a message: the same file again in the next slice
-                del self._queue[key]
-                self.checked += 1
             else:
                 self._finished()
                 return
@@ -479,8 +479,8 @@ class WorkspaceScan:
         if now - self._last_report < REPORT_S:
             return
         self._last_report = now
-        if self._walker is not None:
-            message, percentage = f"{len(self._walked)} files found", 0
+        if self._walker is not None:  # the number of files is not known yet
+            message, percentage = f"{self.checked} files checked", 0
         else:
             total = self.checked + len(self._queue)
             message = f"{self.checked}/{total} files"
