@@ -70,8 +70,9 @@ log = logging.getLogger(__name__)
 #: own checkpoints stop it when a message arrives).
 SLICE_S = 0.008
 #: Times the check of one file may be stopped by the editor's messages before it runs to
-#: its end whatever arrives.
-MAX_STOPS = 3
+#: its end whatever arrives (more than an open document's: nobody waits for a file that is
+#: not open, and a large one's check holds the loop once it can no longer stop).
+MAX_STOPS = 10
 #: Least time between two ``$/progress`` reports (seconds).
 REPORT_S = 0.25
 #: The ``resultId`` of a file without findings.
