@@ -97,7 +97,12 @@ def cli_ms(tree: Path) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-async def server_scan(server: list[str], tree: Path, timeout: float = 600) -> dict[str, Any]:
+async def server_scan(
+    server: list[str], tree: Path, timeout: float = 600, control: int = 0
+) -> dict[str, Any]:
+    """Start a server on ``tree`` and edit its open ``.env`` until the scan has ended; with
+    ``control`` (a number of edits), the same with ``openFilesOnly`` (no scan) for that
+    many edits: the latencies without the scan, under the same machine load."""
     caps = {**CAPABILITIES, "window": {"workDoneProgress": True}}
     t_spawn = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
@@ -114,6 +119,8 @@ async def server_scan(server: list[str], tree: Path, timeout: float = 600) -> di
         "workspaceFolders": [{"uri": tree.as_uri(), "name": "bench"}],
         "capabilities": caps,
     }
+    if control:
+        params["initializationOptions"] = {"torchLogs": {"diagnosticMode": "openFilesOnly"}}
     try:
         await client.request("initialize", params)
         client.notify("initialized", {})
@@ -130,7 +137,13 @@ async def server_scan(server: list[str], tree: Path, timeout: float = 600) -> di
         edits: list[float] = []
         version = 1
         deadline = time.perf_counter() + timeout
-        while client.ended() is None and time.perf_counter() < deadline:
+
+        def going() -> bool:
+            if control:
+                return len(edits) < control
+            return client.ended() is None and time.perf_counter() < deadline
+
+        while going():
             version += 1
             col = len(text) - 1
             at = {"line": 0, "character": col}
@@ -154,10 +167,10 @@ async def server_scan(server: list[str], tree: Path, timeout: float = 600) -> di
             await asyncio.wait_for(fut, 60)
             edits.append((time.perf_counter() - t1) * 1000)
             await asyncio.sleep(0.02)
-        while client.ended() is None and time.perf_counter() < deadline:
+        while not control and client.ended() is None and time.perf_counter() < deadline:
             client.news.clear()
             await asyncio.wait_for(client.news.wait(), timeout)
-        end = client.ended()
+        end = client.ended() if not control else time.perf_counter()
         assert end is not None, "the scan did not end"
         problems = [
             at
@@ -198,6 +211,16 @@ async def measure(server: list[str], files: int) -> dict[str, Any]:
         family = generated_tree(tree, files)
         cli = cli_ms(tree)
         scan = await server_scan(server, tree)
+        alone = await server_scan(server, tree, control=max(scan["edits_during_scan"], 20))
+    scan["without_scan"] = {
+        k: alone[k]
+        for k in (
+            "completion_ms_p50",
+            "completion_ms_p99",
+            "edit_to_diagnostics_ms_p50",
+            "edit_to_diagnostics_ms_p99",
+        )
+    }
     scan_ms = scan["scan_ms"]
     return {
         "files": files,
@@ -222,6 +245,12 @@ def print_scan(r: dict[str, Any]) -> None:
         f"({r['edits_during_scan']} edits): completion p50 {ms(r['completion_ms_p50'])} / "
         f"p99 {ms(r['completion_ms_p99'])} ms, edit->diagnostics p50 "
         f"{ms(r['edit_to_diagnostics_ms_p50'])} / p99 {ms(r['edit_to_diagnostics_ms_p99'])} ms"
+    )
+    w = r["without_scan"]
+    print(
+        f"  the same edits without the scan (openFilesOnly): completion p50 "
+        f"{ms(w['completion_ms_p50'])} / p99 {ms(w['completion_ms_p99'])} ms, edit->diagnostics "
+        f"p50 {ms(w['edit_to_diagnostics_ms_p50'])} / p99 {ms(w['edit_to_diagnostics_ms_p99'])} ms"
     )
 
 
