@@ -54,7 +54,7 @@ from torch_logs_lsp.lint.checker import may_find, read_bytes
 from torch_logs_lsp.lint.pipeline import Cancelled
 from torch_logs_lsp.notebook.reader import NOTEBOOK, FileKind
 from torch_logs_lsp.project.gitignore import IGNORE_FILES
-from torch_logs_lsp.project.walk import iter_files
+from torch_logs_lsp.project.walk import SHOWN_DOT_DIRS, SKIP_DIRS, iter_files
 from torch_logs_lsp.server import launch_links
 from torch_logs_lsp.server.documents import build_state, uri_path
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
@@ -432,6 +432,8 @@ class WorkspaceScan:
                 continue
             key = os.path.normpath(uri_path(change.uri))
             name = os.path.basename(key)
+            if key not in self.known and self._never_walked(key):
+                continue  # (a build writing into build/, a package into node_modules/)
             if name in IGNORE_FILES or (
                 change.type == types.FileChangeType.Created and key not in self.known
             ):
@@ -450,6 +452,19 @@ class WorkspaceScan:
         self.recheck(again)
         if linked:
             self.recheck_linked()
+
+    def _never_walked(self, key: str) -> bool:
+        """Whether the walk never enters a directory above the file ``key`` (outside the
+        workspace folders, or under a skipped or hidden directory)."""
+        for root in self.roots():
+            rel = os.path.relpath(key, root)
+            if rel.startswith(os.pardir):
+                continue
+            parts = rel.split(os.sep)[:-1]
+            return any(
+                p in SKIP_DIRS or (p.startswith(".") and p not in SHOWN_DOT_DIRS) for p in parts
+            )
+        return True
 
     # -- progress ------------------------------------------------------------------
     def _begin_progress(self) -> None:
