@@ -505,7 +505,8 @@ class TorchLogsServer(LanguageServer):
                 )
             return
         diags = self._pieces(uri, state)
-        if self.pull_documents:  # the client pulls: asked to again when it has not just
+        # a client that pulls is asked to pull again (when it has not just asked)
+        if self.pull_documents and not self.is_cell(uri):
             result = result_of(diags)
             if uri not in self.pulling and self.pulled.get(uri, result.result_id) != (
                 result.result_id
@@ -536,6 +537,11 @@ class TorchLogsServer(LanguageServer):
         except Exception:
             log.exception("diagnostics failed for %s", uri)
             return []
+
+    def is_cell(self, uri: str) -> bool:
+        """Whether ``uri`` is a cell of an open notebook (its diagnostics are pushed, also
+        to a client that pulls: VS Code's client does not pull a notebook's cells)."""
+        return any(uri in cells for cells in self.notebook_cells.values())
 
     def document_pieces(self, uri: str) -> list[str]:
         """The diagnostics of the current version of ``uri`` (open, else read from disk:

@@ -3,7 +3,8 @@
 A client that offers ``textDocument.diagnostic`` asks for a document's diagnostics
 itself (VS Code on open and change, Neovim 0.11): the server answers once the document's
 current version is checked (without holding the message loop: ``TorchLogsServer.checked``)
-and publishes nothing for open documents. Each report carries a ``resultId`` (a digest
+and publishes nothing for open documents but a notebook's cells (VS Code's client does
+not pull those: they are pushed, and pulled empty). Each report carries a ``resultId`` (a digest
 of the diagnostics: :func:`..workspace_scan.result_of`); a request whose
 ``previousResultId`` is still right is answered ``unchanged``. When a document's
 diagnostics change for a reason other than its own edit (a launch configuration, a
@@ -111,6 +112,8 @@ async def document_diagnostic(
     """``textDocument/diagnostic``: the diagnostics of the document's current version
     (an open document's text, else the file on disk: as :meth:`TorchLogsServer.state`)."""
     uri = params.text_document.uri
+    if ls.is_cell(uri):  # a notebook's cells are pushed (see TorchLogsServer.is_cell)
+        return DocumentReport(result_of([]))
     ls.pulling[uri] = ls.pulling.get(uri, 0) + 1
     try:
         await ls.checked(uri)  # the current version's check, without holding the loop
