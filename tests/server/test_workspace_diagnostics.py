@@ -381,3 +381,21 @@ async def test_requests_in_an_open_document_are_answered_during_the_scan(
         assert len(pushed - {uri}) == 400
     finally:
         await client.close()
+
+
+async def test_a_pulling_client_gets_a_notebooks_cells_pushed(tmp_path: Path) -> None:
+    """VS Code's client does not pull a notebook's cells: they are pushed, pulled empty."""
+    from tests.server.test_notebook_sync import CELLS, open_params
+
+    caps = {**PULL_CAPABILITIES, "notebookDocument": {"synchronization": {}}}
+    root = tmp_path / "ws"
+    root.mkdir()
+    client = await start(tmp_path, root, caps)
+    try:
+        client.notify("notebookDocument/didOpen", open_params())
+        cell4 = await client.until(lambda: client.published(CELLS[3]))
+        assert sorted(d["code"] for d in cell4[-1]["diagnostics"]) == ["TL201", "TL501"]
+        pulled = await client.ask("textDocument/diagnostic", {"textDocument": {"uri": CELLS[3]}})
+        assert pulled["kind"] == "full" and pulled["items"] == []
+    finally:
+        await client.close()
