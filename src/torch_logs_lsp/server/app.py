@@ -694,6 +694,15 @@ def did_change_watched_files(
     ls.scan.files_changed(params.changes)
 
 
+def did_change_workspace_folders(
+    ls: TorchLogsServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    """Folders added or removed: the launch configurations (TL632) and the workspace scan
+    (the folders walked again, once the burst of changes is over)."""
+    launch_links_feature.did_change_workspace_folders(ls, params)
+    ls.later("workspace walk", ls.scan.start)
+
+
 async def completion(
     ls: TorchLogsServer, params: types.CompletionParams
 ) -> types.CompletionList | Encoded | None:
@@ -729,9 +738,7 @@ def create_server() -> TorchLogsServer:
     server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)(notebooks.did_save)
     server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)(notebooks.did_close)
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
-    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(
-        launch_links_feature.did_change_workspace_folders
-    )
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_workspace_folders)
     server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=completion_feature.TRIGGER_CHARACTERS),
