@@ -5,7 +5,10 @@ configurations, a 5,000-line .env, small versions of each, and one-line .env fil
 one long value each: ``scripts/bench_values.py``) it measures:
 spawn -> initialize, didOpen -> publishDiagnostics, 200 completions and 200 hovers at
 TORCH_LOGS positions, 50 incremental edits each followed by a completion and by the
-diagnostics of the new version, peak RSS (VmHWM) and shutdown. A memory soak then edits a
+diagnostics of the new version, peak RSS (VmHWM) and shutdown. The workspace scan
+(``scripts/bench_scan.py``: a tree of 20,000 generated files, 30 setting a family
+variable) is timed against ``torch-logs check`` on the same tree, with the latencies of
+edits in an open file during the scan. A memory soak then edits a
 small .env 100,000 times and prints the RSS after 1,000 edits and after all of them
 (target: within 10 MB). A bare pygls server that does nothing is measured in the same run
 for spawn -> initialize. The long values are also run through the core and the CLI (time,
@@ -36,8 +39,14 @@ from typing import Any
 
 from bench_inputs import INPUTS, gen_env, measure_notebook
 from bench_pace import pace, print_pace
+from bench_scan import measure as measure_scan
+from bench_scan import print_scan
 from bench_values import VALUES, measure, print_values_table
 from rawlsp import RawClient
+
+#: Our server checks the open documents only here (the other inputs in the same folder would
+#: be checked by the workspace scan meanwhile); the scan is measured by bench_scan.py.
+OPEN_FILES_ONLY = {"torchLogs": {"diagnosticMode": "openFilesOnly"}}
 
 BARE_SERVER = """
 from pygls.lsp.server import LanguageServer
@@ -122,7 +131,7 @@ async def soak(server: list[str], root: Path, edits: int = SOAK_EDITS) -> dict[s
     text = gen_env(100)
     path.write_text(text)
     uri = path.as_uri()
-    client, _ = await RawClient.start(server, root.as_uri())
+    client, _ = await RawClient.start(server, root.as_uri(), init_options=OPEN_FILES_ONLY)
     rss: dict[int, float] = {}
     t0 = time.perf_counter()
     try:
@@ -368,7 +377,15 @@ async def main_async(args: argparse.Namespace) -> dict:
                 # ratio compares starts under the same machine load
                 bare_here.append(await bare_initialize_ms(root))
                 runs.append(
-                    await bench_input(server, name, rel, text, root, open_delay=args.open_delay)
+                    await bench_input(
+                        server,
+                        name,
+                        rel,
+                        text,
+                        root,
+                        open_delay=args.open_delay,
+                        init_options=OPEN_FILES_ONLY,
+                    )
                 )
             bare += bare_here
             ours = results["inputs"][name] = summarize(runs)
@@ -377,6 +394,8 @@ async def main_async(args: argparse.Namespace) -> dict:
             results["soak"] = await soak(server, root, args.soak_edits)
         if not args.only or "pace" in args.only:
             results["pace"] = await pace(server, root, args.runs)
+        if not args.only or "scan" in args.only:  # once: a tree of --scan-files files
+            results["scan"] = await measure_scan(server, args.scan_files)
     results["bare_pygls_initialize_ms"] = statistics.median(bare) if bare else float("nan")
     results["values"] = {
         name: measure(name, args.runs) for name in VALUES if not args.only or name in args.only
@@ -414,6 +433,8 @@ def print_table(results: dict) -> None:
         )
     if "pace" in results:
         print_pace(results["pace"])
+    if "scan" in results:
+        print_scan(results["scan"])
     if results.get("values"):
         print_values_table(results["values"])
     for name, r in results.get("notebooks", {}).items():
@@ -431,7 +452,14 @@ def main() -> int:
         "--only",
         nargs="*",
         help="input names to run ('soak': the memory soak; 'pace': the burst of changes "
-        "and the storm of file events, scripts/bench_pace.py; none: all)",
+        "and the storm of file events, scripts/bench_pace.py; 'scan': the workspace scan "
+        "against torch-logs check, scripts/bench_scan.py; none: all)",
+    )
+    parser.add_argument(
+        "--scan-files",
+        type=int,
+        default=20_000,
+        help="files of the tree the workspace scan benchmark generates (default 20,000)",
     )
     parser.add_argument(
         "--soak-edits",

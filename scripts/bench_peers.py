@@ -175,6 +175,8 @@ def setup(notes: list[str], versions: dict[str, str]) -> list[Server]:
         "ours",
         [sys.executable, "-m", "torch_logs_lsp.server"],
         "torch-logs-lsp (this checkout)",
+        # the open document only, as the peers (the workspace scan: scripts/bench_scan.py)
+        init_options={"torchLogs": {"diagnosticMode": "openFilesOnly"}},
     )
     floor = Server(
         "floor",

@@ -241,3 +241,41 @@ def test_neovim_definition_without_torch_opens_the_packaged_registry(nvim: str, 
     assert [(r["filename"], r["text"]) for r in result["references"]] == [
         (definition["uri"], jumped["line"])
     ]
+
+
+@pytest.mark.parametrize("nvim", _neovims() or [pytest.param("", marks=pytest.mark.skip)])
+def test_neovim_workspace_diagnostics(nvim: str, tmp_path: Path):
+    """A file never opened gets its findings (pushed by the workspace scan); Neovim 0.11
+    pulls the open file's (``textDocument/diagnostic``), 0.7 gets them pushed."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "run.sh").write_text(SH, encoding="utf-8")
+    (ws / "never_opened.env").write_text("TORCH_LOGS=+dynamo,gaurds\n", encoding="utf-8")
+    out = tmp_path / "result.json"
+    env = dict(
+        os.environ,
+        PY=sys.executable,
+        OUT=str(out),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    proc = subprocess.run(
+        [nvim, "--headless", "-u", "NONE", "-c", f"luafile {HERE / 'neovim_workspace.lua'}"],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.exists(), proc.stderr
+    result = json.loads(out.read_text())
+    assert result["ok"], result["error"]
+    assert [(d["code"], d["lnum"], d["col"]) for d in result["unopened"]] == [("TL201", 0, 19)]
+    assert result["unopened_loaded"] is False  # listed without opening the file
+    assert sorted(d["code"] for d in result["open"]) == ["TL201", "TL201"]  # once each
+    assert result["pull_offered"] is True
+    if result["nvim"].startswith("0.11"):  # pulled, not pushed
+        assert result["open_pulled"] == 2

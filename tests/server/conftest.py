@@ -63,8 +63,13 @@ async def vscode(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
 
 @pytest_lsp.fixture(config=SERVER)
 async def utf8_client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
-    """A Neovim 0.11-like client: offers utf-8 first."""
-    async for c in _session(lsp_client, client_capabilities("neovim@v0.11.0")):
+    """A Neovim 0.11-like client: offers utf-8 first; without its pull diagnostics
+    (``textDocument.diagnostic``), so diagnostics are pushed as the tests wait for them (the
+    pull model: tests/server/test_workspace_diagnostics.py)."""
+    caps = client_capabilities("neovim@v0.11.0")
+    if caps.text_document is not None:
+        caps.text_document.diagnostic = None
+    async for c in _session(lsp_client, caps):
         yield c
 
 

@@ -315,6 +315,16 @@ async function framesText(needle, timeout) {
   const codeLinks = await linkAttributes(rows.filter({ hasText: 'aot_g' }).first());
   check('Problems row: TL201 links to its section of docs/codes.md', codeLinks.some((v) => /docs\/codes\.md#tl201$/.test(v)), codeLinks);
   await page.screenshot({ path: path.join(out, 'problems.png') });
+  // 3a. workspace diagnostics: a file never opened (containers/.devcontainer/devcontainer.json,
+  // `gards`) is listed too (the panel's filter shows its row, whatever the list's length)
+  const problemsFilter = page.locator('.markers-panel-action-filter input, .viewpane-filter input').first();
+  await problemsFilter.fill('gards');
+  const unopened = rows.filter({ hasText: 'gards' }).first();
+  const listed = await unopened.waitFor({ timeout: 60000 }).then(() => true, () => false);
+  result.unopenedProblem = listed ? (await unopened.innerText()).replace(/\s+/g, ' ') : null;
+  check('Problems row for a file never opened (workspace diagnostics: gards in devcontainer.json)', listed && /TL201/.test(result.unopenedProblem) && /guards/.test(result.unopenedProblem), result.unopenedProblem);
+  await page.screenshot({ path: path.join(out, 'problems-workspace.png') });
+  await problemsFilter.fill('');
   await page.keyboard.press('Control+Shift+M'); // close the panel again
 
   // 3b. the same in a new window (page reload: a new extension host and server, with the

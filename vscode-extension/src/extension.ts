@@ -441,6 +441,17 @@ class TorchLogsExtension implements vscode.Disposable {
           }
           next(uri, diagnostics);
         },
+        // the same for diagnostics the client pulls (textDocument/diagnostic)
+        provideDiagnostics: async (document, previousResultId, token, next) => {
+          const report = await next(document, previousResultId, token);
+          if (!firstDiagnostics && report) {
+            firstDiagnostics = true;
+            const uri = document instanceof vscode.Uri ? document : document.uri;
+            const count = report.kind === 'full' ? report.items.length : 0;
+            this.log(`first diagnostics received: ${count} for ${path.basename(uri.fsPath)}`);
+          }
+          return report;
+        },
       },
     };
     const client = new LanguageClient(CLIENT_ID, 'TORCH_LOGS', serverOptions, clientOptions);

@@ -8,6 +8,8 @@ import { IMPORT_STRATEGIES, ImportStrategy } from './interpreter';
 
 export const SEVERITIES = ['error', 'warning', 'information', 'hint', 'off'] as const;
 export const LOCALES = ['auto', 'en', 'ru'] as const;
+/** `torchLogs.diagnosticMode`: every file of the workspace folders, or the open files only. */
+export const DIAGNOSTIC_MODES = ['workspace', 'openFilesOnly'] as const;
 
 export interface ExtensionSettings {
   serverInterpreter: string;
@@ -20,6 +22,7 @@ export interface ExtensionSettings {
   severity: Record<string, string>;
   /** `torchLogs.inlayHints.enabled` when turned off (omitted: on, the default). */
   inlayHints?: false;
+  diagnosticMode: string;
 }
 
 /** What the server reads (server/settings.py: camelCase keys under `torchLogs`). */
@@ -35,6 +38,8 @@ export interface ServerSettings {
     python?: string;
     /** `torchLogs.inlayHints` when turned off (server/settings.py `InlayHints`; omitted: on). */
     inlayHints?: { enabled: false };
+    /** Sent only when not the server's default (`workspace`). */
+    diagnosticMode?: string;
   };
 }
 
@@ -84,6 +89,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
     locale: str('locale', 'auto'),
     severity,
     ...(get('inlayHints.enabled') === false ? { inlayHints: false as const } : {}),
+    diagnosticMode: str('diagnosticMode', 'workspace') === 'openFilesOnly' ? 'openFilesOnly' : 'workspace',
   };
 }
 
@@ -101,6 +107,9 @@ export function toServerSettings(s: ExtensionSettings, env: Environment): Server
     severity: { ...s.severity },
     ...(s.inlayHints === false ? { inlayHints: { enabled: false as const } } : {}),
   };
+  if (s.diagnosticMode === 'openFilesOnly') {
+    inner.diagnosticMode = 'openFilesOnly';
+  }
   const configured = s.python && env.expand ? env.expand(s.python) : s.python;
   if (env.trusted) {
     const python = configured || env.selectedPython;

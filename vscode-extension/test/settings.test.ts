@@ -8,16 +8,16 @@ const get = (values: Record<string, unknown>) => (key: string) => values[key];
 const PACKAGED = ['2.15', '2.14', '2.13', '2.12', '2.2', '2.1'];
 
 test('defaults', () => {
-  assert.deepEqual(readSettings(get({})), { serverInterpreter: '', importStrategy: 'useBundled', python: '', torchVersion: 'auto', locale: 'auto', severity: {} });
+  assert.deepEqual(readSettings(get({})), { serverInterpreter: '', importStrategy: 'useBundled', python: '', torchVersion: 'auto', locale: 'auto', severity: {}, diagnosticMode: 'workspace' });
 });
 
 test('values are read and trimmed; blanks and wrong types give defaults', () => {
   const s = readSettings(
     get({ serverInterpreter: ' /usr/bin/python3 ', torchVersion: '2.13', locale: 'ru', severity: { TL202: 'off', ' TL301 ': 'Error' } }),
   );
-  assert.deepEqual(s, { serverInterpreter: '/usr/bin/python3', importStrategy: 'useBundled', python: '', torchVersion: '2.13', locale: 'ru', severity: { TL202: 'off', TL301: 'error' } });
+  assert.deepEqual(s, { serverInterpreter: '/usr/bin/python3', importStrategy: 'useBundled', python: '', torchVersion: '2.13', locale: 'ru', severity: { TL202: 'off', TL301: 'error' }, diagnosticMode: 'workspace' });
   const bad = readSettings(get({ serverInterpreter: 3, torchVersion: '  ', locale: null, severity: ['TL202'] }));
-  assert.deepEqual(bad, { serverInterpreter: '', importStrategy: 'useBundled', python: '', torchVersion: 'auto', locale: 'auto', severity: {} });
+  assert.deepEqual(bad, { serverInterpreter: '', importStrategy: 'useBundled', python: '', torchVersion: 'auto', locale: 'auto', severity: {}, diagnosticMode: 'workspace' });
   // non-string levels are dropped, unknown levels are passed on for the server to report
   assert.deepEqual(readSettings(get({ severity: { TL201: 1, TL202: 'loud' } })).severity, { TL202: 'loud' });
 });
@@ -25,12 +25,20 @@ test('values are read and trimmed; blanks and wrong types give defaults', () => 
 const TRUSTED: Environment = { trusted: true, newestRelease: '2.15' };
 
 test('the server gets {"torchLogs": {...}} with camelCase keys and without client-only settings', () => {
-  const s: ExtensionSettings = { serverInterpreter: '/py', importStrategy: 'useBundled', python: '', torchVersion: '2.13', locale: 'en', severity: { TL202: 'off' } };
+  const s: ExtensionSettings = { serverInterpreter: '/py', importStrategy: 'useBundled', python: '', torchVersion: '2.13', locale: 'en', severity: { TL202: 'off' }, diagnosticMode: 'workspace' };
   assert.deepEqual(toServerSettings(s, TRUSTED), { torchLogs: { locale: 'en', torchVersion: '2.13', severity: { TL202: 'off' } } });
   // the payload is a copy: later edits of the settings object do not leak into what was sent
   const sent = toServerSettings(s, TRUSTED);
   s.severity.TL201 = 'hint';
   assert.deepEqual(sent.torchLogs.severity, { TL202: 'off' });
+});
+
+test('torchLogs.diagnosticMode: openFilesOnly is sent, the default (workspace) is not', () => {
+  const s = readSettings(get({ diagnosticMode: 'openFilesOnly' }));
+  assert.equal(s.diagnosticMode, 'openFilesOnly');
+  assert.equal(toServerSettings(s, TRUSTED).torchLogs.diagnosticMode, 'openFilesOnly');
+  assert.equal('diagnosticMode' in toServerSettings(readSettings(get({})), TRUSTED).torchLogs, false);
+  assert.equal(readSettings(get({ diagnosticMode: 'everything' })).diagnosticMode, 'workspace');
 });
 
 test('checked interpreter: torchLogs.python, else the Python extension selection, else none', () => {
@@ -105,7 +113,7 @@ test('parseTorchStatus', () => {
 });
 
 test('torchLogs.python is expanded like serverInterpreter (${workspaceFolder}, ~, ${env:NAME})', () => {
-  const s: ExtensionSettings = { serverInterpreter: '', importStrategy: 'useBundled', python: '${workspaceFolder}/.venv/bin/python', torchVersion: 'auto', locale: 'auto', severity: {} };
+  const s: ExtensionSettings = { serverInterpreter: '', importStrategy: 'useBundled', python: '${workspaceFolder}/.venv/bin/python', torchVersion: 'auto', locale: 'auto', severity: {}, diagnosticMode: 'workspace' };
   const expand = (v: string) => expandSetting(v, { workspaceFolder: '/ws', home: '/home/u', env: { PY: '/opt/py' } });
   assert.equal(toServerSettings(s, { ...TRUSTED, expand }).torchLogs.python, '/ws/.venv/bin/python');
   assert.equal(toServerSettings({ ...s, python: '~/py/bin/python' }, { ...TRUSTED, expand }).torchLogs.python, '/home/u/py/bin/python');
@@ -116,7 +124,7 @@ test('torchLogs.python is expanded like serverInterpreter (${workspaceFolder}, ~
 });
 
 test('untrusted: torchLogs.python inside the workspace, or not absolute, is replaced by the server interpreter', () => {
-  const s: ExtensionSettings = { serverInterpreter: '', importStrategy: 'useBundled', python: '${workspaceFolder}/.venv/bin/python', torchVersion: 'auto', locale: 'auto', severity: {} };
+  const s: ExtensionSettings = { serverInterpreter: '', importStrategy: 'useBundled', python: '${workspaceFolder}/.venv/bin/python', torchVersion: 'auto', locale: 'auto', severity: {}, diagnosticMode: 'workspace' };
   const expand = (v: string) => expandSetting(v, { workspaceFolder: '/ws', home: '/home/u', env: {} });
   const insideWorkspace = (f: string) => f.startsWith('/ws/');
   const env: Environment = { trusted: false, serverPython: '/usr/bin/python3', newestRelease: '2.15', expand, insideWorkspace };

@@ -9,10 +9,11 @@ result: bad input never takes the server down.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -44,6 +45,7 @@ from torch_logs_lsp.server.features import compose as compose_feature
 from torch_logs_lsp.server.features import definition as definition_feature
 from torch_logs_lsp.server.features import diagnostics as diagnostics_feature
 from torch_logs_lsp.server.features import document_links as document_links_feature
+from torch_logs_lsp.server.features import pull_diagnostics as pull_feature
 from torch_logs_lsp.server.features import references as references_feature
 from torch_logs_lsp.server.features import status as status_feature
 from torch_logs_lsp.server.positions import encoding_name
@@ -55,6 +57,7 @@ from torch_logs_lsp.server.pygls_fixes.workspace import is_open, open_uris
 from torch_logs_lsp.server.settings import Settings, checked_settings
 from torch_logs_lsp.server.texts import label
 from torch_logs_lsp.server.warmup import Warmup, grammar_steps, module_steps
+from torch_logs_lsp.server.workspace_scan import WorkspaceScan, result_of, watched
 from torch_logs_lsp.torch_env.context import TorchContext, TorchResolver, prefetch
 from torch_logs_lsp.value.analysis_cache import AnalysisCache
 
@@ -145,6 +148,24 @@ class TorchLogsServer(LanguageServer):
         #: Per open document: its newest version's spans while its check waits (see
         #: :meth:`quick_state`).
         self.quick: dict[str, QuickState] = {}
+        #: Whether the client pulls open documents' diagnostics (``textDocument/diagnostic``,
+        #: :mod:`.features.pull_diagnostics`): then none is pushed for them.
+        self.pull_documents = False
+        #: Per document: the ``resultId`` last answered to a pull, and pulls waiting.
+        self.pulled: dict[str, str] = {}
+        self.pulling: dict[str, int] = {}
+        #: The files of the workspace folders that are not open (:mod:`.workspace_scan`).
+        self.scan = WorkspaceScan(self)
+
+    @contextlib.contextmanager
+    def awaiting(self) -> Iterator[None]:
+        """While a handler waits in this block (for a check, for news), it does not count
+        as a request being answered (:meth:`busy`)."""
+        self._awaiting += 1
+        try:
+            yield
+        finally:
+            self._awaiting -= 1
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve on stdio with the bounded, strict message loop of :mod:`.stdio`."""
@@ -194,12 +215,9 @@ class TorchLogsServer(LanguageServer):
         future: asyncio.Future[None] = loop.create_future()
         self._checks.setdefault(uri, []).append(future)
         self._deferred[uri] = None
-        self._awaiting += 1
         loop.call_soon(self.idle)
-        try:
+        with self.awaiting():
             await future
-        finally:
-            self._awaiting -= 1
 
     async def wait_for(self, future: Future[T]) -> T:
         """The result of work running in another thread or process (``future``), awaited
@@ -503,17 +521,18 @@ class TorchLogsServer(LanguageServer):
                     types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[])
                 )
             return
-        try:
-            extra = notebooks.cross_cell(self, uri)  # the notes across a notebook's cells
-            diags = diagnostics_feature.diagnostic_json(  # + [tool.torch-logs] code choices
-                state, self.settings, self.diagnostic_memo, project_selection(uri), extra
+        diags = self._pieces(uri, state)
+        # a client that pulls is asked to pull again (when it has not just asked)
+        if self.pull_documents and not self.is_cell(uri):
+            result = result_of(diags)
+            if uri not in self.pulling and self.pulled.get(uri, result.result_id) != (
+                result.result_id
+            ):
+                self.later("diagnostic refresh", self.refresh_pulled)
+        else:
+            self.text_document_publish_diagnostics(
+                diagnostics_feature.PreparedDiagnostics.of(uri, state.version, diags)
             )
-        except Exception:
-            log.exception("diagnostics failed for %s", uri)
-            diags = []
-        self.text_document_publish_diagnostics(
-            diagnostics_feature.PreparedDiagnostics.of(uri, state.version, diags)
-        )
         if self.started_at is not None:  # the first publication: how the start went
             now = time.perf_counter()
             log.info(
@@ -524,6 +543,36 @@ class TorchLogsServer(LanguageServer):
                 uri,
             )
             self.started_at = None
+
+    def _pieces(self, uri: str, state: DocumentState) -> list[str]:
+        """A checked document's diagnostics as JSON pieces (never raises)."""
+        try:
+            extra = notebooks.cross_cell(self, uri)  # the notes across a notebook's cells
+            return diagnostics_feature.diagnostic_json(  # + [tool.torch-logs] code choices
+                state, self.settings, self.diagnostic_memo, project_selection(uri), extra
+            )
+        except Exception:
+            log.exception("diagnostics failed for %s", uri)
+            return []
+
+    def is_cell(self, uri: str) -> bool:
+        """Whether ``uri`` is a cell of an open notebook (its diagnostics are pushed, also
+        to a client that pulls: VS Code's client does not pull a notebook's cells)."""
+        return any(uri in cells for cells in self.notebook_cells.values())
+
+    def document_pieces(self, uri: str) -> list[str]:
+        """The diagnostics of the current version of ``uri`` (open, else read from disk:
+        :meth:`state`) as JSON pieces; ``[]`` for a document that is not analysed."""
+        state = self.state(uri)
+        return [] if state is None else self._pieces(uri, state)
+
+    def refresh_pulled(self) -> None:
+        """Ask a client that pulls diagnostics to pull again
+        (``workspace/diagnostic/refresh``, when it supports it)."""
+        caps = self.client_capabilities.workspace
+        diagnostics = caps.diagnostics if caps is not None else None
+        if diagnostics is not None and diagnostics.refresh_support:
+            self.workspace_diagnostic_refresh(None)
 
     def apply_settings(self, raw: Any) -> None:
         settings, problems = checked_settings(raw, self.workspace_root)
@@ -540,6 +589,8 @@ class TorchLogsServer(LanguageServer):
 # -- handlers ----------------------------------------------------------------------
 def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
     ls.client_locale = params.locale or ""
+    text_caps = params.capabilities.text_document
+    ls.pull_documents = text_caps is not None and text_caps.diagnostic is not None
     folders = params.workspace_folders or []
     root = folders[0].uri if folders else params.root_uri
     if root:
@@ -564,7 +615,8 @@ def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
     # (the first start); shutdown writes what later requests added.
     codecache.save_active()
     # launch.json / .env changes on disk re-evaluate the Python documents (TL632)
-    launch_links_feature.register_watchers(ls)
+    # ... and every file of the workspace folders (the workspace scan)
+    launch_links_feature.register_watchers(ls, watched(ls))
     # What the first documents need, in the background: a document checked meanwhile
     # waits only for a piece it needs that is being made (see .warmup)
     ls.warmup.start(
@@ -577,6 +629,7 @@ def initialized(ls: TorchLogsServer, params: types.InitializedParams) -> None:
             grammar_steps(),
         )
     )
+    ls.scan.start()  # the workspace's files, in slices while the editor sends nothing
 
 
 def shutdown(ls: TorchLogsServer, params: None) -> None:
@@ -588,6 +641,7 @@ def did_open(ls: TorchLogsServer, params: types.DidOpenTextDocumentParams) -> No
     ls.language_ids[doc.uri] = doc.language_id
     if not saved_on_disk(doc.uri, doc.text):  # restored unsaved edits, an untitled editor
         ls.unsaved.add(doc.uri)
+    ls.scan.opened(doc.uri)
     ls.publish(doc.uri)
     launch_links_feature.refresh(ls, params.text_document.uri)
 
@@ -609,7 +663,8 @@ def saved_on_disk(uri: str, text: str) -> bool:
 def did_change(ls: TorchLogsServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.unsaved.add(uri)
-    ls.schedule_publish(uri)
+    if not ls.pull_documents:  # (a client that pulls asks for them after each change)
+        ls.schedule_publish(uri)
     ls.later("launch configurations", lambda: launch_links_feature.refresh(ls, uri))
 
 
@@ -620,22 +675,50 @@ def did_save(ls: TorchLogsServer, params: types.DidSaveTextDocumentParams) -> No
         ls.unsaved.discard(uri)
         ls.states.pop(uri, None)  # checked as unsaved text
         ls.publish(uri)
+    ls.scan.saved(uri)
 
 
 def did_close(ls: TorchLogsServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.forget(uri)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    ls.pulled.pop(uri, None)
+    # workspace diagnostics: its findings on disk stay listed (the scan checks it again)
+    if not ls.scan.closed(uri) and not ls.pull_documents:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
     launch_links_feature.refresh(ls, uri)  # its text on disk counts again
 
 
 def did_change_configuration(
     ls: TorchLogsServer, params: types.DidChangeConfigurationParams
 ) -> None:
+    mode = ls.settings.diagnostic_mode
     ls.apply_settings(params.settings)
     for uri in open_uris(ls.workspace):  # as the client spelt them, not pygls' keys
         ls.publish(uri)
     refresh_inlay_hints(ls)
+    if ls.settings.diagnostic_mode != mode and not ls.scan.enabled:
+        ls.scan.stop()
+    else:
+        ls.scan.start()  # every file again: the settings choose codes and severities
+
+
+def did_change_watched_files(
+    ls: TorchLogsServer, params: types.DidChangeWatchedFilesParams
+) -> None:
+    """Files changed on disk: the launch configurations (TL632) and the workspace scan."""
+    launch_links_feature.did_change_watched_files(ls, params)
+    ls.scan.files_changed(params.changes)
+
+
+def did_change_workspace_folders(
+    ls: TorchLogsServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    """Folders added or removed: the launch configurations (TL632) and the workspace scan
+    (the folders walked again, once the burst of changes is over)."""
+    launch_links_feature.did_change_workspace_folders(ls, params)
+    ls.later("workspace walk", ls.scan.start)
 
 
 async def completion(
@@ -686,12 +769,8 @@ def create_server() -> TorchLogsServer:
     server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)(notebooks.did_change)
     server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)(notebooks.did_save)
     server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)(notebooks.did_close)
-    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(
-        launch_links_feature.did_change_watched_files
-    )
-    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(
-        launch_links_feature.did_change_workspace_folders
-    )
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_workspace_folders)
     server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=completion_feature.TRIGGER_CHARACTERS),
@@ -714,4 +793,12 @@ def create_server() -> TorchLogsServer:
     )
     server.feature(compose_feature.OPTIONS_REQUEST)(compose_feature.compose_options)
     server.feature(compose_feature.COMPOSE_REQUEST)(compose_feature.compose)
+    # pull diagnostics (used by clients that offer textDocument.diagnostic)
+    server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="torch-logs", inter_file_dependencies=False, workspace_diagnostics=True
+        ),
+    )(pull_feature.document_diagnostic)
+    server.feature(types.WORKSPACE_DIAGNOSTIC)(pull_feature.workspace_diagnostic)
     return server

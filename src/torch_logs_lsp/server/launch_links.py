@@ -194,8 +194,9 @@ def did_change_workspace_folders(
     ls.later("launch configurations", lambda: refresh(ls))
 
 
-def register_watchers(ls: TorchLogsServer) -> None:
-    """Ask the client to report changes of :data:`WATCHED` files, when it supports
+def register_watchers(ls: TorchLogsServer, more: tuple[str, ...] = ()) -> None:
+    """Ask the client to report changes of :data:`WATCHED` files (and of the glob
+    patterns ``more``: the workspace scan's), in one registration, when it supports
     dynamic registration of ``workspace/didChangeWatchedFiles`` and a workspace folder
     (or root) was given at ``initialize``."""
     caps = ls.client_capabilities.workspace
@@ -206,7 +207,7 @@ def register_watchers(ls: TorchLogsServer) -> None:
         return  # no workspace folder: no launch.json to watch (a folder added later is
         # still read; only its changes on disk are not reported)
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=p) for p in WATCHED]
+        watchers=[types.FileSystemWatcher(glob_pattern=p) for p in (*WATCHED, *more)]
     )
     registration = types.Registration(
         id=WATCHERS_ID,

@@ -22,6 +22,8 @@ from torch_logs_lsp.lint.selection import CodeFilter, Selection, UnknownSelector
 from torch_logs_lsp.torch_env.environment import interpreter_path
 
 SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
+#: ``torchLogs.diagnosticMode``: every file of the workspace folders, or the open ones.
+DIAGNOSTIC_MODES = ("workspace", "openFilesOnly")
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class Settings:
     ``torch-logs check --select`` etc. (:mod:`torch_logs_lsp.lint.selection`), applied
     after the document's project configuration; ``select`` ``None`` when not set.
     ``inlay_hints`` (wire: ``inlayHints``, ``{"enabled": bool}``): :class:`InlayHints`.
+    ``diagnostic_mode`` (wire: ``diagnosticMode``): one of :data:`DIAGNOSTIC_MODES`:
+    ``"workspace"`` also checks the files of the workspace folders that are not open
+    (``server/workspace_scan.py``), ``"openFilesOnly"`` only the open documents.
     """
 
     locale: str = "auto"
@@ -58,6 +63,7 @@ class Settings:
     ignore: list[str] = field(default_factory=list)
     extend_ignore: list[str] = field(default_factory=list)
     inlay_hints: InlayHints = field(default_factory=InlayHints)
+    diagnostic_mode: str = "workspace"
 
     def selection(self) -> Selection:
         """The settings' code choices (checked by :func:`parse_settings`: never raises
@@ -109,6 +115,7 @@ def _converter() -> cattrs.Converter:
             extend_select=override(rename="extendSelect"),
             extend_ignore=override(rename="extendIgnore"),
             inlay_hints=override(rename="inlayHints"),
+            diagnostic_mode=override(rename="diagnosticMode"),
         ),
     )
     return converter
@@ -137,6 +144,12 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     if settings.locale not in ("auto", "en", "ru"):
         problems.append(f"torchLogs.locale: unknown locale {settings.locale!r}, using auto")
         settings = replace(settings, locale="auto")
+    if settings.diagnostic_mode not in DIAGNOSTIC_MODES:
+        problems.append(
+            f"torchLogs.diagnosticMode: unknown mode {settings.diagnostic_mode!r} "
+            f"(use one of {DIAGNOSTIC_MODES}), using workspace"
+        )
+        settings = replace(settings, diagnostic_mode="workspace")
     bad = {k: v for k, v in settings.severity.items() if v not in SEVERITY_NAMES}
     if bad:
         problems.append(f"torchLogs.severity: ignored {bad} (use one of {SEVERITY_NAMES})")
