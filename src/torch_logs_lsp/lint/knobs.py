@@ -205,18 +205,26 @@ def name_findings(text: str, release: str, found: Iterable[Assignment]) -> list[
     starts: dict[str, set[int]] = {}
     for a in found:
         starts.setdefault(a.name, set()).add(a.start)
+    # what depends on the name only is asked once per name (each question scans the text)
+    read_here = {name: _read_elsewhere(text, name, at) for name, at in starts.items()}
+    nearest: dict[str, tuple[str | None, bool]] = {}
+    mentions: dict[str, int] = {}
     for a in found:
-        if _read_elsewhere(text, a.name, starts[a.name]):
+        if read_here[a.name]:
             continue
         if BROAD.fullmatch(a.name) and suggestion(a.name, read) is not None:
             continue  # TL408's
         if a.name not in every:
-            near, close = _nearest(a.name)
+            if a.name not in nearest:
+                nearest[a.name] = _nearest(a.name)
+            near, close = nearest[a.name]
             hint = f"; did you mean `{near}`?" if near else ""
             words = a.name.split("_")[1:]
             if not near and a.name.startswith("TORCHINDUCTOR_") and set(words) & set(_DEBUG_WORDS):
                 hint = DEBUG_HINT
-            fix = (near,) if near and close and _mentions(text, a.name) == counts[a.name] else ()
+            if near and close and a.name not in mentions:
+                mentions[a.name] = _mentions(text, a.name)
+            fix = (near,) if near and close and mentions[a.name] == counts[a.name] else ()
             out.append(
                 Diagnostic(
                     UNREAD_NAME,

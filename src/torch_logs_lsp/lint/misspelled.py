@@ -206,12 +206,11 @@ def near_misses(
     # ``printenv TORCH_LOG``, ``os.environ["TORCH_LOG"]`` read, a here-document) is the
     # document's own variable, or one the rename would leave half done: not reported.
     counts = Counter(miss.name for miss in confirmed)
-    return [
-        miss
-        for miss in confirmed
-        if len(re.findall(rf"(?<![A-Za-z0-9_]){re.escape(miss.name)}(?![A-Za-z0-9_])", text))
-        == counts[miss.name]
-    ]
+    mentions = {
+        name: len(re.findall(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text))
+        for name in counts
+    }
+    return [miss for miss in confirmed if mentions[miss.name] == counts[miss.name]]
 
 
 def name_diagnostics(host: HostKind, text: str, release: str) -> list[Diagnostic]:
