@@ -13,9 +13,10 @@ its string literals, and the words of its native libraries' string tables:
 :mod:`.env_reads`), a superset, so an error there only means fewer warnings.
 
 Where: only where the host reads an *assignment*, decided by the host's own parser as for
-TL408 (:mod:`.misspelled`): each candidate is replaced by :data:`PLACEHOLDER` in a copy of
-the document, the copy is extracted once, and a candidate counts when the copy has a span of
-the placeholder whose name starts where the candidate starts; that span's value is the
+TL408 (:mod:`.stand_ins`): each candidate is replaced by :data:`PLACEHOLDER` in a copy of
+the document, the copy is extracted once (the same copy as TL441's knob names:
+:func:`.stand_ins.compiler_spans`), and a candidate counts when the copy has a span of the
+placeholder whose name starts where the candidate starts; that span's value is the
 candidate's value as the process sees it (``None`` when not static). Reads
 (``os.environ.get("TORCHINDUCTOR_X")``, ``$TORCHINDUCTOR_X``) and comments never count.
 
@@ -43,14 +44,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from torch_logs_lsp import hosts
 from torch_logs_lsp.knowledge.env_reads import OWNED, packaged_reads, releases_reading
 from torch_logs_lsp.knowledge.versions import holds
 from torch_logs_lsp.lint.misspelled import BROAD, _read_in, names_read, suggestion
+from torch_logs_lsp.lint.stand_ins import COMPILER_STAND_IN, MAX_WORDS, compiler_spans
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.limits import quote
-from torch_logs_lsp.model.spans import FAMILY, ValueSpan
+from torch_logs_lsp.model.spans import ValueSpan
 
 UNREAD_NAME = "TL421"
 NOT_READ = "TL405"
@@ -59,9 +60,9 @@ DTRACE_WINS = "TL423"
 VERBOSE_ALONE = "TL424"
 
 #: The family name each candidate is replaced by in the copy the host extracts.
-PLACEHOLDER = "TORCH_TRACE"
+PLACEHOLDER = COMPILER_STAND_IN
 #: Most candidates looked at in one document.
-MAX_CANDIDATES = 1000
+MAX_CANDIDATES = MAX_WORDS
 #: Least ``difflib`` ratio of a suggestion offered as a rename (``..._CACHE`` ->
 #: ``..._CACHES`` is 0.98); a farther one is only named in the message.
 RENAME_CUTOFF = 0.9
@@ -75,7 +76,6 @@ DEBUG_HINT = (
 )
 _DEBUG_WORDS = ("TRACE", "DUMP", "DEBUG", "IR", "CODE")
 
-_WORD = re.compile(rf"(?<![A-Za-z0-9_]){OWNED.pattern}(?![A-Za-z0-9_])")
 #: Variables whose value is a path torch uses as written (no ``expanduser``).
 PATH_VARIABLES = ("TORCH_TRACE", "TORCH_DTRACE", "TORCH_LOGS_OUT")
 
@@ -94,50 +94,22 @@ class Assignment:
     content_end: int
 
 
-def assignments(host: HostKind, text: str) -> list[Assignment]:
+def assignments(host: HostKind, text: str, release: str | None = None) -> list[Assignment]:
     """The assignments of owned non-family names in ``text`` (a document of ``host``
-    kind), in document order. Never raises for any text."""
-    if "TORCH" not in text:
-        return []
-    found = [m for m in _WORD.finditer(text) if m.group() not in FAMILY][:MAX_CANDIDATES]
-    if not found:
-        return []
-    pieces: list[str] = []
-    starts: dict[int, re.Match[str]] = {}
-    moves: list[tuple[int, int]] = []  # (copy offset after a replacement, total shift)
-    at = 0
-    shift = 0
-    for m in found:
-        pieces += [text[at : m.start()], PLACEHOLDER]
-        starts[m.start() + shift] = m
-        shift += len(PLACEHOLDER) - len(m.group())
-        moves.append((m.start() + shift + len(m.group()), shift))
-        at = m.end()
-    pieces.append(text[at:])
-
-    def back(offset: int) -> int:
-        moved = 0
-        for after, total in moves:
-            if after > offset:
-                break
-            moved = total
-        return offset - moved
-
-    out: list[Assignment] = []
-    for span in hosts.extract(host, "".join(pieces)):
-        hit = starts.get(span.name_start)
-        if span.variable != PLACEHOLDER or hit is None:
-            continue
-        out.append(
-            Assignment(
-                hit.group(),
-                hit.start(),
-                hit.end(),
-                span.value,
-                back(span.content_start),
-                back(span.content_end),
-            )
+    kind), in document order; ``release``: the release whose knob names TL441 looks for
+    (:func:`.stand_ins.compiler_spans`: with the same one, both rules share one extraction;
+    the result does not depend on it). Never raises for any text."""
+    out = [
+        Assignment(
+            m.group(),
+            m.start(),
+            m.end(),
+            hit.span.value,
+            hit.span.content_start,
+            hit.span.content_end,
         )
+        for m, hit in compiler_spans(host, text, release, "owned")
+    ]
     out.sort(key=lambda a: a.start)
     return out
 
@@ -233,18 +205,26 @@ def name_findings(text: str, release: str, found: Iterable[Assignment]) -> list[
     starts: dict[str, set[int]] = {}
     for a in found:
         starts.setdefault(a.name, set()).add(a.start)
+    # what depends on the name only is asked once per name (each question scans the text)
+    read_here = {name: _read_elsewhere(text, name, at) for name, at in starts.items()}
+    nearest: dict[str, tuple[str | None, bool]] = {}
+    mentions: dict[str, int] = {}
     for a in found:
-        if _read_elsewhere(text, a.name, starts[a.name]):
+        if read_here[a.name]:
             continue
         if BROAD.fullmatch(a.name) and suggestion(a.name, read) is not None:
             continue  # TL408's
         if a.name not in every:
-            near, close = _nearest(a.name)
+            if a.name not in nearest:
+                nearest[a.name] = _nearest(a.name)
+            near, close = nearest[a.name]
             hint = f"; did you mean `{near}`?" if near else ""
             words = a.name.split("_")[1:]
             if not near and a.name.startswith("TORCHINDUCTOR_") and set(words) & set(_DEBUG_WORDS):
                 hint = DEBUG_HINT
-            fix = (near,) if near and close and _mentions(text, a.name) == counts[a.name] else ()
+            if near and close and a.name not in mentions:
+                mentions[a.name] = _mentions(text, a.name)
+            fix = (near,) if near and close and mentions[a.name] == counts[a.name] else ()
             out.append(
                 Diagnostic(
                     UNREAD_NAME,
@@ -391,7 +371,7 @@ def knob_diagnostics(
 ) -> list[Diagnostic]:
     """TL421, TL405 (names), TL422, TL423 and TL424 of ``text`` (document offsets), in
     document order; ``spans`` the family spans the host extracted from it."""
-    found = assignments(host, text)
+    found = assignments(host, text, release)
     out = name_findings(text, release, found)
     out += tilde_findings(release, spans, found)
     out += dtrace_findings(host, text, release, spans, found)

@@ -28,10 +28,10 @@ hosts read ``torch_logs`` as ``TORCH_LOGS``, as Windows does) never.
 
 Where: only where the host would report an *assignment* if the name were the suggested
 one. Each host's own parser decides: every candidate is replaced by its suggestion in a copy
-of the document, the copy is extracted once (:func:`.hosts.extract`), and a candidate counts
-when the copy has a span of the suggested variable whose name starts where the candidate
-starts. ``echo $TORCH_LOG``, a comment or ``os.environ.get("TORCH_LOG")`` are not
-assignments and are never reported; and a name the document itself reads (``$TORCH_LOG``
+of the document, the copy is extracted once (:func:`.stand_ins.stand_in_spans`), and a
+candidate counts when the copy has a span of the suggested variable whose name starts where
+the candidate starts. ``echo $TORCH_LOG``, a comment or ``os.environ.get("TORCH_LOG")`` are
+not assignments and are never reported; and a name the document itself reads (``$TORCH_LOG``
 anywhere in it: :func:`_read_in`) is the document's own variable, never reported. The
 same replacement is the quick fix, so it is known to give an assignment the host reads.
 """
@@ -48,6 +48,7 @@ from functools import cache
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.knowledge.env_reads import packaged_reads
+from torch_logs_lsp.lint.stand_ins import stand_in_spans
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
@@ -198,33 +199,18 @@ def near_misses(
     found = [miss for miss in found if miss.name not in used]
     if not found:
         return []
-    pieces: list[str] = []
-    starts: list[int] = []
-    at = 0
-    shift = 0
-    for miss in found:
-        pieces += [text[at : miss.start], miss.suggestion]
-        starts.append(miss.start + shift)
-        shift += len(miss.suggestion) - len(miss.name)
-        at = miss.end
-    pieces.append(text[at:])
-    spans = hosts.extract(host, "".join(pieces))
-    assigned = {(span.variable, span.name_start) for span in spans}
-    confirmed = [
-        miss
-        for miss, start in zip(found, starts, strict=True)
-        if (miss.suggestion, start) in assigned
-    ]
+    words = [(miss.start, miss.end) for miss in found]
+    hits = stand_in_spans(host, text, words, [miss.suggestion for miss in found])
+    confirmed = [found[i] for i in sorted({hit.word for hit in hits})]
     # A name the text mentions anywhere else (``export TORCH_LOG`` on its own line,
     # ``printenv TORCH_LOG``, ``os.environ["TORCH_LOG"]`` read, a here-document) is the
     # document's own variable, or one the rename would leave half done: not reported.
     counts = Counter(miss.name for miss in confirmed)
-    return [
-        miss
-        for miss in confirmed
-        if len(re.findall(rf"(?<![A-Za-z0-9_]){re.escape(miss.name)}(?![A-Za-z0-9_])", text))
-        == counts[miss.name]
-    ]
+    mentions = {
+        name: len(re.findall(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text))
+        for name in counts
+    }
+    return [miss for miss in confirmed if mentions[miss.name] == counts[miss.name]]
 
 
 def name_diagnostics(host: HostKind, text: str, release: str) -> list[Diagnostic]:
