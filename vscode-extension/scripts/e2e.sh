@@ -127,6 +127,13 @@ if [ "$SCENARIO" = python-extension ]; then
   # No torchLogs.serverInterpreter: the server runs with the Python extension's interpreter.
   # Two environments: A has a torch 2.4 (its files only: read, never imported), B none.
   rm -f "$RUN/data/Machine/settings.json"
+  # the open file's findings only: the Problems rows this scenario reads stay in view
+  python3 - "$RUN/data/User/settings.json" <<'PY'
+import json, sys
+p = sys.argv[1]; s = json.load(open(p))
+s["torchLogs.diagnosticMode"] = "openFilesOnly"
+json.dump(s, open(p, "w"), indent=1)
+PY
   for env in A B; do python3 -m venv --without-pip "$RUN/env$env"; done
   SITE=$("$RUN/envA/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
   mkdir -p "$SITE/torch/_logging"
