@@ -200,6 +200,39 @@ def test_dtrace_wins_over_trace():
     assert codes("TORCH_TRACE=/tmp/t\nTORCH_DTRACE=/tmp/d\n", "dotenv") == [("TL423", "/tmp/t")]
 
 
+def test_dtrace_pairs_keys_of_one_mapping_only():
+    """Compose services, workflow jobs and launch configurations are separate processes:
+    TL423 only when both keys are in one mapping."""
+    two_services = (
+        "services:\n  trainer:\n    image: x\n    environment:\n      TORCH_TRACE: /tmp/t\n"
+        "  evaluator:\n    image: y\n    environment:\n      TORCH_DTRACE: /tmp/d\n"
+    )
+    assert codes(two_services, "yaml") == []
+    one_service = (
+        "services:\n  trainer:\n    environment:\n      TORCH_TRACE: /tmp/t\n"
+        "      # the detailed trace\n      TORCH_DTRACE: /tmp/d\n"
+    )
+    assert codes(one_service, "yaml") == [("TL423", "/tmp/t")]
+    assert codes("env: {TORCH_TRACE: /tmp/t, TORCH_DTRACE: /tmp/d}\n", "yaml") == [
+        ("TL423", "/tmp/t")
+    ]
+    jobs = (
+        "jobs:\n  a:\n    runs-on: x\n    env:\n      TORCH_TRACE: /tmp/t\n"
+        "  b:\n    runs-on: x\n    env:\n      TORCH_DTRACE: /tmp/d\n"
+    )
+    assert codes(jobs, "yaml") == []
+    launch = (
+        '{"configurations": [{"name": "a", "env": {"TORCH_TRACE": "/tmp/t"}},'
+        ' {"name": "b", "env": {"TORCH_DTRACE": "/tmp/d"}}]}'
+    )
+    assert codes(launch, "jsonc") == []
+    launch_lines = (
+        '{\n  "configurations": [\n    {\n      "env": {\n        "TORCH_TRACE": "/tmp/t",\n'
+        '        "TORCH_DTRACE": "/tmp/d"\n      }\n    }\n  ]\n}\n'
+    )
+    assert codes(launch_lines, "jsonc") == [("TL423", "/tmp/t")]
+
+
 @pytest.mark.parametrize(
     ("release", "tlparse", "provenance"),
     [("2.8", False, False), ("2.9", False, True), ("2.13", True, True)],

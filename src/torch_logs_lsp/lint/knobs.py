@@ -298,7 +298,38 @@ def tilde_findings(
 
 #: Hosts whose assignments in one file make one environment (a shell's ``A=1 cmd`` is for
 #: ``cmd`` only): TL423 looks across their whole file, elsewhere at one line.
-_ONE_ENVIRONMENT = frozenset({"dotenv", "jsonc", "yaml", "toml", "ini", "python", "ipython"})
+_ONE_ENVIRONMENT = frozenset({"dotenv", "toml", "ini", "python", "ipython"})
+#: Hosts whose file holds one environment per mapping (Compose services, workflow jobs,
+#: Kubernetes containers, launch configurations): TL423 pairs two keys of one mapping only.
+_PER_MAPPING = frozenset({"jsonc", "yaml"})
+
+
+def _indentation(text: str, offset: int) -> int:
+    start = text.rfind("\n", 0, offset) + 1
+    line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def same_mapping(text: str, a: int, b: int) -> bool:
+    """Whether the keys at document offsets ``a`` and ``b`` (YAML or JSON) are in one
+    mapping, judged by the text between them: no closing bracket, and in block style no
+    line indented less than theirs (a line of a parent key: another service, job or
+    configuration). A bracket or an indentation change inside a value makes it ``False``:
+    a pair is missed, never invented."""
+    lo, hi = min(a, b), max(a, b)
+    between = text[lo:hi]
+    if "}" in between or "]" in between:
+        return False
+    if "\n" not in between:
+        return True
+    own = _indentation(text, lo)
+    if _indentation(text, hi) != own:
+        return False
+    for line in between.split("\n")[1:]:
+        body = line.strip()
+        if body and not body.startswith(("#", "//")) and len(line) - len(line.lstrip(" \t")) < own:
+            return False
+    return True
 
 
 def dtrace_findings(
@@ -310,8 +341,8 @@ def dtrace_findings(
 ) -> list[Diagnostic]:
     """TL423 on each TORCH_TRACE that a non-empty (or not static) TORCH_DTRACE of the same
     environment overrides, for a release that reads TORCH_DTRACE (2.7+): the same line
-    (``TORCH_TRACE=a TORCH_DTRACE=b cmd``, ``export``, ``ENV``), or the whole file of a
-    host in :data:`_ONE_ENVIRONMENT`."""
+    (``TORCH_TRACE=a TORCH_DTRACE=b cmd``, ``export``, ``ENV``), the whole file of a
+    host in :data:`_ONE_ENVIRONMENT`, or one mapping of YAML and JSON (:func:`same_mapping`)."""
     if not _reads("TORCH_DTRACE", release):
         return []
     dtrace = [a for a in found if a.name == "TORCH_DTRACE" and a.value != ""]
@@ -327,7 +358,10 @@ def dtrace_findings(
     for s in spans:
         if s.variable != "TORCH_TRACE" or s.value is None:
             continue
-        if not whole and line(s.name_start) not in lines:
+        if host in _PER_MAPPING:
+            if not any(same_mapping(text, a.start, s.name_start) for a in dtrace):
+                continue
+        elif not whole and line(s.name_start) not in lines:
             continue
         out.append(
             Diagnostic(
