@@ -399,3 +399,66 @@ async def test_a_pulling_client_gets_a_notebooks_cells_pushed(tmp_path: Path) ->
         assert pulled["kind"] == "full" and pulled["items"] == []
     finally:
         await client.close()
+
+
+def _last_pushed(client: Watching) -> dict[str, list[dict[str, Any]]]:
+    """Per URI: the diagnostics of its last publishDiagnostics."""
+    last: dict[str, list[dict[str, Any]]] = {}
+    for n in client.notifications:
+        if n["method"] == "textDocument/publishDiagnostics":
+            last[n["params"]["uri"]] = n["params"]["diagnostics"]
+    return last
+
+
+async def test_a_removed_folder_is_cleared_even_during_its_scan(tmp_path: Path) -> None:
+    """Removing a folder while its files are being checked stops checking them and
+    clears every one pushed; removing the last folder clears the rest."""
+    big, small = tmp_path / "big", tmp_path / "small"
+    for i in range(300):
+        (big / f"d{i % 10}").mkdir(parents=True, exist_ok=True)
+        (big / f"d{i % 10}" / f"f{i}.env").write_text("TORCH_LOGS=aot_g\n")
+    small.mkdir()
+    (small / "bad.env").write_text("TORCH_LOGS=gaurds\n")
+    client = await Watching.spawn(tmp_path / "stderr.txt", "--log-level", "INFO")
+    folders = [{"uri": big.as_uri(), "name": "big"}, {"uri": small.as_uri(), "name": "small"}]
+    await client.ask(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": big.as_uri(),
+            "workspaceFolders": folders,
+            "capabilities": PUSH_CAPABILITIES,
+        },
+    )
+    client.notify("initialized", {})
+    in_big = big.as_uri() + "/"
+    try:
+        await client.until(lambda: any(u.startswith(in_big) for u in _last_pushed(client)))
+        client.notify(
+            "workspace/didChangeWorkspaceFolders",
+            {"event": {"added": [], "removed": [folders[0]]}},
+        )
+        small_uri = (small / "bad.env").as_uri()
+
+        def settled() -> bool:
+            last = _last_pushed(client)
+            return bool(last.get(small_uri)) and not any(
+                d for u, d in last.items() if u.startswith(in_big)
+            )
+
+        await client.until(settled)
+        await client.ask(
+            "textDocument/hover",
+            {  # a round trip: nothing more of big
+                "textDocument": {"uri": small_uri},
+                "position": {"line": 0, "character": 0},
+            },
+        )
+        assert settled()
+        client.notify(
+            "workspace/didChangeWorkspaceFolders",
+            {"event": {"added": [], "removed": [folders[1]]}},
+        )
+        await client.until(lambda: not any(_last_pushed(client).values()))
+    finally:
+        await client.close()

@@ -104,6 +104,9 @@ class TorchLogsServer(LanguageServer):
         self.workspace_root: str | None = None
         #: Every workspace folder (paths): TL402/TL403 judge only paths inside them.
         self.workspace_roots: tuple[str, ...] = ()
+        #: Whether the client names workspace folders (``initialize`` or a change): then
+        #: no folder means none, not the root URI.
+        self.folders_given = False
         self._notes: set[str] = set()
         #: Open documents that went over :data:`MAX_FILE_BYTES` (the user has been told;
         #: kept until the document is closed).
@@ -592,6 +595,7 @@ def initialize(ls: TorchLogsServer, params: types.InitializeParams) -> None:
     text_caps = params.capabilities.text_document
     ls.pull_documents = text_caps is not None and text_caps.diagnostic is not None
     folders = params.workspace_folders or []
+    ls.folders_given = bool(folders)
     root = folders[0].uri if folders else params.root_uri
     if root:
         ls.workspace_root = uri_path(root)
@@ -717,7 +721,9 @@ def did_change_workspace_folders(
 ) -> None:
     """Folders added or removed: the launch configurations (TL632) and the workspace scan
     (the folders walked again, once the burst of changes is over)."""
+    ls.folders_given = True
     launch_links_feature.did_change_workspace_folders(ls, params)
+    ls.scan.pause()  # a removed folder is not checked meanwhile
     ls.later("workspace walk", ls.scan.start)
 
 

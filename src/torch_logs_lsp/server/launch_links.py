@@ -55,7 +55,8 @@ class LinkedDiagnostic(Diagnostic):
 
 
 def folders(ls: TorchLogsServer) -> tuple[list[str], dict[str, str]]:
-    """The workspace folders (absolute paths, in the client's order) and their names."""
+    """The workspace folders (absolute paths, in the client's order) and their names;
+    the root URI's folder for a client that names no folders."""
     roots: list[str] = []
     names: dict[str, str] = {}
     for folder in ls.workspace.folders.values():
@@ -64,7 +65,7 @@ def folders(ls: TorchLogsServer) -> tuple[list[str], dict[str, str]]:
         path = os.path.normpath(uri_path(folder.uri))
         roots.append(path)
         names.setdefault(folder.name, path)
-    if not roots and ls.workspace_root:
+    if not roots and ls.workspace_root and not ls.folders_given:  # a client without folders
         root = os.path.normpath(ls.workspace_root)
         roots.append(root)
         names[os.path.basename(root)] = root

@@ -173,9 +173,13 @@ class WorkspaceScan:
     def start(self) -> None:
         """(Re)start the scan: walk the folders again and check every file found (kept
         results stay until their file is checked again or is not found any more)."""
-        if not self.enabled or not self.roots():
+        if not self.enabled:
+            return
+        if not self.roots():  # the last folder removed: nothing of it stays listed
+            self.stop()
             return
         self._generation += 1
+        self.known.update(self._walked)  # a walk cut short: what it found is known
         self._walker = iter_files(self.roots(), self._skipped)
         self._walked = {}
         self._queue.clear()
@@ -185,6 +189,15 @@ class WorkspaceScan:
         self.checked = 0
         self._begin_progress()
         self._schedule()
+
+    def pause(self) -> None:
+        """Stop walking and checking until the next :meth:`start` (the folders changed:
+        a removed folder's files are not checked meanwhile); results stay."""
+        self.known.update(self._walked)
+        self._walked = {}
+        self._walker = None
+        self._queue.clear()
+        self.running = False
 
     def stop(self) -> None:
         """Stop scanning and clear everything pushed (``openFilesOnly``)."""
@@ -251,7 +264,8 @@ class WorkspaceScan:
     def _walked_all(self) -> None:
         """The walk has ended: files that were found before and are gone now are dropped."""
         self._walker = None
-        gone = [k for k in self.known if k not in self._walked]
+        listed = {os.path.normpath(uri_path(uri)) for uri in self.results}
+        gone = [k for k in self.known.keys() | listed if k not in self._walked]
         self.known = self._walked
         self._walked = {}
         for key in gone:
