@@ -120,3 +120,32 @@ async def test_compose_rewrites_the_value_on_the_line(vscode: LanguageClient, tm
         )
     )
     assert nothing["edit"] is None and nothing["message"]
+
+
+async def test_compose_writes_nothing_python_reads_too_late(
+    vscode: LanguageClient, tmp_path: Path
+):
+    """After ``import torch`` a write has no effect (TL501): no edit there, a message;
+    above the import, the edit."""
+    uri = (tmp_path / "train.py").as_uri()
+    text = "import os\n\nimport torch\n"
+    await open_and_wait(vscode, uri, text, "python")
+
+    async def compose(line: int) -> dict:
+        return obj(
+            await vscode.protocol.send_request_async(
+                "torchLogs/compose",
+                {
+                    "textDocument": {"uri": uri},
+                    "position": {"line": line, "character": 0},
+                    "recipes": ["recompiles"],
+                },
+            )
+        )
+
+    late = await compose(2)
+    assert late["edit"] is None and "import torch" in late["message"]
+    early = await compose(1)
+    assert applied(text, early["edit"]) == (
+        'import os\nos.environ["TORCH_LOGS"] = "recompiles"\nimport torch\n'
+    )

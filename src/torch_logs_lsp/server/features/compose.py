@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from torch_logs_lsp.hosts.assign import assignments_edit
+from torch_logs_lsp.hosts.edits import apply_text_edits
+from torch_logs_lsp.hosts.python.order import LATE as LATE_WRITE
 from torch_logs_lsp.knowledge.registry import Registry
+from torch_logs_lsp.lint.pipeline import findings
+from torch_logs_lsp.model.edits import TextEdit
+from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.server.documents import DocumentState
 from torch_logs_lsp.value.recipes import assignments, offered, recipe
 
@@ -82,6 +87,17 @@ def options_of(registry: Registry, locale: str) -> dict[str, Any]:
     return {"release": registry.release, "names": names, "recipes": recipes}
 
 
+def _late(text: str, host: HostKind, registry: Registry, edit: TextEdit) -> bool:
+    """Whether the Python document ``text`` with ``edit`` applied gets TL501 (a write
+    after ``import torch``: no effect) on what the edit wrote."""
+    new = apply_text_edits(text, [edit])
+    end = edit.start + len(edit.new_text)
+    return any(
+        f.diagnostic.code == LATE_WRITE and edit.start <= f.start < end
+        for f in findings(new, host, registry)
+    )
+
+
 def compose_edit(
     state: DocumentState, registry: Registry, offset: int, items: list[str], recipe_ids: list[str]
 ) -> dict[str, Any]:
@@ -101,6 +117,12 @@ def compose_edit(
     edit = assignments_edit(host, state.text, offset, pairs) if host is not None else None
     if edit is None:
         answer["message"] = "cannot write these assignments here; copy them instead"
+        return answer
+    if host in ("python", "ipython") and _late(state.text, host, registry, edit):
+        answer["message"] = (
+            "written here they would be set after `import torch`, which has read them "
+            "already (TL501): put the cursor above the first `import torch`"
+        )
         return answer
     rng = state.mapper.range(edit.start, edit.end)
     text_edit = {
