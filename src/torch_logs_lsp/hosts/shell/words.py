@@ -8,7 +8,12 @@ double-quoted string) and concatenations of these. Offsets are code points into 
 
 from __future__ import annotations
 
+import re
+
 _META = frozenset(" \t\n;&|<>()")
+#: A run of characters that stand for themselves outside quotes (no metacharacter, quote,
+#: escape, expansion, tilde, colon, glob or brace): read as one part, in bulk.
+_PLAIN_RUN = re.compile(r"[^ \t\n;&|<>()\\'\"$`~:*?\[{]+")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")
 _ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n"}
@@ -34,6 +39,12 @@ class Word:
         self.chars.append(ch)
         self.starts.append(start)
         self.ends.append(end)
+
+    def add_run(self, text: str, start: int, end: int) -> None:
+        """Each character of ``text[start:end]`` as itself (one code point each)."""
+        self.chars.extend(text[start:end])
+        self.starts.extend(range(start, end))
+        self.ends.extend(range(start + 1, end + 1))
 
 
 def _skip_balanced(text: str, i: int, limit: int, close: str) -> int:
@@ -175,6 +186,13 @@ def scan_word(text: str, start: int, limit: int, *, command_word: bool = False) 
         w.static = False  # an array assignment
         i = _skip_balanced(text, i + 1, limit, ")")
     while i < limit:
+        run = _PLAIN_RUN.match(text, i, limit)
+        if run is not None and run.end() - i > 1:
+            w.add_run(text, i, run.end())
+            w.parts.append(("", i, run.end()))
+            after_colon = False
+            i = run.end()
+            continue
         c = text[i]
         tilde_ok, after_colon = after_colon, False
         if c in _META:
