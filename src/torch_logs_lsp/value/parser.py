@@ -23,6 +23,7 @@ from torch_logs_lsp.model.limits import quote
 TORCH_SETTINGS_RE = re.compile(r"((\+|-)?[\w\.]+,\s*)*(\+|-)?[\w\.]+?")
 
 _NAME_CHAR = re.compile(r"[\w.]")
+_NAME_RUN = re.compile(r"[\w.]+")
 _SPACE = re.compile(r"\s")
 PREFIXES = "+-"
 QUOTES = "\"'"
@@ -142,8 +143,9 @@ def _scan_item(text: str, index: int, start: int, end: int, problems: list[Synta
         return Item(index, start, end, prefix, name_start, name, False)
     i = name_start
     while i < end:
-        if _NAME_CHAR.match(text[i]):
-            i += 1
+        run = _NAME_RUN.match(text, i, end)
+        if run is not None:
+            i = run.end()
             continue
         j = i + 1
         while j < end and not _NAME_CHAR.match(text[j]) and text[j] == text[i]:
