@@ -122,9 +122,7 @@ async def test_compose_rewrites_the_value_on_the_line(vscode: LanguageClient, tm
     assert nothing["edit"] is None and nothing["message"]
 
 
-async def test_compose_writes_nothing_python_reads_too_late(
-    vscode: LanguageClient, tmp_path: Path
-):
+async def test_compose_writes_nothing_python_reads_too_late(vscode: LanguageClient, tmp_path: Path):
     """After ``import torch`` a write has no effect (TL501): no edit there, a message;
     above the import, the edit."""
     uri = (tmp_path / "train.py").as_uri()

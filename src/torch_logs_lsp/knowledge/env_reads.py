@@ -58,13 +58,15 @@ _NATIVE_WORD = re.compile(
 _ENV_METHODS = frozenset({"get", "pop", "setdefault"})
 
 
-def _is_environ(node: ast.expr) -> bool:
+def is_environ(node: ast.expr) -> bool:
+    """Whether ``node`` is ``os.environ`` or a bare ``environ``."""
     return (isinstance(node, ast.Attribute) and node.attr == "environ") or (
         isinstance(node, ast.Name) and node.id == "environ"
     )
 
 
-def _func_name(node: ast.expr) -> str:
+def func_name(node: ast.expr) -> str:
+    """The called name of a call's ``func`` (``os.getenv`` -> ``getenv``), else ``""``."""
     if isinstance(node, ast.Attribute):
         return node.attr
     if isinstance(node, ast.Name):
@@ -81,16 +83,16 @@ class _Reads(ast.NodeVisitor):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             self.names.add(node.value)
         elif isinstance(node, ast.Name | ast.Attribute):
-            self.names |= self.consts.get(_func_name(node), set())
+            self.names |= self.consts.get(func_name(node), set())
         elif isinstance(node, ast.List | ast.Tuple):
             for elt in node.elts:
                 self.key(elt)
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        name = _func_name(func)
+        name = func_name(func)
         first = node.args[0] if node.args else None
-        on_environ = isinstance(func, ast.Attribute) and _is_environ(func.value)
+        on_environ = isinstance(func, ast.Attribute) and is_environ(func.value)
         if (on_environ and name in _ENV_METHODS) or "env" in name.lower():
             self.key(first)
         for kw in node.keywords:
@@ -99,13 +101,13 @@ class _Reads(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        if _is_environ(node.value):
+        if is_environ(node.value):
             self.key(node.slice)
         self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
         for op, right in zip(node.ops, node.comparators, strict=True):
-            if isinstance(op, ast.In | ast.NotIn) and _is_environ(right):
+            if isinstance(op, ast.In | ast.NotIn) and is_environ(right):
                 self.key(node.left)
         self.generic_visit(node)
 
@@ -119,7 +121,7 @@ def _constants(tree: ast.AST) -> dict[str, set[str]]:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     if isinstance(target, ast.Name | ast.Attribute):
-                        consts.setdefault(_func_name(target), set()).add(value.value)
+                        consts.setdefault(func_name(target), set()).add(value.value)
     return consts
 
 
@@ -287,6 +289,8 @@ __all__ = [
     "OWNED",
     "decode",
     "encode",
+    "func_name",
+    "is_environ",
     "literal_names",
     "names_read",
     "native_names",

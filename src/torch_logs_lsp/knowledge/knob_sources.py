@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torch_logs_lsp.knowledge.env_reads import func_name, is_environ
 from torch_logs_lsp.model.spans import FAMILY
 
 #: The files whose reads are documented knobs (paths inside the wheel; a trailing ``/``
@@ -127,20 +128,6 @@ def _constants(tree: ast.AST) -> dict[str, str]:
     return consts
 
 
-def _is_environ(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "environ") or (
-        isinstance(node, ast.Name) and node.id == "environ"
-    )
-
-
-def _func_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return ""
-
-
 class _Parents(ast.NodeVisitor):
     def __init__(self) -> None:
         self.parent: dict[int, ast.AST] = {}
@@ -213,7 +200,7 @@ def _classify(read: ast.expr, parents: dict[int, ast.AST]) -> Form:
             return Form("eq", values, methods, _result(up, parents, negated))
         return Form("text")
     if isinstance(up, ast.Call) and not methods and up.args and up.args[0] is node:
-        name = _func_name(up.func)
+        name = func_name(up.func)
         if name in ("int", "float") and len(up.args) == 1 and not up.keywords:
             return Form("text") if _in_try(up, parents) else Form(name)
         if name == "bool" and len(up.args) == 1 and not up.keywords:
@@ -268,9 +255,9 @@ def _reads(tree: ast.Module) -> tuple[list[_Read], dict[int, ast.AST]]:
     out: list[_Read] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            name = _func_name(node.func)
+            name = func_name(node.func)
             first = node.args[0] if node.args else None
-            on_environ = isinstance(node.func, ast.Attribute) and _is_environ(node.func.value)
+            on_environ = isinstance(node.func, ast.Attribute) and is_environ(node.func.value)
             is_getenv = name == "getenv" and isinstance(node.func, ast.Attribute)
             if (on_environ and name == "get") or is_getenv:
                 default = node.args[1] if len(node.args) > 1 else _keyword(node, "default")
@@ -298,14 +285,14 @@ def _reads(tree: ast.Module) -> tuple[list[_Read], dict[int, ast.AST]]:
             ):
                 for key in _keys(first, consts):  # torch's own helpers: not judged
                     out.append(_Read(key, node, None, Form("text")))
-        elif isinstance(node, ast.Subscript) and _is_environ(node.value):
+        elif isinstance(node, ast.Subscript) and is_environ(node.value):
             for key in _keys(node.slice, consts):
                 ctx_store = isinstance(node.ctx, ast.Store | ast.Del)
                 form = Form("text") if ctx_store else _classify(node, parents)
                 out.append(_Read(key, node, None, form))
         elif isinstance(node, ast.Compare):
             for op, right in zip(node.ops, node.comparators, strict=True):
-                if isinstance(op, ast.In | ast.NotIn) and _is_environ(right):
+                if isinstance(op, ast.In | ast.NotIn) and is_environ(right):
                     for key in _keys(node.left, consts):
                         out.append(_Read(key, node, None, Form("present")))
     return out, parents

@@ -143,9 +143,9 @@ def _scan_item(text: str, index: int, start: int, end: int, problems: list[Synta
         return Item(index, start, end, prefix, name_start, name, False)
     i = name_start
     while i < end:
-        run = _NAME_RUN.match(text, i, end)
-        if run is not None:
-            i = run.end()
+        chars = _NAME_RUN.match(text, i, end)
+        if chars is not None:
+            i = chars.end()
             continue
         j = i + 1
         while j < end and not _NAME_CHAR.match(text[j]) and text[j] == text[i]:
