@@ -98,15 +98,22 @@ class Quoting:
     quoted: re.Pattern[bytes]
 
 
-_BASH_QUOTING = Quoting(
+_BASH_CODE = (
+    rb"'[^']*'|\\.|\#(?<![^\s;&|()<>]\#)[^\n]*"
+    rb"|<<(?!<)-?[ \t]*(?P<q>['\"]?)(?P<delim>[A-Za-z_][A-Za-z_0-9]*)(?P=q)"
+)
+_BASH_BRACKETS = rb"|\$[({]|[()\[\]{}\"`]"
+_BASH_QUOTED = re.compile(rb"\\.|\$[({]|[\"`]")
+_BASH_QUOTING = Quoting(re.compile(_BASH_CODE + _BASH_BRACKETS), _BASH_QUOTED)
+#: bash with ``case`` read (slower: used for a document holding ``esac``).
+_BASH_CASE_QUOTING = Quoting(
     re.compile(
-        rb"'[^']*'|\\.|\#(?<![^\s;&|()<>]\#)[^\n]*"
-        rb"|<<(?!<)-?[ \t]*(?P<q>['\"]?)(?P<delim>[A-Za-z_][A-Za-z_0-9]*)(?P=q)"
-        rb"|(?P<case>(?<![\w$.-])case[ \t]+[^\s;&|()<>]+[ \t]+in(?=[\s;]))"
-        rb"|(?P<esac>(?<![\w$.-])esac(?![\w.-]))"
-        rb"|\$[({]|[()\[\]{}\"`]"
+        _BASH_CODE
+        + rb"|(?P<case>(?<![\w$.-])case[ \t]+[^\s;&|()<>]+[ \t]+in(?=[\s;]))"
+        + rb"|(?P<esac>(?<![\w$.-])esac(?![\w.-]))"
+        + _BASH_BRACKETS
     ),
-    re.compile(rb"\\.|\$[({]|[\"`]"),
+    _BASH_QUOTED,
 )
 _POWERSHELL_QUOTING = Quoting(
     re.compile(
@@ -224,7 +231,10 @@ def _too_deep(bound: Bound, data: bytes) -> str | None:
             return f"more than {bound.indentation} indentation levels"
     if sum(data.count(b) for b in bound.openers) > bound.brackets:  # else it cannot be
         if bound.quoting is not None:
-            depth = quoted_depth(data, bound.quoting, bound.brackets)
+            quoting = bound.quoting
+            if quoting is _BASH_QUOTING and b"esac" in data:
+                quoting = _BASH_CASE_QUOTING
+            depth = quoted_depth(data, quoting, bound.brackets)
         else:
             depth = bracket_depth(data, bound.openers, bound.closers, bound.skipped, bound.brackets)
         if depth > bound.brackets:

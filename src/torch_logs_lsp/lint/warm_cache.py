@@ -89,15 +89,21 @@ def with_warm_cache_hints(
 ) -> Entries:
     """``entries`` (live values of the document ``text``) with TL431 added to the
     TORCH_LOGS analyses, unless ``text`` mentions a cache switch (:func:`caches_mentioned`)."""
-    if not any(s.variable == "TORCH_LOGS" and a is not None for s, a in entries):
-        return entries
-    if caches_mentioned(text):
+    hints = {
+        i: found
+        for i, (span, analysis) in enumerate(entries)
+        if span.variable == "TORCH_LOGS" and span.value is not None
+        for found in [warm_cache_hints(analysis)]
+        if found
+    }
+    if not hints or caches_mentioned(text):  # (the text is searched only when needed)
         return entries
     out = list(entries)
-    for i, (span, analysis) in enumerate(entries):
-        if span.variable != "TORCH_LOGS" or analysis is None or span.value is None:
+    for i, diags in hints.items():
+        span, analysis = entries[i]
+        if analysis is None:  # (none: warm_cache_hints gave it nothing)
             continue
-        for diag in warm_cache_hints(analysis):
+        for diag in diags:
             if cache is not None:
                 analysis = cache.with_diagnostic(analysis, diag)
             else:
