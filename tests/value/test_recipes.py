@@ -123,3 +123,20 @@ def test_rewrites_the_value_on_the_cursor_line():
     found = assignment_edit("dotenv", text, text.index("dynamo"), "TORCH_LOGS", "recompiles")
     assert found is not None
     assert apply_text_edits(text, [found[0]]) == "A=1\nTORCH_LOGS=recompiles\nB=2\n"
+
+
+def test_rewrites_the_one_other_assignment_of_the_variable():
+    """A second assignment would leave one of the two dead (the later one wins): the one
+    the document has is rewritten; with two of them, nothing is written."""
+    text = "TORCH_LOGS=+dynamo\nTORCH_LOGS_OUT=logs/out.log\n"
+    found = assignment_edit("dotenv", text, 0, "TORCH_LOGS_OUT", "torch_logs.txt")
+    assert found is not None
+    assert (
+        apply_text_edits(text, [found[0]]) == "TORCH_LOGS=+dynamo\nTORCH_LOGS_OUT=torch_logs.txt\n"
+    )
+    script = 'export TORCH_TRACE="~/traces"\npython train.py\n'
+    found = assignment_edit("shell", script, script.index("python"), "TORCH_TRACE", "t")
+    assert found is not None
+    assert apply_text_edits(script, [found[0]]) == 'export TORCH_TRACE="t"\npython train.py\n'
+    two = "TORCH_TRACE=a\nTORCH_TRACE=b\nX=1\n"
+    assert assignment_edit("dotenv", two, two.index("X"), "TORCH_TRACE", "t") is None

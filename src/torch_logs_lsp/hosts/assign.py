@@ -86,18 +86,24 @@ def assignment_edit(
     host: HostKind, text: str, offset: int, variable: str, value: str
 ) -> tuple[TextEdit, int] | None:
     """A verified edit that makes the line at document ``offset`` (or a new line next to
-    it) assign ``value`` to ``variable``, and the offset of the line's start in the edited
+    it; or the one other line that assigns ``variable``) assign ``value`` to ``variable``, and the offset of the line's start in the edited
     text (where the next assignment may follow); ``None`` when no form verifies."""
     start, end = _line(text, offset)
-    for span in extract(host, text):
-        on_line = span.name_start <= end and span.raw_end >= start
-        if span.variable == variable and on_line and span.value is not None:
-            if span.value == value:
-                return TextEdit(start, start, ""), start
-            edits = value_edit(host, text, span, value)
-            if edits is not None:
-                return _one_edit(text, apply_text_edits(text, edits)), start
+    spans = [s for s in extract(host, text) if s.variable == variable]
+    on_line = [s for s in spans if s.name_start <= end and s.raw_end >= start]
+    # the cursor's line assigns it, or the one other line that does (a second
+    # assignment would leave one of them dead): that value is rewritten
+    for span in on_line or (spans if len(spans) == 1 else []):
+        if span.value is None:
             break
+        if span.value == value:
+            return TextEdit(start, start, ""), start
+        edits = value_edit(host, text, span, value)
+        if edits is not None:
+            return _one_edit(text, apply_text_edits(text, edits)), start
+        break
+    if len(spans) > 1 and not on_line:
+        return None  # which of them to change is the user's choice
     line = text[start:end]
     indent = line[: len(line) - len(line.lstrip(" \t"))]
     before = _readings(host, text)
