@@ -86,8 +86,10 @@ def assignment_edit(
     host: HostKind, text: str, offset: int, variable: str, value: str
 ) -> tuple[TextEdit, int] | None:
     """A verified edit that makes the line at document ``offset`` (or a new line next to
-    it; or the one other line that assigns ``variable``) assign ``value`` to ``variable``, and the offset of the line's start in the edited
-    text (where the next assignment may follow); ``None`` when no form verifies."""
+    it; or the one other line that assigns ``variable``) assign ``value`` to
+    ``variable``, and the offset of the line's start in the edited text (where the next
+    assignment may follow); ``None`` when no form verifies or two other lines assign
+    ``variable``."""
     start, end = _line(text, offset)
     spans = [s for s in extract(host, text) if s.variable == variable]
     on_line = [s for s in spans if s.name_start <= end and s.raw_end >= start]
