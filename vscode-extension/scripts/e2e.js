@@ -363,6 +363,23 @@ async function framesText(needle, timeout) {
   await page.screenshot({ path: path.join(out, 'definition.png') });
   editor = await openFile('.env', 'TORCH_LOGS=+dynamo,guards'); // back to the .env
 
+  // 4c. Go to References on guards: with no torch of the release found, the registration
+  // alone (includeDeclaration); one result: VS Code opens it (or peeks it)
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+  const refBox = await textBox('TORCH_LOGS=+dynamo,guards', 'guards');
+  await page.mouse.click(refBox.x + 4, refBox.y + refBox.height / 2);
+  await page.keyboard.press('Shift+F12');
+  const referenced = await page.waitForFunction(() => {
+    const tab = document.querySelector('.tabs-container .tab.active');
+    const peek = document.querySelector('.peekview-widget');
+    const text = `${tab ? tab.getAttribute('aria-label') : ''} ${peek ? peek.textContent : ''}`;
+    return /_registrations\.py/.test(text) ? text.slice(0, 200) : false;
+  }, null, { timeout: 30000 }).then((h) => h.jsonValue(), () => '');
+  check('Go to References on guards lists its registration', !!referenced, referenced);
+  await page.keyboard.press('Escape');
+  editor = await openFile('.env', 'TORCH_LOGS=+dynamo,guards'); // back to the .env
+
   // 5. completion after TORCH_LOGS=+dyn
   await page.mouse.move(5, 5);
   await page.keyboard.press('Escape');
