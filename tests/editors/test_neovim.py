@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.editors.nvim_run import run_driver
 
 HERE = Path(__file__).resolve().parent
 
@@ -55,30 +56,13 @@ def test_neovim_diagnostics_completion_hover(nvim: str, tmp_path: Path):
         {"file": ".env", "line": 1, "col": 13},
         {"file": ".vscode/launch.json", "line": 0, "col": _byte_col(LAUNCH, "aot_g") + 2},
     ]
-    out = tmp_path / "result.json"
-    env = dict(
-        os.environ,
-        PY=sys.executable,
-        OUT=str(out),
+    result = run_driver(
+        nvim,
+        "neovim_check.lua",
+        ws,
+        tmp_path,
         SPECS=json.dumps(specs),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
     )
-    script = HERE / "neovim_check.lua"
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", "NONE", "-c", f"luafile {script}"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.exists(), proc.stderr
-    result = json.loads(out.read_text())
-    assert result["ok"], result["error"]
     files = result["files"]
     utf8 = result["nvim"].startswith("0.11")
     assert {f["encoding"] for f in files.values()} == {"utf-8" if utf8 else "utf-16"}
@@ -125,31 +109,15 @@ def test_neovim_statusline_snippet_of_the_docs(tmp_path: Path):
     (ws / "pinned.sh").write_text(pinned, encoding="utf-8")
     snippet = tmp_path / "snippet.lua"
     snippet.write_text(_status_snippet(), encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = dict(
-        os.environ,
-        PY=sys.executable,
-        OUT=str(out),
+    nvim = str(Path(sys.executable).parent / "nvim")
+    result = run_driver(
+        nvim,
+        "neovim_status.lua",
+        ws,
+        tmp_path,
         SNIPPET=str(snippet),
         FILES=json.dumps(["run.sh", "pinned.sh"]),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
     )
-    nvim = str(Path(sys.executable).parent / "nvim")
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", "NONE", "-c", f"luafile {HERE / 'neovim_status.lua'}"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.exists(), proc.stderr
-    result = json.loads(out.read_text())
-    assert result["ok"], result["error"]
     assert result["attached"] == 2
     lines = result["lines"]
     assert lines["pinned.sh"].startswith("pinned.sh") and lines["pinned.sh"].rstrip().endswith(
@@ -171,32 +139,17 @@ def _run_navigation(nvim: str, tmp_path: Path, init: dict[str, object]) -> dict[
     ws.mkdir(parents=True)
     text = "# é🙂\nTORCH_LOGS=+dynamo,guards,aot_g\n"
     (ws / ".env").write_text(text, encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = dict(
-        os.environ,
-        PY=sys.executable,
-        OUT=str(out),
+    result: dict[str, Any] = run_driver(
+        nvim,
+        "neovim_navigation.lua",
+        ws,
+        tmp_path,
+        timeout=240,
         FILE=".env",
         LINE="1",
         COL=str(len("TORCH_LOGS=+dynamo,g")),
         INIT=json.dumps(init),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
     )
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", "NONE", "-c", f"luafile {HERE / 'neovim_navigation.lua'}"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    assert out.exists(), proc.stderr
-    result: dict[str, Any] = json.loads(out.read_text())
-    assert result["ok"], result["error"]
     return result
 
 
@@ -251,28 +204,7 @@ def test_neovim_workspace_diagnostics(nvim: str, tmp_path: Path):
     ws.mkdir()
     (ws / "run.sh").write_text(SH, encoding="utf-8")
     (ws / "never_opened.env").write_text("TORCH_LOGS=+dynamo,gaurds\n", encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = dict(
-        os.environ,
-        PY=sys.executable,
-        OUT=str(out),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-    )
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", "NONE", "-c", f"luafile {HERE / 'neovim_workspace.lua'}"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.exists(), proc.stderr
-    result = json.loads(out.read_text())
-    assert result["ok"], result["error"]
+    result = run_driver(nvim, "neovim_workspace.lua", ws, tmp_path)
     assert [(d["code"], d["lnum"], d["col"]) for d in result["unopened"]] == [("TL201", 0, 19)]
     assert result["unopened_loaded"] is False  # listed without opening the file
     assert sorted(d["code"] for d in result["open"]) == ["TL201", "TL201"]  # once each

@@ -5,13 +5,13 @@ an ``é`` and an emoji here; the virtual text Neovim draws holds the labels."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.editors.nvim_run import run_driver
 
 HERE = Path(__file__).resolve().parent
 LINE = 'echo "é🙂"; TORCH_LOGS=+dynamo,recompiles,-guards python x.py'
@@ -36,29 +36,13 @@ def test_neovim_shows_inlay_hints(tmp_path: Path):
     ws.mkdir()
     # a typo on another line, so that diagnostics tell that the server has read the file
     (ws / "run.sh").write_text(f"#!/bin/sh\n{LINE}\nTORCH_LOGS=aot_g x\n", encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = dict(
-        os.environ,
-        PY=sys.executable,
-        OUT=str(out),
+    result = run_driver(
+        str(_nvim()),
+        "neovim_inlay.lua",
+        ws,
+        tmp_path,
         FILE="run.sh",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
     )
-    proc = subprocess.run(
-        [str(_nvim()), "--headless", "-u", "NONE", "-c", f"luafile {HERE / 'neovim_inlay.lua'}"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.exists(), proc.stderr
-    result = json.loads(out.read_text())
-    assert result["ok"], result["error"]
     assert result["encoding"] == "utf-8" and result["provider"]
     hints = sorted((h["line"], h["character"], h["label"]) for h in result["hints"])
     assert hints == [
