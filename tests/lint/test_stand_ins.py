@@ -9,14 +9,17 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.lint.knob_values import knob_assignments, knob_value_diagnostics
 from torch_logs_lsp.lint.knobs import assignments
 from torch_logs_lsp.lint.pipeline import check_document
-from torch_logs_lsp.lint.stand_ins import compiler_spans, stand_in_spans
+from torch_logs_lsp.lint.stand_ins import compiler_spans, knob_words, owned_words, stand_in_spans
 from torch_logs_lsp.model.host_kind import HostKind
+from torch_logs_lsp.model.spans import FAMILY
 
 
 def _words(text: str, *names: str) -> list[tuple[int, int]]:
@@ -153,3 +156,52 @@ def test_a_check_extracts_one_copy_for_knob_names_and_values(
         "TORCHINDUCTOR_FORCE_DISABLE_CACHE",
         "TORCHDYNAMO_VERBOSE",
     ]
+
+
+# -- the word scans: the same words as the plain definitions, found faster ----------------
+_REFERENCE_OWNED = re.compile(
+    r"(?<![A-Za-z0-9_])(?:TORCH_LOGS|TORCH_D?TRACE|TORCH_COMPILE|TORCHDYNAMO|TORCHINDUCTOR)"
+    r"(?:_[A-Z0-9]+)*(?![A-Za-z0-9_])"
+)
+_REFERENCE_KNOB = re.compile(r"(?<![A-Za-z0-9_])(?:TORCH|INDUCTOR_)[A-Z0-9_]*(?![A-Za-z0-9_])")
+_PIECES = (
+    "TORCH",
+    "INDUCTOR_",
+    "TORCHINDUCTOR_",
+    "TORCH_LOGS",
+    "TORCH_TRACE",
+    "TORCHDYNAMO_",
+    "_",
+    "A",
+    "MAX",
+    "x",
+    "9",
+    " ",
+    "=",
+    "é",
+    "\n",
+    "TORCH_COMPILE_DEBUG",
+    "TORCHINDUCTOR_MAX_AUTOTUNE",
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_word_scans_find_what_the_plain_patterns_find(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    expected = [m.span() for m in _REFERENCE_OWNED.finditer(text) if m.group() not in FAMILY]
+    assert [m.span() for m in owned_words(text)] == expected
+    assert all(m.group() == text[slice(*m.span())] for m in owned_words(text))
+    names = {
+        n: None
+        for n in (
+            "TORCHINDUCTOR_MAX_AUTOTUNE",
+            "TORCH_COMPILE_DEBUG",
+            "INDUCTOR_A",
+            "TORCH",
+            "TORCH_LOGS",
+            "TORCHINDUCTOR_",
+        )
+    }
+    knob_spans = [m.span() for m in _REFERENCE_KNOB.finditer(text) if m.group() in names]
+    assert [m.span() for m in knob_words(text, names)] == knob_spans  # type: ignore[arg-type]

@@ -141,31 +141,50 @@ def _extract(
 COMPILER_STAND_IN = "TORCH_TRACE"
 #: Most words of each rule looked at in one document.
 MAX_WORDS = 1000
-_OWNED_WORD = re.compile(rf"(?<![A-Za-z0-9_]){OWNED.pattern}(?![A-Za-z0-9_])")
-_KNOB_WORD = re.compile(r"(?:TORCH|INDUCTOR_)[A-Z0-9_]*(?![A-Za-z0-9_])")
-_KNOB_STARTS = ("TORCH", "INDUCTOR_")
+_OWNED = re.compile(OWNED.pattern)
+_KNOB = re.compile(r"(?:TORCH|INDUCTOR_)[A-Z0-9_]*")
+# Maximal runs of word characters that begin with a prefix: ``re`` finds each by searching
+# for the literal prefix (a lookbehind before the prefix would make it try every offset).
+_TORCH_RUN = re.compile(r"TORCH[A-Za-z0-9_]*")
+_INDUCTOR_RUN = re.compile(r"INDUCTOR_[A-Za-z0-9_]*")
+
+
+def _word_start(text: str, at: int) -> bool:
+    """Whether no word character (``[A-Za-z0-9_]``) comes right before offset ``at``."""
+    if at == 0:
+        return True
+    c = text[at - 1]
+    return not (c == "_" or ("0" <= c <= "9") or ("A" <= c <= "Z") or ("a" <= c <= "z"))
 
 
 def owned_words(text: str) -> list[re.Match[str]]:
     """The first :data:`MAX_WORDS` whole words of ``text`` of a prefix torch owns
-    (:data:`.env_reads.OWNED`) that are not family names, in document order."""
+    (:data:`.env_reads.OWNED`) that are not family names, in document order. A whole word
+    is a run of ``[A-Za-z0-9_]`` with no such character on either side."""
+    out: list[re.Match[str]] = []
     if "TORCH" not in text:
-        return []
-    return [m for m in _OWNED_WORD.finditer(text) if m.group() not in FAMILY][:MAX_WORDS]
+        return out
+    for m in _TORCH_RUN.finditer(text):
+        word = m.group()
+        if word in FAMILY or not _word_start(text, m.start()) or not _OWNED.fullmatch(word):
+            continue
+        out.append(m)
+        if len(out) >= MAX_WORDS:
+            break
+    return out
 
 
 def knob_words(text: str, names: dict[str, KnobInfo]) -> Iterator[re.Match[str]]:
     """The whole words of ``text`` that are knob names of ``names``, in document order."""
-    starts: set[int] = set()
-    for needle in _KNOB_STARTS:
-        at = text.find(needle)
-        while at >= 0:
-            if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-                starts.add(at)
-            at = text.find(needle, at + len(needle))
-    for at in sorted(starts):
-        m = _KNOB_WORD.match(text, at)
-        if m is not None and m.group() in names:
+    runs = [_TORCH_RUN.finditer(text)] if "TORCH" in text else []
+    if "INDUCTOR_" in text:
+        runs.append(_INDUCTOR_RUN.finditer(text))
+    found = (
+        runs[0] if len(runs) == 1 else sorted((m for r in runs for m in r), key=lambda m: m.start())
+    )
+    for m in found:
+        word = m.group()
+        if word in names and _word_start(text, m.start()) and _KNOB.fullmatch(word):
             yield m
 
 
