@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.budget import examples
 from torch_logs_lsp import hosts
 from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.lint.knob_values import knob_assignments, knob_value_diagnostics
@@ -185,7 +186,7 @@ _PIECES = (
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(st.sampled_from(_PIECES), max_size=12))
 def test_word_scans_find_what_the_plain_patterns_find(pieces: list[str]) -> None:
     text = "".join(pieces)
