@@ -50,6 +50,8 @@ def knob_assignments(host: HostKind, text: str, release: str | None) -> list[Kno
         found = compiler_spans(host, text, release, "knobs")
     except Exception:
         return []
+    if not found:
+        return []
     names = knobs(release)
     return [
         KnobAssignment(names[m.group()], m.start(), m.end(), hit.span)

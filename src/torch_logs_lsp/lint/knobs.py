@@ -194,6 +194,8 @@ def name_findings(text: str, release: str, found: Iterable[Assignment]) -> list[
     packaged). Names TL408 reports (near misses of a family name) and names the document
     reads itself are left alone."""
     found = list(found)
+    if not found:
+        return []
     read = names_read(release)
     every = _every()
     short = ".".join(release.split(".")[:2])

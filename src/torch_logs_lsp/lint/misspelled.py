@@ -187,11 +187,15 @@ def near_misses(
         module = hosts.host_module(host)
         posix_only = module is not None and module.SPEC.posix_only  # a shell script
         case_sensitive = posix_only or (os.name != "nt" and posix)
-    read = names_read(release)
+    read: frozenset[str] | None = None  # loaded for the first word that is not the family's
     found: list[NearMiss] = []
     for m in _words(text):
         if len(found) >= MAX_CANDIDATES:
             break
+        if m.group() in FAMILY:
+            continue  # read by every release: never a near miss
+        if read is None:
+            read = names_read(release)
         target = suggestion(m.group(), read, case_sensitive)
         if target is not None:
             found.append(NearMiss(m.start(), m.end(), m.group(), target))

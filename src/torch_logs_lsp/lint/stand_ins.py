@@ -174,8 +174,9 @@ def owned_words(text: str) -> list[re.Match[str]]:
     return out
 
 
-def knob_words(text: str, names: dict[str, KnobInfo]) -> Iterator[re.Match[str]]:
-    """The whole words of ``text`` that are knob names of ``names``, in document order."""
+def _knob_shaped(text: str) -> Iterator[re.Match[str]]:
+    """The whole words of ``text`` of a knob name's shape (``TORCH…`` or ``INDUCTOR_…``: upper
+    case letters, digits and ``_``) that are not family names, in document order."""
     runs = [_TORCH_RUN.finditer(text)] if "TORCH" in text else []
     if "INDUCTOR_" in text:
         runs.append(_INDUCTOR_RUN.finditer(text))
@@ -184,8 +185,14 @@ def knob_words(text: str, names: dict[str, KnobInfo]) -> Iterator[re.Match[str]]
     )
     for m in found:
         word = m.group()
-        if word in names and _word_start(text, m.start()) and _KNOB.fullmatch(word):
+        if word not in FAMILY and _word_start(text, m.start()) and _KNOB.fullmatch(word):
             yield m
+
+
+def knob_words(text: str, names: dict[str, KnobInfo]) -> Iterator[re.Match[str]]:
+    """The whole words of ``text`` that are knob names of ``names``, in document order (no
+    family name is a knob)."""
+    return (m for m in _knob_shaped(text) if m.group() in names)
 
 
 class CompilerWords(NamedTuple):
@@ -203,9 +210,13 @@ def compiler_words(text: str, release: str | None) -> CompilerWords:
     """:class:`CompilerWords` of ``text`` for torch ``release``'s knobs (``None``: the
     default release)."""
     owned = tuple(owned_words(text))
-    names = knobs(release)
+    names: dict[str, KnobInfo] | None = None  # the table is read for the first candidate
     found: list[re.Match[str]] = []
-    for m in knob_words(text, names):
+    for m in _knob_shaped(text):
+        if names is None:
+            names = knobs(release)
+        if m.group() not in names:
+            continue
         if len(found) >= MAX_WORDS:
             break
         found.append(m)
