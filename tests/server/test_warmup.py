@@ -8,6 +8,7 @@ import ast
 import asyncio
 import graphlib
 import logging
+import sys
 import threading
 from pathlib import Path
 
@@ -17,7 +18,13 @@ import torch_logs_lsp
 from tests.server.test_limits import open_doc
 from tests.support.hostile import fake_torch_env
 from tests.support.raw import WAIT, Client
-from torch_logs_lsp.server.warmup import PACKAGES, Warmup, grammar_steps, module_steps
+from torch_logs_lsp.server.warmup import (
+    PACKAGES,
+    SWITCH_INTERVAL_S,
+    Warmup,
+    grammar_steps,
+    module_steps,
+)
 
 #: A torch 2.4.1 that registers ``mylog``: the packaged registry of 2.4 does not (TL201).
 REGISTRATIONS = """\
@@ -141,3 +148,14 @@ def test_no_two_modules_import_each_other():
     except graphlib.CycleError as exc:
         pytest.fail(f"modules import each other: {exc.args[1]}")
     assert graph["torch_logs_lsp.server.app"]  # the reader found the imports
+
+
+def test_requests_wait_less_for_the_interpreter_while_the_warm_up_runs() -> None:
+    # while a step runs, a thread waiting for the interpreter (the server's loop with a
+    # request) gets it after SWITCH_INTERVAL_S, not Python's 5 ms; restored afterwards
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    Warmup().run([("look", lambda: seen.append(sys.getswitchinterval()))])
+    assert seen == [min(before, SWITCH_INTERVAL_S)]
+    assert SWITCH_INTERVAL_S < 0.005
+    assert sys.getswitchinterval() == before
