@@ -162,6 +162,7 @@ class _Script:
         self._trap = False
         self._starts: list[int] = []
         self._last_loose: dict[Table, int] = {}
+        self._words: dict[bytes, str] = {}  # a command name's bytes: its word (_word)
         self.execs: list[tuple[int, Table | None]] = []  # (byte, table after it or None)
         table = SAME  # the script's own
         for node in self._all_commands(_EXEC.search(self.src.data) is not None):
@@ -192,8 +193,12 @@ class _Script:
         """A command name without its quotes and directory (``"/bin/echo"``: ``echo``)."""
         if node is None:
             return None
-        raw = self.src.data[node.start_byte : node.end_byte].decode(errors="replace")
-        return posixpath.basename(raw.strip("'\"\\"))
+        raw = self.src.data[node.start_byte : node.end_byte]
+        word = self._words.get(raw)  # a script names few commands, many times
+        if word is None:
+            text = raw.decode(errors="replace")
+            word = self._words[raw] = posixpath.basename(text.strip("'\"\\"))
+        return word
 
     def _own(self, command: tree_sitter.Node) -> list[tree_sitter.Node]:
         """A simple command's redirections in order: among its words, then after it."""
