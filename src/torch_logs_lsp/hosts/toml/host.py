@@ -96,13 +96,10 @@ def extract(text: str, cache: DocumentCache | None = None) -> list[ValueSpan]:
 
 
 def _extract(text: str) -> list[ValueSpan]:
-    from torch_logs_lsp.hosts._ts import Source
     from torch_logs_lsp.hosts.toml.places import prefix, spans
-    from torch_logs_lsp.hosts.toml.tree import read
+    from torch_logs_lsp.hosts.toml.tree import parsed
 
-    src = Source(text)
-    root = src.parse("toml").root_node
-    tree = read(src, root)
+    src, root, tree = parsed(text)
     found = spans(src, tree)
     if root.has_error:  # a string left open while typing: read from its line
         from torch_logs_lsp.hosts.toml.open import open_spans

@@ -20,6 +20,7 @@ strings). All offsets are code points into the document.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,12 +71,28 @@ def style_at(text: str, start: int) -> str | None:
     return None
 
 
+#: A one-line string's content up to its closing delimiter with nothing to decode: no
+#: escape, line break or forbidden character (read as written, one code point each).
+_PLAIN = {
+    '"': re.compile(r'[^"\\\x00-\x08\x0a-\x1f\x7f]*"'),
+    "'": re.compile(r"[^'\x00-\x08\x0a-\x1f\x7f]*'"),
+}
+
+
 def decode(text: str, start: int) -> TomlString | None:
     """The TOML string starting at ``text[start]`` (its opening delimiter), or ``None``
     when no string opens there. Never raises."""
     quote = style_at(text, start)
     if quote is None:
         return None
+    if len(quote) == 1:
+        plain = _PLAIN[quote].match(text, start + 1)
+        if plain is not None:
+            cs, ce = start + 1, plain.end() - 1
+            return TomlString(
+                quote, start, ce + 1, cs, ce, text[cs:ce],
+                tuple(range(cs, ce)), tuple(range(cs + 1, ce + 1)), True, True,
+            )  # fmt: skip
     multi = len(quote) == 3
     basic = quote[0] == '"'
     delim = quote[0]

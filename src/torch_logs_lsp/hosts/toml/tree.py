@@ -133,3 +133,22 @@ def _pair(src: Source, node: tree_sitter.Node, table: tuple[Key, ...], out: list
         for child in value.named_children:
             if child.type == "pair":
                 _pair(src, child, keys, out)
+
+
+#: The last document :func:`parsed` read: ``(text, result)``.
+_last: tuple[str, tuple[Source, tree_sitter.Node, Tree]] | None = None
+
+
+def parsed(text: str) -> tuple[Source, tree_sitter.Node, Tree]:
+    """``text``'s source, tree-sitter root and :func:`read` tree; the last document's are
+    remembered (the extraction and the pytest-env stops read the same version)."""
+    global _last
+    if _last is not None and (_last[0] is text or _last[0] == text):
+        return _last[1]
+    from torch_logs_lsp.hosts._ts import Source
+
+    src = Source(text)
+    root = src.parse("toml").root_node
+    result = (src, root, read(src, root))
+    _last = (text, result)
+    return result

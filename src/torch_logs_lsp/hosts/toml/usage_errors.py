@@ -89,14 +89,11 @@ def stops(text: str) -> list[Stopped]:
 
 
 def _stops(text: str) -> list[Stopped]:
-    from torch_logs_lsp.hosts._ts import Source
-    from torch_logs_lsp.hosts.toml.tree import read
+    from torch_logs_lsp.hosts.toml.tree import parsed
 
-    src = Source(text)
-    root = src.parse("toml").root_node
+    src, root, tree = parsed(text)
     if root.has_error:
         return []
-    tree = read(src, root)
     pre = prefix(tree)
     table = (*pre, "pytest_env")
     entries = _table(tree, table) if env_table(tree, pre) else None
