@@ -471,6 +471,63 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: The columns of :func:`compact`: (metric, title).
+COMPACT = (
+    ("initialize_ms", "init"),
+    ("open_to_diagnostics_ms", "open → diagnostics"),
+    ("edit_to_completion_ms_p50", "edit → completion p50"),
+    ("edit_to_diagnostics_ms_p50", "edit → diagnostics p50 / p99"),
+    ("peak_rss_mb", "peak RSS MB"),
+)
+
+
+def compact(results: dict[str, Any], commit: str) -> str:
+    """The medians a reader compares first (:data:`COMPACT`), one row per input and
+    server, the best in each input's column in bold; a line with the runs, the load
+    average and ``commit`` above (for the README)."""
+    load = results["load_average"]
+    lines = [
+        f"Medians of {results['runs']} runs of `./dev bench peers` at {commit}; ms, RSS in "
+        f"MB; load average (1 min) {load['start'][0]:.2f} at the start, "
+        + ", ".join(f"{x[0]:.2f}" for x in load["per_run"])
+        + " after each run. Bold: the lowest of the input.",
+        "",
+        "| input | server | " + " | ".join(title for _, title in COMPACT) + " |",
+        "|---|---|" + "---|" * len(COMPACT),
+    ]
+
+    def med(numbers: dict[str, Any], key: str) -> float | None:
+        value = numbers.get(key, {}).get("median")
+        return None if value is None else float(value)
+
+    def fmt(x: float | None, mb: bool = False) -> str:
+        if x is None:
+            return "n/a"
+        if mb or x >= 100:
+            return f"{x:.0f}"
+        return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+    for name, entry in results["inputs"].items():
+        servers = entry.get("servers", {})
+        best = {
+            key: min((v for v in (med(n, key) for n in servers.values()) if v is not None),
+                     default=None)
+            for key, _ in COMPACT
+        }  # fmt: skip
+        for label, numbers in servers.items():
+            cells = []
+            for key, _ in COMPACT:
+                value = med(numbers, key)
+                cell = fmt(value, key.endswith("_mb"))
+                if value is not None and value == best[key]:
+                    cell = f"**{cell}**"
+                if key == "edit_to_diagnostics_ms_p50":
+                    cell += " / " + fmt(med(numbers, "edit_to_diagnostics_ms_p99"))
+                cells.append(cell)
+            lines.append(f"| {name} | {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs (median, min-max)")
@@ -487,6 +544,9 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
+    parser.add_argument(
+        "--compact", type=Path, help="also write the short table (the README's) here"
+    )
     args = parser.parse_args()
     results = asyncio.run(run_all(args))
     table = markdown(results)
@@ -496,6 +556,9 @@ def main() -> int:
         args.json.write_text(json.dumps(results, indent=2))
     if args.markdown:
         args.markdown.write_text(table + "\n")
+    if args.compact:
+        head = _run(["git", "-C", str(SCRIPTS), "rev-parse", "--short", "HEAD"]).strip()
+        args.compact.write_text(compact(results, head) + "\n")
     return 0
 
 
