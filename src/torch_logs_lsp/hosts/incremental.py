@@ -171,6 +171,36 @@ class DocumentCache:
         self._rules[rule] = (key, text, spans, result)
         return result
 
+    def remembered_moved(
+        self,
+        rule: str,
+        key: object,
+        text: str,
+        spans: list[ValueSpan],
+        strip: Callable[[ValueSpan], bool],
+        compute: Callable[[], Any],
+        move: Callable[[Any, Edit], Any],
+    ) -> Any:
+        """:meth:`remembered` for a result that holds document offsets: a result kept
+        from a version that differs from ``text`` only inside a value ``strip`` selects
+        is returned as ``move(result, edit)`` (``edit``: that difference, old to new; what
+        lies after it moves by ``edit.delta``). One result kept per rule."""
+        kept = self._rules.get(rule)
+        if kept is not None:
+            old_key, old_text, old_spans, result = kept
+            if old_key == key:
+                edit = None if old_text is text else self._diff(old_text, text)
+                if edit is None or edited_values_only(
+                    edit, old_text, old_spans, text, spans, strip
+                ):
+                    if edit is not None and edit.delta:
+                        result = move(result, edit)
+                    self._rules[rule] = (key, text, spans, result)
+                    return result
+        result = compute()
+        self._rules[rule] = (key, text, spans, result)
+        return result
+
     def edit_for(self, host: HostKind, text: str) -> Edit | None:
         """The edit from the previous text to ``text``; resets the cache (and returns
         ``None``) when there is no usable previous version of the same host kind."""

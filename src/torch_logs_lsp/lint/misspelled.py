@@ -43,16 +43,17 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from torch_logs_lsp import hosts
+from torch_logs_lsp.hosts.incremental import DocumentCache, Edit
 from torch_logs_lsp.knowledge.env_reads import packaged_reads
 from torch_logs_lsp.lint.stand_ins import stand_in_spans
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.model.edits import TextEdit
 from torch_logs_lsp.model.host_kind import HostKind
-from torch_logs_lsp.model.spans import FAMILY, FAMILY_ORDER
+from torch_logs_lsp.model.spans import FAMILY, FAMILY_ORDER, ValueSpan
 
 MISSPELLED_NAME = "TL408"
 
@@ -217,9 +218,45 @@ def near_misses(
     return [miss for miss in confirmed if mentions[miss.name] == counts[miss.name]]
 
 
-def name_diagnostics(host: HostKind, text: str, release: str) -> list[Diagnostic]:
-    """TL408 diagnostics of ``text`` (document offsets), in document order."""
-    return [miss.diagnostic() for miss in near_misses(host, text, release)]
+def _torchless(span: ValueSpan) -> bool:
+    """Whether a value cannot hold a candidate or a mention of one: static (nothing
+    expanded, such as a batch file's ``%TORCH_LOG%``) and no ``torch`` in any case."""
+    return span.value is not None and "torch" not in span.value.lower()
+
+
+def _moved(misses: list[NearMiss], edit: Edit) -> list[NearMiss]:
+    """``misses`` after ``edit`` (inside a value, so before or after every name)."""
+    d = edit.delta
+    return [
+        replace(m, start=m.start + d, end=m.end + d) if m.start >= edit.old_end else m
+        for m in misses
+    ]
+
+
+def name_diagnostics(
+    host: HostKind,
+    text: str,
+    release: str,
+    kept: DocumentCache | None = None,
+    spans: list[ValueSpan] | None = None,
+) -> list[Diagnostic]:
+    """TL408 diagnostics of ``text`` (document offsets), in document order. ``kept``: the
+    document's cache (with ``spans``, the text's extracted spans): while edits stay inside
+    one plain value without ``torch`` in it (typing in a TORCH_LOGS value), the last
+    version's near misses are moved instead of searched for again (a search extracts a
+    copy of the document)."""
+    if kept is None or spans is None:
+        return [miss.diagnostic() for miss in near_misses(host, text, release)]
+    misses = kept.remembered_moved(
+        "near misses",
+        (host, release),
+        text,
+        spans,
+        _torchless,
+        lambda: near_misses(host, text, release),
+        _moved,
+    )
+    return [miss.diagnostic() for miss in misses]
 
 
 __all__ = [

@@ -279,7 +279,8 @@ def check_document(
     stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = [
         ("set_logs calls", lambda: call_diagnostics(host, text, reg, finder, binding_first)),
         ("reader stops", lambda: stop_diagnostics(host, text)),  # TL504
-        ("variable names", lambda: name_diagnostics(host, text, reg.release)),  # TL408
+        # TL408
+        ("variable names", lambda: name_diagnostics(host, text, reg.release, extraction, spans)),
         # TL421, TL405 of other names, TL422-TL424
         ("knob names", lambda: knob_diagnostics(host, text, reg.release, [s for s, _ in entries])),
         ("knob values", lambda: knob_value_diagnostics(host, text, reg.release)),  # TL441
