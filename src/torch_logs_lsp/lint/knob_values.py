@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from torch_logs_lsp.hosts.incremental import DocumentCache, Edit
 from torch_logs_lsp.knowledge.knobs import KnobInfo, judge, knobs
-from torch_logs_lsp.lint.stand_ins import MAX_WORDS, compiler_spans, knob_words
+from torch_logs_lsp.lint.stand_ins import MAX_WORDS, compiler_spans, knob_words, no_compiler_word
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.limits import excerpt
@@ -43,9 +44,26 @@ class KnobAssignment(NamedTuple):
     span: ValueSpan
 
 
-def knob_assignments(host: HostKind, text: str, release: str | None) -> list[KnobAssignment]:
+def knob_assignments(
+    host: HostKind,
+    text: str,
+    release: str | None,
+    kept: DocumentCache | None = None,
+    spans: list[ValueSpan] | None = None,
+) -> list[KnobAssignment]:
     """The assignments of knobs of torch ``release`` in ``text`` (a document of ``host``
-    kind), in document order. Never raises."""
+    kind), in document order. ``kept`` and ``spans``: the document's cache and the family
+    spans extracted from ``text`` (as :func:`.knobs.assignments`). Never raises."""
+    if kept is not None and spans is not None:
+        return kept.remembered_moved(  # type: ignore[no-any-return]
+            "knob assignments",
+            (host, release),
+            text,
+            spans,
+            no_compiler_word,
+            lambda: knob_assignments(host, text, release),
+            _moved,
+        )
     try:
         found = compiler_spans(host, text, release, "knobs")
     except Exception:
@@ -60,11 +78,29 @@ def knob_assignments(host: HostKind, text: str, release: str | None) -> list[Kno
     ]
 
 
-def knob_value_diagnostics(host: HostKind, text: str, release: str | None) -> list[Diagnostic]:
+def _moved(found: list[KnobAssignment], edit: Edit) -> list[KnobAssignment]:
+    """``found`` after ``edit`` (inside a family value: before or after each of them)."""
+    d = edit.delta
+    return [
+        KnobAssignment(a.knob, a.name_start + d, a.name_end + d, a.span.moved(d))
+        if a.name_start >= edit.old_end
+        else a
+        for a in found
+    ]
+
+
+def knob_value_diagnostics(
+    host: HostKind,
+    text: str,
+    release: str | None,
+    kept: DocumentCache | None = None,
+    spans: list[ValueSpan] | None = None,
+) -> list[Diagnostic]:
     """TL441 diagnostics of ``text`` (document offsets, over the value as written; over the
-    name for an empty value), in document order."""
+    name for an empty value), in document order; ``kept`` and ``spans`` as
+    :func:`knob_assignments`."""
     out: list[Diagnostic] = []
-    for knob, name_start, name_end, span in knob_assignments(host, text, release):
+    for knob, name_start, name_end, span in knob_assignments(host, text, release, kept, spans):
         if span.value is None or not span.terminated:
             continue
         why = judge(knob, span.value)

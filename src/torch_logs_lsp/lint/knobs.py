@@ -41,13 +41,19 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
+from torch_logs_lsp.hosts.incremental import DocumentCache, Edit
 from torch_logs_lsp.knowledge.env_reads import OWNED, packaged_reads, releases_reading
 from torch_logs_lsp.knowledge.versions import holds
 from torch_logs_lsp.lint.misspelled import BROAD, _read_in, names_read, suggestion
-from torch_logs_lsp.lint.stand_ins import COMPILER_STAND_IN, MAX_WORDS, compiler_spans
+from torch_logs_lsp.lint.stand_ins import (
+    COMPILER_STAND_IN,
+    MAX_WORDS,
+    compiler_spans,
+    no_compiler_word,
+)
 from torch_logs_lsp.model.diagnostic import Diagnostic, Severity
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.limits import quote
@@ -94,11 +100,30 @@ class Assignment:
     content_end: int
 
 
-def assignments(host: HostKind, text: str, release: str | None = None) -> list[Assignment]:
+def assignments(
+    host: HostKind,
+    text: str,
+    release: str | None = None,
+    kept: DocumentCache | None = None,
+    spans: list[ValueSpan] | None = None,
+) -> list[Assignment]:
     """The assignments of owned non-family names in ``text`` (a document of ``host``
     kind), in document order; ``release``: the release whose knob names TL441 looks for
     (:func:`.stand_ins.compiler_spans`: with the same one, both rules share one extraction;
-    the result does not depend on it). Never raises for any text."""
+    the result does not depend on it). ``kept``: the document's cache, with ``spans`` the
+    family spans extracted from ``text``: while edits stay inside one plain value that
+    holds no compiler word (:func:`.stand_ins.no_compiler_word`), the last version's
+    assignments are moved instead of extracted again. Never raises for any text."""
+    if kept is not None and spans is not None:
+        return kept.remembered_moved(  # type: ignore[no-any-return]
+            "owned assignments",
+            (host, release),
+            text,
+            spans,
+            no_compiler_word,
+            lambda: assignments(host, text, release),
+            _moved,
+        )
     out = [
         Assignment(
             m.group(),
@@ -112,6 +137,18 @@ def assignments(host: HostKind, text: str, release: str | None = None) -> list[A
     ]
     out.sort(key=lambda a: a.start)
     return out
+
+
+def _moved(found: list[Assignment], edit: Edit) -> list[Assignment]:
+    """``found`` after ``edit`` (inside a family value: before or after each of them)."""
+    d = edit.delta
+    return [
+        replace(a, start=a.start + d, end=a.end + d, content_start=a.content_start + d,
+                content_end=a.content_end + d)
+        if a.start >= edit.old_end
+        else a
+        for a in found
+    ]  # fmt: skip
 
 
 @cache
@@ -403,11 +440,17 @@ def verbose_findings(
 
 
 def knob_diagnostics(
-    host: HostKind, text: str, release: str, spans: Sequence[ValueSpan]
+    host: HostKind,
+    text: str,
+    release: str,
+    spans: Sequence[ValueSpan],
+    kept: DocumentCache | None = None,
+    extracted: list[ValueSpan] | None = None,
 ) -> list[Diagnostic]:
     """TL421, TL405 (names), TL422, TL423 and TL424 of ``text`` (document offsets), in
-    document order; ``spans`` the family spans the host extracted from it."""
-    found = assignments(host, text, release)
+    document order; ``spans`` the family spans the host extracted from it; ``kept`` and
+    ``extracted``: the document's cache and its extraction's spans (:func:`assignments`)."""
+    found = assignments(host, text, release, kept, extracted)
     out = name_findings(text, release, found)
     out += tilde_findings(release, spans, found)
     out += dtrace_findings(host, text, release, spans, found)

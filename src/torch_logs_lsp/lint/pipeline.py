@@ -282,8 +282,14 @@ def check_document(
         # TL408
         ("variable names", lambda: name_diagnostics(host, text, reg.release, extraction, spans)),
         # TL421, TL405 of other names, TL422-TL424
-        ("knob names", lambda: knob_diagnostics(host, text, reg.release, [s for s, _ in entries])),
-        ("knob values", lambda: knob_value_diagnostics(host, text, reg.release)),  # TL441
+        (
+            "knob names",
+            lambda: knob_diagnostics(
+                host, text, reg.release, [s for s, _ in entries], extraction, spans
+            ),
+        ),
+        # TL441
+        ("knob values", lambda: knob_value_diagnostics(host, text, reg.release, extraction, spans)),
     ]
     if context is not None:
         stages.append(("pin comment", lambda: own_pin_diagnostics(text, context)))  # TL902

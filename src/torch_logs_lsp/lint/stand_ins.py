@@ -224,6 +224,14 @@ def compiler_words(text: str, release: str | None) -> CompilerWords:
     return CompilerWords(owned, tuple(found), tuple(union))
 
 
+def no_compiler_word(span: ValueSpan) -> bool:
+    """Whether a value cannot hold a word of either compiler rule, nor become one by an
+    edit inside it: static, with no ``TORCH`` and no ``INDUCTOR_`` (the copy of a
+    document that differs only inside such a value differs by the same edit there)."""
+    value = span.value
+    return value is not None and "TORCH" not in value and "INDUCTOR_" not in value
+
+
 def compiler_spans(
     host: HostKind, text: str, release: str | None, rule: Literal["owned", "knobs"]
 ) -> list[tuple[re.Match[str], StoodIn]]:
