@@ -66,6 +66,23 @@ COMPILER_DOCUMENTS = [
     ),
 ]
 
+#: Documents with the hosts' notes on where values sit: a write after ``import torch``
+#: (TL501), an empty ``TORCH_LOGS`` in PowerShell (TL001), a batch file's ``setx`` (TL503).
+NOTE_DOCUMENTS = [
+    (
+        "python",
+        'import os\nimport torch\nos.environ["TORCH_LOGS"] = "+dynamo"\n'
+        'os.environ["TORCH_TRACE"] = "/tmp/t"\n',
+        "+dynamo",
+    ),
+    (
+        "powershell",
+        "$env:TORCH_LOGS = '+dynamo'\npython a.py\n$env:TORCH_LOGS = ''\npython b.py\n",
+        "+dynamo",
+    ),
+    ("batch", "set TORCH_LOGS=+dynamo\r\nsetx TORCH_TRACE C:\\t\r\n", "+dynamo"),
+]
+
 #: What is typed into the value: plain text, text that names or reads a near miss (then
 #: the search runs again), quotes and expansions (the value is not plain then).
 TYPED = st.sampled_from(
@@ -91,7 +108,7 @@ TYPED = st.sampled_from(
 
 @settings(max_examples=examples(200), deadline=None)
 @given(
-    st.sampled_from(DOCUMENTS + COMPILER_DOCUMENTS),
+    st.sampled_from(DOCUMENTS + COMPILER_DOCUMENTS + NOTE_DOCUMENTS),
     st.lists(st.tuples(TYPED, st.integers(0, 20), st.integers(0, 3)), min_size=1, max_size=6),
 )
 def test_typing_in_a_value_gives_a_fresh_checks_findings(
@@ -166,8 +183,11 @@ def test_typing_plain_text_in_a_value_does_not_extract_compiler_names_again(
     assert len(copies) == 2
 
 
-@pytest.mark.parametrize("document", DOCUMENTS + COMPILER_DOCUMENTS, ids=lambda d: d[0])
+@pytest.mark.parametrize(
+    "document", DOCUMENTS + COMPILER_DOCUMENTS + NOTE_DOCUMENTS, ids=lambda d: d[0]
+)
 def test_each_document_has_findings_of_the_rules(document: tuple[str, str, str]) -> None:
     host, text, _ = document
-    codes = {d.code for d in check_document(text, host).document}
-    assert codes & {"TL408", "TL421", "TL423", "TL441"}
+    checked = check_document(text, host)
+    codes = {d.code for d in checked.document} | {p.diagnostic.code for p in checked.placed()}
+    assert codes & {"TL408", "TL421", "TL423", "TL441", "TL501", "TL001", "TL503"}

@@ -18,6 +18,7 @@ from pathlib import Path
 from torch_logs_lsp import hosts
 from torch_logs_lsp.files import MAX_FILE_BYTES, SkippedFile, read_regular
 from torch_logs_lsp.hosts.embedded import LAYER, PWSH
+from torch_logs_lsp.hosts.incremental import DocumentCache
 from torch_logs_lsp.knowledge.registry import Registry
 from torch_logs_lsp.model.host_kind import HostKind
 from torch_logs_lsp.model.spans import ValueSpan
@@ -121,11 +122,28 @@ def analyse_span(
     return analyse(span.value, registry, finder, runs_on)
 
 
+#: Words whose typing in a value could change what the hosts' notes find (an import of
+#: torch, a name for ``os.environ``, a re-read of the variables): a value holding none is
+#: read by no note (the notes follow from where values sit, and from an empty value).
+_NOTE_WORDS = ("torch", "environ", "import", "_init_logs", "set_logs")
+
+
+def _note_free(span: ValueSpan) -> bool:
+    """Whether an edit inside this value changes no host note: static, not empty, and
+    none of :data:`_NOTE_WORDS` in it."""
+    value = span.value
+    if not value:
+        return False
+    lowered = value.lower()
+    return not any(w in lowered for w in _NOTE_WORDS)
+
+
 def with_host_notes(
     host: HostKind,
     text: str,
     entries: list[tuple[ValueSpan, Analysis | None]],
     unplaced: list[Diagnostic] | None = None,
+    kept: DocumentCache | None = None,
 ) -> list[tuple[ValueSpan, Analysis | None]]:
     """``entries`` (every span of ``text`` with its analysis, in order) with the host's
     own warnings (:meth:`.hosts.interface.NotesHost.notes`, e.g. the Python host's TL501)
@@ -134,11 +152,19 @@ def with_host_notes(
     the PowerShell host's TL001, true in some PowerShell versions only). A note on a value
     that is not static (``os.environ["TORCH_TRACE"] = trace_dir``: where it is written
     decides, not what it holds) is appended to ``unplaced`` when given, over the value's
-    source (document offsets)."""
+    source (document offsets). ``kept``: the document's cache, which keeps the notes
+    (by span index) while edits stay inside one value that cannot change them
+    (:func:`_note_free`)."""
     module = hosts.notes_host(host)
     if module is None or not entries:
         return entries
-    notes = module.notes(text, [span for span, _ in entries])
+    spans = [span for span, _ in entries]
+    if kept is not None:
+        notes = kept.remembered(
+            "host notes", host, text, spans, _note_free, lambda: module.notes(text, spans)
+        )
+    else:
+        notes = module.notes(text, spans)
     if not notes:
         return entries
     out = list(entries)
@@ -151,8 +177,8 @@ def with_host_notes(
             same = [d for d in analysis.diagnostics if d.code == code]
             if same:  # the host's words for the analysis's own finding (PowerShell's TL001)
                 diag = replace(same[0], message=message, severity=severity)
-                kept = tuple(diag if d is same[0] else d for d in analysis.diagnostics)
-                out[index] = (span, replace(analysis, diagnostics=kept))
+                reworded = tuple(diag if d is same[0] else d for d in analysis.diagnostics)
+                out[index] = (span, replace(analysis, diagnostics=reworded))
             else:
                 out[index] = (span, with_diagnostic(analysis, diag))
     return out

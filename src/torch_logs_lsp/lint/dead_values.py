@@ -97,14 +97,14 @@ def with_document_hints(
     if not dead:
         hinted = with_cross_hints(entries, cache, captured)
         hinted = with_warm_cache_hints(text, hinted, cache)  # TL431
-        return with_host_notes(host, text, hinted, unplaced)
+        return with_host_notes(host, text, hinted, unplaced, kept)
     live = [i for i in range(len(entries)) if i not in dead]
     hinted = with_cross_hints([entries[i] for i in live], cache, lambda j: captured(live[j]))
     hinted = with_warm_cache_hints(text, hinted, cache)  # TL431
     out: Entries = [(span, None) for span, _ in entries]
     for i, entry in zip(live, hinted, strict=True):
         out[i] = entry
-    out = with_host_notes(host, text, out, unplaced)  # the dead ones have no analysis here
+    out = with_host_notes(host, text, out, unplaced, kept)  # the dead ones have no analysis here
     index = LineIndex(text)  # once: a line count per dead value was quadratic
     for i, o in dead.items():
         span, analysis = entries[i]
