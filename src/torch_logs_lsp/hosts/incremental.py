@@ -291,6 +291,10 @@ def only_values_differ(
     return old is new or edited_values_only(diff(old, new), old, old_spans, new, new_spans, strip)
 
 
+def _content_start(span: ValueSpan) -> int:
+    return span.content_start
+
+
 def edited_values_only(
     edit: Edit | None,
     old: str,
@@ -304,7 +308,7 @@ def edited_values_only(
         return True
     if len(old_spans) != len(new_spans) or not new_spans:
         return False
-    i = bisect_right([s.content_start for s in new_spans], edit.start) - 1
+    i = bisect_right(new_spans, edit.start, key=_content_start) - 1
     if i < 0:
         return False
     before, after = old_spans[i], new_spans[i]

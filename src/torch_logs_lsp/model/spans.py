@@ -194,21 +194,20 @@ class ValueSpan:
         if delta == 0:
             return self
         span = object.__new__(ValueSpan)
-        init = object.__setattr__
-        init(span, "variable", self.variable)
-        init(span, "host", self.host)
-        init(span, "value", self.value)
-        init(span, "_starts", self._starts)
-        init(span, "_ends", self._ends)
-        init(span, "quote", self.quote)
-        init(span, "terminated", self.terminated)
-        init(span, "_shift", self._shift + delta)
-        init(span, "name_start", self.name_start + delta)
-        init(span, "name_end", self.name_end + delta)
-        init(span, "content_start", self.content_start + delta)
-        init(span, "content_end", self.content_end + delta)
-        init(span, "raw_start", self.raw_start + delta)
-        init(span, "raw_end", self.raw_end + delta)
+        _S["variable"](span, self.variable)
+        _S["host"](span, self.host)
+        _S["value"](span, self.value)
+        _S["_starts"](span, self._starts)
+        _S["_ends"](span, self._ends)
+        _S["quote"](span, self.quote)
+        _S["terminated"](span, self.terminated)
+        _S["_shift"](span, self._shift + delta)
+        _S["name_start"](span, self.name_start + delta)
+        _S["name_end"](span, self.name_end + delta)
+        _S["content_start"](span, self.content_start + delta)
+        _S["content_end"](span, self.content_end + delta)
+        _S["raw_start"](span, self.raw_start + delta)
+        _S["raw_end"](span, self.raw_end + delta)
         return span
 
     @property
@@ -268,6 +267,11 @@ class ValueSpan:
         if count and self._ends[count - 1] > offset:
             count -= 1
         return count
+
+
+# The slots' own setters (a frozen span is built without ``__setattr__``): :meth:`moved`
+# copies a span per span after every edit of a large document.
+_S = {name: getattr(ValueSpan, name).__set__ for name in ValueSpan.__slots__}
 
 
 def simple_span(
