@@ -156,20 +156,7 @@ class DocumentCache:
         same ``key`` and differed from ``text`` (with ``spans``) only inside a value the
         rule does not read (:func:`only_values_differ` with ``strip``). One result kept
         per rule."""
-        kept = self._rules.get(rule)
-        if kept is not None:
-            old_key, old_text, old_spans, result = kept
-            if old_key == key and (
-                old_text is text
-                or edited_values_only(
-                    self._diff(old_text, text), old_text, old_spans, text, spans, strip
-                )
-            ):
-                self._rules[rule] = (key, text, spans, result)
-                return result
-        result = compute()
-        self._rules[rule] = (key, text, spans, result)
-        return result
+        return self.remembered_moved(rule, key, text, spans, strip, compute, _unmoved)
 
     def remembered_moved(
         self,
@@ -289,6 +276,11 @@ def only_values_differ(
     (typing in a TORCH_LOGS value changes no command, directory or path fact). One
     :func:`diff` (C compares) and a search of the spans."""
     return old is new or edited_values_only(diff(old, new), old, old_spans, new, new_spans, strip)
+
+
+def _unmoved(result: Any, edit: Edit) -> Any:
+    """A kept result without document offsets: the same after any edit."""
+    return result
 
 
 def _content_start(span: ValueSpan) -> int:
